@@ -1,0 +1,10 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "worker",
+    include: ["src/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
