@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { ModelProfile } from "./model-profile.ts";
+
+export const ThreadStatus = z.enum([
+  "idle",
+  "running",
+  "waiting",
+  "completed",
+  "failed",
+  "context_exhausted",
+]);
+export type ThreadStatus = z.infer<typeof ThreadStatus>;
+
+export const AgentStatus = z.enum([
+  "idle",
+  "queued",
+  "running",
+  "waiting_approval",
+  "waiting_children",
+  "compacting",
+  "completed",
+  "failed",
+  "cancelled",
+  "context_exhausted",
+]);
+export type AgentStatus = z.infer<typeof AgentStatus>;
+
+/** How a sub-agent starts: with only its brief, or forked from its parent's projection. */
+export const AgentInherit = z.enum(["fresh", "fork"]);
+export type AgentInherit = z.infer<typeof AgentInherit>;
+
+export const Thread = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  title: z.string(),
+  workspaceDir: z.string(),
+  modelProfile: ModelProfile,
+  status: ThreadStatus,
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+});
+export type Thread = z.infer<typeof Thread>;
+
+export const Agent = z.object({
+  id: z.string(),
+  threadId: z.string(),
+  parentAgentId: z.string().nullable(),
+  name: z.string(),
+  inherit: AgentInherit,
+  forkMessageId: z.string().nullable(),
+  forkCompactionId: z.string().nullable(),
+  status: AgentStatus,
+  createdAt: z.number().int(),
+});
+export type Agent = z.infer<typeof Agent>;
+
+export const RunKind = z.enum(["message", "compact", "spawn", "approval"]);
+export const RunStatus = z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const Run = z.object({
+  id: z.string(),
+  threadId: z.string(),
+  agentId: z.string(),
+  kind: RunKind,
+  status: RunStatus,
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.number().int(),
+  startedAt: z.number().int().nullable(),
+  finishedAt: z.number().int().nullable(),
+});
+export type Run = z.infer<typeof Run>;
+
+export const TodoItem = z.object({
+  content: z.string(),
+  status: z.enum(["pending", "in_progress", "completed"]),
+});
+export type TodoItem = z.infer<typeof TodoItem>;
+
+export const PendingApproval = z.object({
+  callId: z.string(),
+  messageId: z.string(),
+  toolName: z.string(),
+  arguments: z.string(),
+  requestedAt: z.number().int(),
+});
+export type PendingApproval = z.infer<typeof PendingApproval>;
+
+/** Working state restored after a compaction: plan, TODOs, recently read files. */
+export const AgentState = z.object({
+  agentId: z.string(),
+  plan: z.string().nullable(),
+  todos: z.array(TodoItem),
+  recentFiles: z.array(z.object({ path: z.string(), readAt: z.number().int() })),
+  pendingApprovals: z.array(PendingApproval),
+  updatedAt: z.number().int(),
+});
+export type AgentState = z.infer<typeof AgentState>;

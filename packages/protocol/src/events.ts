@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { AgentInherit, AgentStatus, ThreadStatus } from "./agent.ts";
+import { CompactionStrategy, CompactionTrigger, RestoredItem, StageSavings } from "./compaction.ts";
+import { defineEvent } from "./define-event.ts";
+import { MessageContent, ToolCall, ToolStatus, Usage } from "./message.ts";
+
+const ErrorInfo = z.object({ code: z.string(), message: z.string() });
+const BreakerState = z.enum(["closed", "open", "half_open"]);
+
+export const ThreadCreated = defineEvent(
+  "thread.created",
+  z.object({ title: z.string(), workspaceDir: z.string(), model: z.string() }),
+);
+export const ThreadStatusChanged = defineEvent("thread.status", z.object({ status: ThreadStatus }));
+export const RunQueued = defineEvent(
+  "run.queued",
+  z.object({ kind: z.string(), position: z.number().int().nonnegative() }),
+);
+export const RunStarted = defineEvent("run.started", z.object({ kind: z.string() }));
+export const RunCompleted = defineEvent("run.completed", z.object({ report: z.string().optional() }));
+export const RunFailed = defineEvent("run.failed", z.object({ error: ErrorInfo }));
+export const RunCancelled = defineEvent("run.cancelled", z.object({ reason: z.string().optional() }));
+export const AgentSpawned = defineEvent(
+  "agent.spawned",
+  z.object({
+    name: z.string(),
+    parentAgentId: z.string().nullable(),
+    inherit: AgentInherit,
+    brief: z.string().optional(),
+  }),
+);
+export const AgentStatusChanged = defineEvent(
+  "agent.status",
+  z.object({ status: AgentStatus, reason: z.string().optional() }),
+);
+export const MessageDelta = defineEvent(
+  "message.delta",
+  z.object({ messageId: z.string().optional(), text: z.string() }),
+);
+export const MessageCompleted = defineEvent(
+  "message.completed",
+  z.object({
+    messageId: z.string(),
+    seq: z.number().int().nonnegative(),
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: MessageContent,
+    toolCalls: z.array(ToolCall).optional(),
+    toolCallId: z.string().optional(),
+    toolStatus: ToolStatus.optional(),
+    usage: Usage.optional(),
+  }),
+);
+export const ToolStarted = defineEvent(
+  "tool.started",
+  z.object({ callId: z.string(), name: z.string(), arguments: z.string() }),
+);
+export const ToolCompleted = defineEvent(
+  "tool.completed",
+  z.object({ callId: z.string(), name: z.string(), status: ToolStatus, output: z.string() }),
+);
+export const ApprovalRequested = defineEvent(
+  "approval.requested",
+  z.object({ callId: z.string(), name: z.string(), arguments: z.string() }),
+);
+export const ApprovalResolved = defineEvent(
+  "approval.resolved",
+  z.object({ callId: z.string(), decision: z.enum(["approve", "deny"]), reason: z.string().optional() }),
+);
+export const ContextMeasured = defineEvent(
+  "context.measured",
+  z.object({
+    step: z.number().int().nonnegative(),
+    rawTokens: z.number().int().nonnegative(),
+    projectedTokens: z.number().int().nonnegative(),
+    maxInputTokens: z.number().int().positive().nullable(),
+    triggerTokens: z.number().int().positive(),
+    saved: StageSavings,
+    needsCompaction: z.boolean(),
+  }),
+);
+export const CompactionStarted = defineEvent(
+  "compaction.started",
+  z.object({ compactionKey: z.string(), trigger: CompactionTrigger, tokensBefore: z.number().int() }),
+);
+export const CompactionCompleted = defineEvent(
+  "compaction.completed",
+  z.object({
+    compactionKey: z.string(),
+    compactionId: z.string(),
+    strategy: CompactionStrategy,
+    trigger: CompactionTrigger,
+    tokensBefore: z.number().int(),
+    tokensAfter: z.number().int(),
+    saved: StageSavings,
+    cutoffMessageId: z.string().nullable(),
+    historyFile: z.string().nullable(),
+    restored: z.array(RestoredItem),
+  }),
+);
+export const CompactionFailed = defineEvent(
+  "compaction.failed",
+  z.object({
+    compactionKey: z.string(),
+    trigger: CompactionTrigger,
+    reason: z.string(),
+    breaker: BreakerState,
+    contextExhausted: z.boolean(),
+  }),
+);
+export const BreakerOpened = defineEvent(
+  "breaker.opened",
+  z.object({ failures: z.number().int(), cooldownMs: z.number().int(), openUntil: z.number().int() }),
+);
+export const BreakerClosed = defineEvent("breaker.closed", z.object({ failures: z.number().int() }));
+
+/** Every event definition, the single source of the union below. */
+export const eventDefinitions = [
+  ThreadCreated,
+  ThreadStatusChanged,
+  RunQueued,
+  RunStarted,
+  RunCompleted,
+  RunFailed,
+  RunCancelled,
+  AgentSpawned,
+  AgentStatusChanged,
+  MessageDelta,
+  MessageCompleted,
+  ToolStarted,
+  ToolCompleted,
+  ApprovalRequested,
+  ApprovalResolved,
+  ContextMeasured,
+  CompactionStarted,
+  CompactionCompleted,
+  CompactionFailed,
+  BreakerOpened,
+  BreakerClosed,
+] as const;
+
+type Definitions = typeof eventDefinitions;
+type EventSchema = Definitions[number]["schema"];
+
+export const LongrunEvent = z.discriminatedUnion(
+  "type",
+  eventDefinitions.map((definition) => definition.schema) as unknown as [EventSchema, ...EventSchema[]],
+);
+export type LongrunEvent = z.infer<typeof LongrunEvent>;
+export type EventType = LongrunEvent["type"];
+export type EventOf<Type extends EventType> = Extract<LongrunEvent, { type: Type }>;
+export type EventData<Type extends EventType> = EventOf<Type>["data"];
+
+export const eventTypes = eventDefinitions.map((definition) => definition.type) as EventType[];
+
+/** An event before the log assigns its seq. */
+export type NewEvent = { [Type in EventType]: Omit<EventOf<Type>, "seq" | "at"> }[EventType];
+
+/** True when `type` matches a filter entry: exact, or `prefix.*`. */
+export function eventTypeMatches(type: string, filter: readonly string[] | undefined): boolean {
+  if (!filter || filter.length === 0) return true;
+  return filter.some((entry) =>
+    entry.endsWith(".*") ? type.startsWith(entry.slice(0, -1)) : entry === type || entry === "*",
+  );
+}

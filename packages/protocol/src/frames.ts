@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { LongrunEvent } from "./events.ts";
+
+/** Subscribe to one thread or all of the tenant's ("*"), optionally filtered. */
+export const SubscribeFrame = z.object({
+  type: z.literal("subscribe"),
+  /** Client-chosen id echoed on acknowledgements and events. */
+  id: z.string().min(1).max(100),
+  threadId: z.string().min(1),
+  types: z.array(z.string()).optional(),
+  agentId: z.string().optional(),
+  /** Replay everything after this seq (per thread); omit for live only. */
+  since: z.number().int().min(-1).optional(),
+});
+export type SubscribeFrame = z.infer<typeof SubscribeFrame>;
+
+export const UnsubscribeFrame = z.object({ type: z.literal("unsubscribe"), id: z.string() });
+
+export const Command = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("send_message"),
+    threadId: z.string(),
+    content: z.string().min(1),
+    agentId: z.string().optional(),
+  }),
+  z.object({
+    kind: z.literal("approve"),
+    callId: z.string(),
+    decision: z.enum(["approve", "deny"]),
+    reason: z.string().optional(),
+  }),
+  z.object({ kind: z.literal("compact"), agentId: z.string() }),
+  z.object({ kind: z.literal("cancel"), runId: z.string() }),
+]);
+export type Command = z.infer<typeof Command>;
+
+export const CommandFrame = z.object({ type: z.literal("command"), id: z.string(), command: Command });
+/** Client acknowledges events up to `seq` of a subscription (flow control). */
+export const ClientAckFrame = z.object({ type: z.literal("ack"), id: z.string(), seq: z.number().int() });
+export const PingFrame = z.object({ type: z.literal("ping"), at: z.number().optional() });
+
+export const ClientFrame = z.discriminatedUnion("type", [
+  SubscribeFrame,
+  UnsubscribeFrame,
+  CommandFrame,
+  ClientAckFrame,
+  PingFrame,
+]);
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+export const EventFrame = z.object({
+  type: z.literal("event"),
+  subscription: z.string(),
+  event: LongrunEvent,
+});
+export const AckFrame = z.object({
+  type: z.literal("ack"),
+  id: z.string(),
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+});
+export const SubscribedFrame = z.object({
+  type: z.literal("subscribed"),
+  id: z.string(),
+  /** Highest seq known for the thread when the subscription started (-1 for none). */
+  headSeq: z.number().int(),
+});
+export const ErrorFrame = z.object({
+  type: z.literal("error"),
+  id: z.string().optional(),
+  code: z.string(),
+  message: z.string(),
+});
+/** `since` is older than the retained log: the client must reload state, then subscribe from `oldestSeq - 1`. */
+export const ResyncFrame = z.object({
+  type: z.literal("resync"),
+  id: z.string(),
+  threadId: z.string(),
+  requestedSince: z.number().int(),
+  oldestSeq: z.number().int(),
+});
+export const HeartbeatFrame = z.object({ type: z.literal("heartbeat"), at: z.number() });
+export const PongFrame = z.object({ type: z.literal("pong"), at: z.number().optional() });
+/** Sent before the server closes a slow or misbehaving connection. */
+export const ClosingFrame = z.object({ type: z.literal("closing"), reason: z.string() });
+
+export const ServerFrame = z.discriminatedUnion("type", [
+  EventFrame,
+  AckFrame,
+  SubscribedFrame,
+  ErrorFrame,
+  ResyncFrame,
+  HeartbeatFrame,
+  PongFrame,
+  ClosingFrame,
+]);
+export type ServerFrame = z.infer<typeof ServerFrame>;
