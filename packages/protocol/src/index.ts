@@ -63,6 +63,7 @@ export {
   Usage,
 } from "./message.ts";
 export { ModelProfile, type ModelProfileInput, PROFILE_DEFAULTS, TokenizerFamily } from "./model-profile.ts";
+export { HistoryView, OpsView } from "./ops.ts";
 export {
   ApprovalBody,
   CompactBody,
