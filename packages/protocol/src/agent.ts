@@ -49,6 +49,10 @@ export const Agent = z.object({
   inherit: AgentInherit,
   forkMessageId: z.string().nullable(),
   forkCompactionId: z.string().nullable(),
+  /** A sub-agent's task as its parent gave it. */
+  brief: z.string().nullable().default(null),
+  /** The parent's spawn_agents call (or `api:<runId>`) that created this sub-agent. */
+  spawnCallId: z.string().nullable().default(null),
   status: AgentStatus,
   createdAt: z.number().int(),
 });
@@ -68,6 +72,8 @@ export const Run = z.object({
   createdAt: z.number().int(),
   startedAt: z.number().int().nullable(),
   finishedAt: z.number().int().nullable(),
+  /** A queued message run's text, appended when the run starts (so it never splits a tool loop). */
+  input: z.string().nullable().default(null),
 });
 export type Run = z.infer<typeof Run>;
 
@@ -83,6 +89,9 @@ export const PendingApproval = z.object({
   toolName: z.string(),
   arguments: z.string(),
   requestedAt: z.number().int(),
+  /** Set when a user resolved it; the next step runs the call or records the denial. */
+  decision: z.enum(["approve", "deny"]).optional(),
+  reason: z.string().optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
 

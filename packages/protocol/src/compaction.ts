@@ -19,6 +19,8 @@ export const RestoredItem = z.object({
   kind: z.enum(["file", "plan", "todos"]),
   path: z.string().optional(),
   tokens: z.number().int().nonnegative(),
+  /** The text inserted into the projection, kept so every rebuild of the projection is identical. */
+  content: z.string().optional(),
 });
 export type RestoredItem = z.infer<typeof RestoredItem>;
 
@@ -31,6 +33,11 @@ export const CompactionEvent = z.object({
   /** Positional fallback (seq of the first retained message) when the id is gone. */
   cutoffIndex: z.number().int().nonnegative(),
   summaryMessage: ChatMessage,
+  /**
+   * The latest user message when it fell inside the summarized prefix: replayed verbatim
+   * after the summary so the task statement is never regenerated (optional for old events).
+   */
+  pinnedMessage: ChatMessage.nullable().optional(),
   historyFile: z.string().nullable(),
   strategy: CompactionStrategy,
   trigger: CompactionTrigger,

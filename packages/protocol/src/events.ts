@@ -95,6 +95,8 @@ export const CompactionCompleted = defineEvent(
     cutoffMessageId: z.string().nullable(),
     historyFile: z.string().nullable(),
     restored: z.array(RestoredItem),
+    /** Problems that did not block the compaction (e.g. the history file could not be written). */
+    warnings: z.array(z.string()).optional(),
   }),
 );
 export const CompactionFailed = defineEvent(

@@ -11,6 +11,8 @@ export const SubscribeFrame = z.object({
   agentId: z.string().optional(),
   /** Replay everything after this seq (per thread); omit for live only. */
   since: z.number().int().min(-1).optional(),
+  /** For "*": per-thread resume points that override `since` (a reconnecting client's last seen seqs). */
+  sinceByThread: z.record(z.string(), z.number().int().min(-1)).optional(),
 });
 export type SubscribeFrame = z.infer<typeof SubscribeFrame>;
 
@@ -36,7 +38,13 @@ export type Command = z.infer<typeof Command>;
 
 export const CommandFrame = z.object({ type: z.literal("command"), id: z.string(), command: Command });
 /** Client acknowledges events up to `seq` of a subscription (flow control). */
-export const ClientAckFrame = z.object({ type: z.literal("ack"), id: z.string(), seq: z.number().int() });
+export const ClientAckFrame = z.object({
+  type: z.literal("ack"),
+  id: z.string(),
+  seq: z.number().int(),
+  /** The thread `seq` belongs to; required for "*" subscriptions, default the subscription's thread. */
+  threadId: z.string().optional(),
+});
 export const PingFrame = z.object({ type: z.literal("ping"), at: z.number().optional() });
 
 export const ClientFrame = z.discriminatedUnion("type", [
@@ -64,6 +72,8 @@ export const SubscribedFrame = z.object({
   id: z.string(),
   /** Highest seq known for the thread when the subscription started (-1 for none). */
   headSeq: z.number().int(),
+  /** For "*": the head seq of every thread the subscription covered when it started. */
+  heads: z.record(z.string(), z.number().int()).optional(),
 });
 export const ErrorFrame = z.object({
   type: z.literal("error"),
@@ -71,7 +81,10 @@ export const ErrorFrame = z.object({
   code: z.string(),
   message: z.string(),
 });
-/** `since` is older than the retained log: the client must reload state, then subscribe from `oldestSeq - 1`. */
+/**
+ * `since` is older than the retained log: events up to `oldestSeq - 1` are gone, so the client must reload
+ * state over REST. The subscription itself continues with the retained events from `oldestSeq` on.
+ */
 export const ResyncFrame = z.object({
   type: z.literal("resync"),
   id: z.string(),
