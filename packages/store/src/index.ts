@@ -1,1 +1,16 @@
-export {};
+export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
+export type { AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
+export type { ApiKeyRepository } from "./api-keys.ts";
+export type { CompactionRepository, NewCompaction } from "./compactions.ts";
+export { type Database, isRetryableError } from "./connection.ts";
+export { estimateTokens, type Transaction } from "./context.ts";
+export type { EventRepository } from "./events.ts";
+export { isLeaseLost } from "./fence.ts";
+export { idTime, newId } from "./ids.ts";
+export type { AppendOptions, Boundary, MessageInput, MessageRepository } from "./messages.ts";
+export { MIGRATIONS_FOLDER } from "./migrate.ts";
+export { openStore, type Store, type StoreOptions } from "./open-store.ts";
+export type { CreateRunInput, RunPatch, RunRecord, RunRepository } from "./runs.ts";
+export * as schema from "./schema.ts";
+export type { CreateThreadInput, ThreadPatch, ThreadRepository } from "./threads.ts";
+export type { ToolRunRepository } from "./tool-runs.ts";

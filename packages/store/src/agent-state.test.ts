@@ -1,0 +1,57 @@
+import { AgentState } from "@longrun/protocol";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempStore } from "./__fixtures__/temp-store.ts";
+import type { Store } from "./open-store.ts";
+
+let store: Store;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ store, cleanup } = await tempStore());
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+describe("agent state", () => {
+  it("starts empty and merges patches", async () => {
+    expect(await store.agentState.get("a")).toEqual({
+      agentId: "a",
+      plan: null,
+      todos: [],
+      recentFiles: [],
+      pendingApprovals: [],
+      updatedAt: 0,
+    });
+    await store.agentState.update("a", { plan: "1. read 2. write" });
+    const next = await store.agentState.update("a", {
+      todos: [{ content: "read", status: "completed" }],
+      recentFiles: [{ path: "src/a.ts", readAt: 3 }],
+      pendingApprovals: [
+        {
+          callId: "c",
+          messageId: "m",
+          toolName: "write_file",
+          arguments: "{}",
+          requestedAt: 4,
+          decision: "approve",
+        },
+      ],
+    });
+    expect(next.plan).toBe("1. read 2. write");
+    expect(next.updatedAt).toBeGreaterThan(0);
+    const stored = await store.agentState.get("a");
+    expect(stored).toEqual(next);
+    expect(AgentState.parse(stored)).toEqual(stored);
+    expect((await store.agentState.get("b")).todos).toEqual([]);
+  });
+
+  it("serializes concurrent read-modify-write patches", async () => {
+    await Promise.all([
+      store.agentState.update("a", { plan: "p" }),
+      store.agentState.update("a", { todos: [{ content: "t", status: "pending" }] }),
+    ]);
+    const state = await store.agentState.get("a");
+    expect(state.plan).toBe("p");
+    expect(state.todos).toHaveLength(1);
+  });
+});

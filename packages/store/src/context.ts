@@ -1,0 +1,85 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Transaction as LibsqlTransaction } from "@libsql/client";
+import type { NewMessage } from "@longrun/protocol";
+import { type Connection, type Database, isRetryableError } from "./connection.ts";
+import type { WriteQueue } from "./write-queue.ts";
+
+/** A drizzle transaction on the store's schema. */
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/** What every repository receives: reads, serialized write transactions, and the token counter. */
+export interface StoreContext {
+  /** Runs a read on the current connection, retrying on busy/closed with a fresh one. */
+  read<T>(task: (db: Database) => Promise<T>): Promise<T>;
+  /** Runs `task` inside `BEGIN IMMEDIATE`, queued behind this process's other writers, retried on busy. */
+  write<T>(task: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Like `write`, on the raw libSQL transaction: the append hot paths skip drizzle's query building. */
+  writeRaw<T>(task: (tx: LibsqlTransaction) => Promise<T>): Promise<T>;
+  countTokens(message: NewMessage): number;
+  now(): number;
+}
+
+const MAX_ATTEMPTS = 8;
+
+/** Builds the context over one connection and its process-wide write queue. */
+export function createContext(
+  connection: Connection,
+  queue: WriteQueue,
+  countTokens: (message: NewMessage) => number,
+): StoreContext {
+  const attempt = async <T>(task: () => Promise<T>): Promise<T> => {
+    for (let attemptIndex = 1; ; attemptIndex += 1) {
+      const client = connection.client;
+      try {
+        return await task();
+      } catch (error) {
+        if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
+        // A busy connection may hold a stale snapshot until it is dropped: replace it, then back off.
+        await connection.reopen(client);
+        const backoff = Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random());
+        await delay(backoff);
+      }
+    }
+  };
+  return {
+    read: (task) => attempt(() => task(connection.db)),
+    // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
+    write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
+    writeRaw: (task) =>
+      queue.run(() =>
+        attempt(async () => {
+          const tx = await connection.client.transaction("write");
+          try {
+            const result = await task(tx);
+            await tx.commit();
+            return result;
+          } finally {
+            // Rolls back if the task or the commit failed; a no-op after a successful commit.
+            tx.close();
+          }
+        }),
+      ),
+    countTokens,
+    now: () => Date.now(),
+  };
+}
+
+/** A flat charge per image: counting a base64 data URL as text would overstate it a hundredfold. */
+const IMAGE_TOKENS = 765;
+
+/** Default estimate: ceil(characters / 3.5) over content text, tool call names and arguments. */
+export function estimateTokens(message: NewMessage): number {
+  let chars = 0;
+  let images = 0;
+  const content = message.content;
+  if (typeof content === "string") chars += content.length;
+  else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part.type === "text") chars += part.text.length;
+      else images += 1;
+    }
+  }
+  for (const call of message.toolCalls ?? [])
+    chars += call.function.name.length + call.function.arguments.length;
+  return Math.ceil(chars / 3.5) + images * IMAGE_TOKENS;
+}

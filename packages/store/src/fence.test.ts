@@ -1,0 +1,51 @@
+import { LongrunError } from "@longrun/protocol";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempStore } from "./__fixtures__/temp-store.ts";
+import { isLeaseLost } from "./fence.ts";
+import type { Store } from "./open-store.ts";
+
+let store: Store;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ store, cleanup } = await tempStore());
+});
+afterEach(async () => {
+  await cleanup();
+});
+
+describe("fenced appends", () => {
+  it("records the newest fence and refuses writers holding an older one", async () => {
+    const agent = await store.agents.create({ threadId: "th", name: "a" });
+    await store.messages.append(agent.id, { role: "user", content: "by lease 1" }, { fence: 1 });
+    expect((await store.agents.get(agent.id))?.fence).toBe(1);
+
+    // Lease 1 expired; lease 2 was granted and appended.
+    await store.messages.appendMany(agent.id, [{ role: "assistant", content: "by lease 2" }], { fence: 2 });
+    expect((await store.agents.get(agent.id))?.fence).toBe(2);
+
+    const stale = await store.messages
+      .append(agent.id, { role: "assistant", content: "late write by lease 1" }, { fence: 1 })
+      .catch((error: unknown) => error);
+    expect(LongrunError.isInstance(stale)).toBe(true);
+    expect(stale).toMatchObject({ code: "conflict", message: "lease lost: fence 1 < 2" });
+    expect((stale as LongrunError).details).toMatchObject({ leaseLost: true, fence: 1, currentFence: 2 });
+    expect(isLeaseLost(stale)).toBe(true);
+    await expect(
+      store.messages.appendMany(agent.id, [{ role: "assistant", content: "x" }], { fence: 0 }),
+    ).rejects.toSatisfy(isLeaseLost);
+
+    // Nothing from the stale holder reached the log; the current holder keeps appending.
+    await store.messages.append(agent.id, { role: "user", content: "still lease 2" }, { fence: 2 });
+    const contents = (await store.messages.list(agent.id)).map((message) => message.content);
+    expect(contents).toEqual(["by lease 1", "by lease 2", "still lease 2"]);
+    expect(await store.messages.count(agent.id)).toBe(3);
+  });
+
+  it("appends without a fence are not fenced, and a fence on an unknown agent is not_found", async () => {
+    await store.messages.append("no-agent-row", { role: "user", content: "free" });
+    await expect(
+      store.messages.append("no-agent-row", { role: "user", content: "fenced" }, { fence: 1 }),
+    ).rejects.toMatchObject({ code: "not_found" });
+    expect(isLeaseLost(new LongrunError("conflict", "other"))).toBe(false);
+  });
+});

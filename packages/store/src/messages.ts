@@ -1,0 +1,274 @@
+import type { Row, Transaction } from "@libsql/client";
+import { LongrunError, type NewMessage, type StoredMessage } from "@longrun/protocol";
+import { and, asc, count, desc, eq, gt, gte, lte } from "drizzle-orm";
+import type { StoreContext } from "./context.ts";
+import { checkFence } from "./fence.ts";
+import { newId } from "./ids.ts";
+import { messages } from "./schema.ts";
+
+type MessageRow = typeof messages.$inferSelect;
+
+/** A message to append, optionally with a caller-chosen id (appending the same id twice is a no-op). */
+export type MessageInput = NewMessage & { id?: string };
+
+export interface AppendOptions {
+  /** Caller-chosen id; if a message with this id already exists it is returned unchanged. */
+  id?: string;
+  /** Lease fencing token: the append fails with `conflict` (leaseLost) if a higher one has appended. */
+  fence?: number;
+}
+
+/** Where a compaction joins its summary to the raw log. */
+export interface Boundary {
+  cutoffMessageId: string | null;
+  cutoffIndex: number;
+}
+
+export interface MessageRepository {
+  /** Appends one fact; seq is max+1 for the agent, assigned inside the write transaction. */
+  append(agentId: string, message: NewMessage, options?: AppendOptions): Promise<StoredMessage>;
+  /** Appends several facts atomically, in order. */
+  appendMany(
+    agentId: string,
+    messages: MessageInput[],
+    options?: { fence?: number },
+  ): Promise<StoredMessage[]>;
+  get(id: string): Promise<StoredMessage | null>;
+  /** Facts in seq order, after `afterSeq` (exclusive), at most `limit`. */
+  list(agentId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredMessage[]>;
+  /** Facts at or after a compaction boundary: by id first, by index (seq) if the id is gone. */
+  fromBoundary(agentId: string, boundary: Boundary): Promise<StoredMessage[]>;
+  /** Facts up to and including `messageId` (a fork prefix); throws `not_found` for an unknown id. */
+  upTo(agentId: string, messageId: string): Promise<StoredMessage[]>;
+  last(agentId: string): Promise<StoredMessage | null>;
+  count(agentId: string): Promise<number>;
+  /** The tool result recorded for `callId`, if any (idempotent tool execution). */
+  findByToolCallId(agentId: string, callId: string): Promise<StoredMessage | null>;
+}
+
+/** Maps a row to the protocol shape, leaving absent optional fields out rather than null. */
+export function toStoredMessage(row: MessageRow): StoredMessage {
+  const message: StoredMessage = {
+    id: row.id,
+    agentId: row.agentId,
+    seq: row.seq,
+    role: row.role,
+    content: row.content ?? null,
+    tokenCount: row.tokenCount,
+    createdAt: row.createdAt,
+  };
+  if (row.name !== null) message.name = row.name;
+  if (row.toolCalls !== null) message.toolCalls = row.toolCalls;
+  if (row.toolCallId !== null) message.toolCallId = row.toolCallId;
+  if (row.toolStatus !== null) message.toolStatus = row.toolStatus;
+  if (row.usage !== null) message.usage = row.usage;
+  if (row.providerState !== null) message.providerState = row.providerState;
+  return message;
+}
+
+const COLUMNS =
+  "id, agent_id, seq, role, content, name, tool_calls, tool_call_id, tool_status, usage, provider_state, token_count, created_at";
+const PLACEHOLDERS = `(${COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ")})`;
+const INSERT_CHUNK = 200;
+
+const json = (value: unknown): string | null =>
+  value === undefined || value === null ? null : JSON.stringify(value);
+const parsed = <T>(value: unknown): T | null => (typeof value === "string" ? (JSON.parse(value) as T) : null);
+const textOrNull = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+/** Maps a raw `SELECT *` row (snake_case, JSON as text) to a drizzle-shaped row. */
+function fromRaw(row: Row): MessageRow {
+  return {
+    id: String(row.id),
+    agentId: String(row.agent_id),
+    seq: Number(row.seq),
+    role: String(row.role) as MessageRow["role"],
+    content: parsed<MessageRow["content"]>(row.content),
+    name: textOrNull(row.name),
+    toolCalls: parsed<NonNullable<MessageRow["toolCalls"]>>(row.tool_calls),
+    toolCallId: textOrNull(row.tool_call_id),
+    toolStatus: textOrNull(row.tool_status) as MessageRow["toolStatus"],
+    usage: parsed<NonNullable<MessageRow["usage"]>>(row.usage),
+    providerState: parsed<NonNullable<MessageRow["providerState"]>>(row.provider_state),
+    tokenCount: Number(row.token_count),
+    createdAt: Number(row.created_at),
+  };
+}
+
+/** The append-only conversation facts of each agent. */
+export function createMessageRepository(context: StoreContext): MessageRepository {
+  // Raw SQL on purpose: this is the hottest write path, and drizzle's builder roughly halves its rate.
+  const insertAll = async (
+    tx: Transaction,
+    agentId: string,
+    inputs: MessageInput[],
+    fence: number | undefined,
+  ): Promise<StoredMessage[]> => {
+    if (fence !== undefined) await checkFence(tx, agentId, fence);
+    const givenIds = inputs.flatMap((input) => (input.id ? [input.id] : []));
+    const existing = new Map<string, MessageRow>();
+    if (givenIds.length > 0) {
+      const found = await tx.execute({
+        sql: `SELECT * FROM messages WHERE id IN (${givenIds.map(() => "?").join(", ")})`,
+        args: givenIds,
+      });
+      for (const raw of found.rows) {
+        const row = fromRaw(raw);
+        if (row.agentId !== agentId) {
+          throw new LongrunError("conflict", `message ${row.id} belongs to another agent`);
+        }
+        existing.set(row.id, row);
+      }
+    }
+    const head = await tx.execute({
+      sql: "SELECT max(seq) AS seq FROM messages WHERE agent_id = ?",
+      args: [agentId],
+    });
+    const headSeq = head.rows[0]?.seq;
+    let nextSeq = headSeq === null || headSeq === undefined ? 0 : Number(headSeq) + 1;
+    const now = context.now();
+    const result: StoredMessage[] = [];
+    const rows: MessageRow[] = [];
+    for (const input of inputs) {
+      const known = input.id ? existing.get(input.id) : undefined;
+      if (known) {
+        result.push(toStoredMessage(known));
+        continue;
+      }
+      const row: MessageRow = {
+        id: input.id ?? newId(now),
+        agentId,
+        seq: nextSeq,
+        role: input.role,
+        content: input.content,
+        name: input.name ?? null,
+        toolCalls: input.toolCalls ?? null,
+        toolCallId: input.toolCallId ?? null,
+        toolStatus: input.toolStatus ?? null,
+        usage: input.usage ?? null,
+        providerState: input.providerState ?? null,
+        tokenCount: context.countTokens(input),
+        createdAt: now,
+      };
+      nextSeq += 1;
+      existing.set(row.id, row);
+      rows.push(row);
+      result.push(toStoredMessage(row));
+    }
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      await tx.execute({
+        sql: `INSERT INTO messages (${COLUMNS}) VALUES ${chunk.map(() => PLACEHOLDERS).join(", ")}`,
+        args: chunk.flatMap((row) => [
+          row.id,
+          row.agentId,
+          row.seq,
+          row.role,
+          json(row.content),
+          row.name,
+          json(row.toolCalls),
+          row.toolCallId,
+          row.toolStatus,
+          json(row.usage),
+          json(row.providerState),
+          row.tokenCount,
+          row.createdAt,
+        ]),
+      });
+    }
+    return result;
+  };
+
+  const seqOf = async (agentId: string, messageId: string): Promise<number | null> => {
+    const rows = await context.read((db) =>
+      db
+        .select({ seq: messages.seq })
+        .from(messages)
+        .where(and(eq(messages.id, messageId), eq(messages.agentId, agentId)))
+        .limit(1),
+    );
+    return rows[0]?.seq ?? null;
+  };
+
+  const fromSeq = async (agentId: string, startSeq: number): Promise<StoredMessage[]> => {
+    const rows = await context.read((db) =>
+      db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.agentId, agentId), gte(messages.seq, startSeq)))
+        .orderBy(asc(messages.seq)),
+    );
+    return rows.map(toStoredMessage);
+  };
+
+  return {
+    async append(agentId, message, options) {
+      const input: MessageInput = options?.id ? { ...message, id: options.id } : message;
+      const stored = await context.writeRaw((tx) => insertAll(tx, agentId, [input], options?.fence));
+      return stored[0]!;
+    },
+    appendMany(agentId, inputs, options) {
+      if (inputs.length === 0) return Promise.resolve([]);
+      return context.writeRaw((tx) => insertAll(tx, agentId, inputs, options?.fence));
+    },
+    async get(id) {
+      const rows = await context.read((db) => db.select().from(messages).where(eq(messages.id, id)).limit(1));
+      return rows[0] ? toStoredMessage(rows[0]) : null;
+    },
+    async list(agentId, options) {
+      const rows = await context.read((db) =>
+        db
+          .select()
+          .from(messages)
+          .where(and(eq(messages.agentId, agentId), gt(messages.seq, options?.afterSeq ?? -1)))
+          .orderBy(asc(messages.seq))
+          .limit(options?.limit ?? -1),
+      );
+      return rows.map(toStoredMessage);
+    },
+    async fromBoundary(agentId, boundary) {
+      const anchored = boundary.cutoffMessageId ? await seqOf(agentId, boundary.cutoffMessageId) : null;
+      return fromSeq(agentId, anchored ?? boundary.cutoffIndex);
+    },
+    async upTo(agentId, messageId) {
+      const end = await seqOf(agentId, messageId);
+      if (end === null)
+        throw new LongrunError("not_found", `message ${messageId} not found for agent ${agentId}`);
+      const rows = await context.read((db) =>
+        db
+          .select()
+          .from(messages)
+          .where(and(eq(messages.agentId, agentId), lte(messages.seq, end)))
+          .orderBy(asc(messages.seq)),
+      );
+      return rows.map(toStoredMessage);
+    },
+    async last(agentId) {
+      const rows = await context.read((db) =>
+        db.select().from(messages).where(eq(messages.agentId, agentId)).orderBy(desc(messages.seq)).limit(1),
+      );
+      return rows[0] ? toStoredMessage(rows[0]) : null;
+    },
+    async count(agentId) {
+      const rows = await context.read((db) =>
+        db.select({ value: count() }).from(messages).where(eq(messages.agentId, agentId)),
+      );
+      return rows[0]?.value ?? 0;
+    },
+    async findByToolCallId(agentId, callId) {
+      const rows = await context.read((db) =>
+        db
+          .select()
+          .from(messages)
+          .where(
+            and(eq(messages.agentId, agentId), eq(messages.toolCallId, callId), eq(messages.role, "tool")),
+          )
+          .orderBy(asc(messages.seq))
+          .limit(1),
+      );
+      return rows[0] ? toStoredMessage(rows[0]) : null;
+    },
+  };
+}

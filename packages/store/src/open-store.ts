@@ -1,0 +1,86 @@
+import type { NewMessage } from "@longrun/protocol";
+import { type AgentStateRepository, createAgentStateRepository } from "./agent-state.ts";
+import { type AgentRepository, createAgentRepository } from "./agents.ts";
+import { type ApiKeyRepository, createApiKeyRepository } from "./api-keys.ts";
+import { type CompactionRepository, createCompactionRepository } from "./compactions.ts";
+import { Connection, type Database, resolveLocation } from "./connection.ts";
+import { createContext, estimateTokens } from "./context.ts";
+import { createEventRepository, type EventRepository } from "./events.ts";
+import { createMessageRepository, type MessageRepository } from "./messages.ts";
+import { runMigrations } from "./migrate.ts";
+import { createRunRepository, type RunRepository } from "./runs.ts";
+import { createThreadRepository, type ThreadRepository } from "./threads.ts";
+import { createToolRunRepository, type ToolRunRepository } from "./tool-runs.ts";
+import { acquireWriteQueue, releaseWriteQueue } from "./write-queue.ts";
+
+export interface StoreOptions {
+  /** A file path, a `file:` URL, `:memory:`, or a remote `libsql://` / `https://` URL. */
+  url: string;
+  authToken?: string;
+  /** Token estimate stored per message on append; default ceil(chars / 3.5). */
+  countTokens?: (message: NewMessage) => number;
+}
+
+/** The libSQL log and everything stored beside it. */
+export interface Store {
+  /** The URL the client was opened with (`file:/abs/path` for local files). */
+  readonly url: string;
+  /** Absolute path of a local database file, null otherwise. */
+  readonly file: string | null;
+  readonly threads: ThreadRepository;
+  readonly agents: AgentRepository;
+  readonly messages: MessageRepository;
+  readonly compactions: CompactionRepository;
+  readonly runs: RunRepository;
+  readonly events: EventRepository;
+  readonly agentState: AgentStateRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly toolRuns: ToolRunRepository;
+  /** The current drizzle instance, for queries the repositories do not cover (may change after a reopen). */
+  readonly db: Database;
+  /** Resolves when the database answers a query (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens (creating and migrating if needed) a store. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const location = resolveLocation(options.url);
+  const connection = await Connection.open(location, options.authToken);
+  try {
+    await runMigrations(connection);
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+  const queue = acquireWriteQueue(location.key);
+  const context = createContext(connection, queue, options.countTokens ?? estimateTokens);
+  let closed = false;
+  return {
+    url: location.url,
+    file: location.file,
+    threads: createThreadRepository(context),
+    agents: createAgentRepository(context),
+    messages: createMessageRepository(context),
+    compactions: createCompactionRepository(context),
+    runs: createRunRepository(context),
+    events: createEventRepository(context),
+    agentState: createAgentStateRepository(context),
+    apiKeys: createApiKeyRepository(context),
+    toolRuns: createToolRunRepository(context),
+    get db() {
+      return connection.db;
+    },
+    async ping() {
+      await context.read((db) => db.run("SELECT 1"));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Let writes already queued finish, so a close never drops an acknowledged append.
+      await queue.run(async () => {});
+      connection.close();
+      releaseWriteQueue(location.key);
+    },
+  };
+}

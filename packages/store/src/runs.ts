@@ -1,0 +1,85 @@
+import { LongrunError, type Run, type RunStatus } from "@longrun/protocol";
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { StoreContext } from "./context.ts";
+import { newId } from "./ids.ts";
+import { runs } from "./schema.ts";
+
+/** A run row: the protocol's Run plus the coordinator's links (parent run, queue job). */
+export type RunRecord = Run & { parentRunId: string | null; jobId: string | null };
+
+export interface CreateRunInput {
+  id?: string;
+  threadId: string;
+  agentId: string;
+  kind: Run["kind"];
+  status?: RunStatus;
+  parentRunId?: string | null;
+  jobId?: string | null;
+  input?: string | null;
+}
+
+export type RunPatch = Partial<
+  Pick<RunRecord, "status" | "error" | "startedAt" | "finishedAt" | "jobId" | "input">
+>;
+
+export interface RunRepository {
+  create(input: CreateRunInput): Promise<RunRecord>;
+  get(id: string): Promise<RunRecord | null>;
+  /** Throws `not_found` for an unknown id. */
+  update(id: string, patch: RunPatch): Promise<RunRecord>;
+  /** A thread's runs, oldest first. */
+  listByThread(threadId: string): Promise<RunRecord[]>;
+  /** Runs of a thread still queued, running or waiting, oldest first. */
+  active(threadId: string): Promise<RunRecord[]>;
+}
+
+const ACTIVE: RunStatus[] = ["queued", "running", "waiting"];
+
+/** Runs: one unit of requested work on a thread (a message, a compaction, a spawn, an approval). */
+export function createRunRepository(context: StoreContext): RunRepository {
+  return {
+    async create(input) {
+      const now = context.now();
+      const row: RunRecord = {
+        id: input.id ?? newId(now),
+        threadId: input.threadId,
+        agentId: input.agentId,
+        kind: input.kind,
+        status: input.status ?? "queued",
+        error: null,
+        parentRunId: input.parentRunId ?? null,
+        jobId: input.jobId ?? null,
+        input: input.input ?? null,
+        createdAt: now,
+        startedAt: null,
+        finishedAt: null,
+      };
+      await context.write((tx) => tx.insert(runs).values(row));
+      return row;
+    },
+    async get(id) {
+      const rows = await context.read((db) => db.select().from(runs).where(eq(runs.id, id)).limit(1));
+      return rows[0] ?? null;
+    },
+    async update(id, patch) {
+      const rows = await context.write((tx) => tx.update(runs).set(patch).where(eq(runs.id, id)).returning());
+      const row = rows[0];
+      if (!row) throw new LongrunError("not_found", `run ${id} not found`);
+      return row;
+    },
+    listByThread(threadId) {
+      return context.read((db) =>
+        db.select().from(runs).where(eq(runs.threadId, threadId)).orderBy(asc(runs.createdAt), asc(runs.id)),
+      );
+    },
+    active(threadId) {
+      return context.read((db) =>
+        db
+          .select()
+          .from(runs)
+          .where(and(eq(runs.threadId, threadId), inArray(runs.status, ACTIVE)))
+          .orderBy(asc(runs.createdAt), asc(runs.id)),
+      );
+    },
+  };
+}

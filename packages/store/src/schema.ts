@@ -1,0 +1,190 @@
+import type {
+  AgentInherit,
+  AgentStatus,
+  ChatMessage,
+  CompactionStrategy,
+  CompactionTrigger,
+  MessageContent,
+  ModelProfile,
+  PendingApproval,
+  ProviderState,
+  RestoredItem,
+  Role,
+  RunStatus,
+  ThreadStatus,
+  TodoItem,
+  ToolCall,
+  ToolStatus,
+  Usage,
+} from "@longrun/protocol";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+// References between tables are logical (no FOREIGN KEY clauses): SQLite leaves them unenforced by
+// default, and the log must accept facts in whatever order concurrent writers commit them.
+
+export const threads = sqliteTable(
+  "threads",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    title: text("title").notNull(),
+    workspaceDir: text("workspace_dir").notNull(),
+    modelProfile: text("model_profile", { mode: "json" }).$type<ModelProfile>().notNull(),
+    status: text("status").$type<ThreadStatus>().notNull().default("idle"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (table) => [index("threads_tenant_created_idx").on(table.tenantId, table.createdAt)],
+);
+
+export const agents = sqliteTable(
+  "agents",
+  {
+    id: text("id").primaryKey(),
+    threadId: text("thread_id").notNull(),
+    parentAgentId: text("parent_agent_id"),
+    name: text("name").notNull(),
+    inherit: text("inherit").$type<AgentInherit>().notNull().default("fresh"),
+    forkMessageId: text("fork_message_id"),
+    forkCompactionId: text("fork_compaction_id"),
+    /** The sub-agent's task as its parent wrote it. */
+    brief: text("brief"),
+    /** The parent's spawn call (or `api:<runId>`) that created this sub-agent. */
+    spawnCallId: text("spawn_call_id"),
+    status: text("status").$type<AgentStatus>().notNull().default("idle"),
+    /** Highest lease fencing token that has appended for this agent. */
+    fence: integer("fence").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    index("agents_thread_idx").on(table.threadId, table.createdAt),
+    index("agents_parent_idx").on(table.parentAgentId),
+  ],
+);
+
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    seq: integer("seq").notNull(),
+    role: text("role").$type<Role>().notNull(),
+    content: text("content", { mode: "json" }).$type<MessageContent>(),
+    name: text("name"),
+    toolCalls: text("tool_calls", { mode: "json" }).$type<ToolCall[]>(),
+    toolCallId: text("tool_call_id"),
+    toolStatus: text("tool_status").$type<ToolStatus>(),
+    usage: text("usage", { mode: "json" }).$type<Usage>(),
+    providerState: text("provider_state", { mode: "json" }).$type<ProviderState>(),
+    tokenCount: integer("token_count").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [
+    // Serves uniqueness, reads by (agent, seq) range and max(seq) lookups.
+    uniqueIndex("messages_agent_seq_idx").on(table.agentId, table.seq),
+    index("messages_agent_tool_call_idx").on(table.agentId, table.toolCallId),
+  ],
+);
+
+export const compactions = sqliteTable(
+  "compactions",
+  {
+    id: text("id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    cutoffMessageId: text("cutoff_message_id"),
+    cutoffIndex: integer("cutoff_index").notNull(),
+    summaryMessage: text("summary_message", { mode: "json" }).$type<ChatMessage>().notNull(),
+    pinnedMessage: text("pinned_message", { mode: "json" }).$type<ChatMessage>(),
+    historyFile: text("history_file"),
+    strategy: text("strategy").$type<CompactionStrategy>().notNull(),
+    trigger: text("trigger").$type<CompactionTrigger>().notNull(),
+    tokensBefore: integer("tokens_before").notNull(),
+    tokensAfter: integer("tokens_after").notNull(),
+    restored: text("restored", { mode: "json" }).$type<RestoredItem[]>().notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("compactions_agent_created_idx").on(table.agentId, table.createdAt)],
+);
+
+export const runs = sqliteTable(
+  "runs",
+  {
+    id: text("id").primaryKey(),
+    threadId: text("thread_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    kind: text("kind").$type<"message" | "compact" | "spawn" | "approval">().notNull(),
+    status: text("status").$type<RunStatus>().notNull().default("queued"),
+    error: text("error", { mode: "json" }).$type<{ code: string; message: string }>(),
+    parentRunId: text("parent_run_id"),
+    jobId: text("job_id"),
+    /** A queued message run's text, appended when the run starts. */
+    input: text("input"),
+    createdAt: integer("created_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (table) => [
+    index("runs_thread_created_idx").on(table.threadId, table.createdAt),
+    index("runs_thread_status_idx").on(table.threadId, table.status),
+    index("runs_parent_idx").on(table.parentRunId),
+  ],
+);
+
+export const events = sqliteTable(
+  "events",
+  {
+    threadId: text("thread_id").notNull(),
+    seq: integer("seq").notNull(),
+    agentId: text("agent_id"),
+    runId: text("run_id"),
+    type: text("type").notNull(),
+    data: text("data", { mode: "json" }).$type<unknown>().notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.threadId, table.seq] })],
+);
+
+export const agentState = sqliteTable("agent_state", {
+  agentId: text("agent_id").primaryKey(),
+  plan: text("plan"),
+  todos: text("todos", { mode: "json" }).$type<TodoItem[]>().notNull(),
+  recentFiles: text("recent_files", { mode: "json" })
+    .$type<Array<{ path: string; readAt: number }>>()
+    .notNull(),
+  pendingApprovals: text("pending_approvals", { mode: "json" }).$type<PendingApproval[]>().notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    createdAt: integer("created_at").notNull(),
+    revokedAt: integer("revoked_at"),
+  },
+  (table) => [
+    uniqueIndex("api_keys_token_hash_idx").on(table.tokenHash),
+    index("api_keys_tenant_idx").on(table.tenantId),
+  ],
+);
+
+/**
+ * A tool call recorded as started before it runs: a retried step that finds a started call without
+ * a result answers it as cancelled instead of running it twice.
+ */
+export const toolRuns = sqliteTable(
+  "tool_runs",
+  {
+    callId: text("call_id").primaryKey(),
+    agentId: text("agent_id").notNull(),
+    name: text("name").notNull(),
+    startedAt: integer("started_at").notNull(),
+    finishedAt: integer("finished_at"),
+  },
+  (table) => [index("tool_runs_agent_idx").on(table.agentId)],
+);
+
+/** Every table, for `drizzle(client, { schema })`. */
+export const schema = { threads, agents, messages, compactions, runs, events, agentState, apiKeys, toolRuns };

@@ -1,0 +1,75 @@
+import { LongrunError, type ModelProfile, type Thread, type ThreadStatus } from "@longrun/protocol";
+import { desc, eq } from "drizzle-orm";
+import type { StoreContext } from "./context.ts";
+import { newId } from "./ids.ts";
+import { threads } from "./schema.ts";
+
+export interface CreateThreadInput {
+  id?: string;
+  tenantId: string;
+  title: string;
+  workspaceDir: string;
+  modelProfile: ModelProfile;
+  status?: ThreadStatus;
+}
+
+export type ThreadPatch = Partial<Pick<Thread, "title" | "workspaceDir" | "modelProfile" | "status">>;
+
+export interface ThreadRepository {
+  create(input: CreateThreadInput): Promise<Thread>;
+  get(id: string): Promise<Thread | null>;
+  /** A tenant's threads, newest first. */
+  list(tenantId: string, options?: { limit?: number }): Promise<Thread[]>;
+  /** Applies `patch` and bumps `updatedAt`; throws `not_found` for an unknown id. */
+  update(id: string, patch: ThreadPatch): Promise<Thread>;
+  setStatus(id: string, status: ThreadStatus): Promise<Thread>;
+}
+
+/** Threads: a tenant's conversations, each with a workspace and a model profile. */
+export function createThreadRepository(context: StoreContext): ThreadRepository {
+  const update = async (id: string, patch: ThreadPatch): Promise<Thread> => {
+    const rows = await context.write((tx) =>
+      tx
+        .update(threads)
+        .set({ ...patch, updatedAt: context.now() })
+        .where(eq(threads.id, id))
+        .returning(),
+    );
+    const row = rows[0];
+    if (!row) throw new LongrunError("not_found", `thread ${id} not found`);
+    return row;
+  };
+  return {
+    async create(input) {
+      const now = context.now();
+      const row = {
+        id: input.id ?? newId(now),
+        tenantId: input.tenantId,
+        title: input.title,
+        workspaceDir: input.workspaceDir,
+        modelProfile: input.modelProfile,
+        status: input.status ?? "idle",
+        createdAt: now,
+        updatedAt: now,
+      } satisfies Thread;
+      await context.write((tx) => tx.insert(threads).values(row));
+      return row;
+    },
+    async get(id) {
+      const rows = await context.read((db) => db.select().from(threads).where(eq(threads.id, id)).limit(1));
+      return rows[0] ?? null;
+    },
+    list(tenantId, options) {
+      return context.read((db) =>
+        db
+          .select()
+          .from(threads)
+          .where(eq(threads.tenantId, tenantId))
+          .orderBy(desc(threads.createdAt), desc(threads.id))
+          .limit(options?.limit ?? -1),
+      );
+    },
+    update,
+    setStatus: (id, status) => update(id, { status }),
+  };
+}
