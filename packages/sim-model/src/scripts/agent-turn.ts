@@ -1,0 +1,82 @@
+import { callId, doneMarker } from "../markers.ts";
+import type { SimScript } from "../model-options.ts";
+import { readTranscript } from "../transcript-facts.ts";
+import type { WireRequest, WireToolCall } from "../wire.ts";
+import { approvalTurn } from "./approval.ts";
+import { explorerTurn } from "./explorer.ts";
+import type { PlannedTurn, ScriptContext } from "./planned-call.ts";
+import { teamTurn } from "./team.ts";
+import { writerTurn } from "./writer.ts";
+
+/** The scripted agent's answer to one request. */
+export interface AgentTurn {
+  content: string | null;
+  toolCalls: WireToolCall[];
+  /** Global step number of this turn (the final answer carries the last finished step). */
+  step: number;
+  final: boolean;
+}
+
+const SCRIPTS: Record<SimScript, (context: ScriptContext) => PlannedTurn> = {
+  explorer: explorerTurn,
+  team: teamTurn,
+  approval: approvalTurn,
+  writer: writerTurn,
+};
+
+function finalReport(
+  context: ScriptContext,
+  files: readonly string[],
+  completed: number,
+  step: number,
+): string {
+  const shown = files.slice(0, 20);
+  return [
+    "## Report",
+    `Task: ${context.task.slice(0, 300) || "(none given)"}`,
+    `Completed ${completed} steps with the ${context.script} script.`,
+    `Files examined (${files.length}): ${shown.join(", ") || "none"}${files.length > shown.length ? ", …" : ""}`,
+    "Findings: the workspace was surveyed, key files were read and notes were kept.",
+    doneMarker(step),
+  ].join("\n");
+}
+
+/**
+ * Decide the scripted agent's next turn from the request alone. Steps done in the current task =
+ * highest step marker seen (tool call ids, summary marker) minus the highest finished step (done
+ * markers); without any marker, the assistant tool-call turns since the last user message.
+ */
+export function agentTurn(request: WireRequest, script: SimScript, steps: number, tag: string): AgentTurn {
+  const facts = readTranscript(request.messages);
+  const completed = facts.step > 0 ? facts.step - facts.done : facts.toolTurnsSinceUser;
+  const base = Math.max(facts.step, completed);
+  const readFiles = new Set(
+    [...facts.files].filter(([, actions]) => actions.has("read")).map(([path]) => path),
+  );
+  const files = [...new Set([...facts.discovered, ...facts.files.keys()])].filter(
+    (path) => !path.endsWith("/"),
+  );
+  const context: ScriptContext = {
+    script,
+    step: completed + 1,
+    steps,
+    // tool_choice "none" forbids tool calls, so the agent can only answer in text.
+    tools: new Set(
+      request.tool_choice === "none" ? [] : (request.tools ?? []).map((tool) => tool.function.name),
+    ),
+    task: facts.userTexts.at(-1) ?? facts.previousSummaries.at(-1)?.match(/## Task\n(.*)/)?.[1] ?? "",
+    files,
+    readFiles,
+  };
+  const planned = completed >= steps ? undefined : SCRIPTS[script](context);
+  if (!planned || planned.calls.length === 0) {
+    return { content: finalReport(context, files, completed, base), toolCalls: [], step: base, final: true };
+  }
+  const step = base + 1;
+  const toolCalls = planned.calls.map((call, index) => ({
+    id: callId(step, index, tag),
+    type: "function" as const,
+    function: { name: call.name, arguments: JSON.stringify(call.args) },
+  }));
+  return { content: planned.text, toolCalls, step, final: false };
+}

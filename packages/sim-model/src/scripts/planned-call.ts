@@ -1,0 +1,33 @@
+import type { SimScript } from "../model-options.ts";
+
+/** A tool call a script wants to make (arguments are serialized by the caller). */
+export interface PlannedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** One scripted turn: a short text and zero or more tool calls. */
+export interface PlannedTurn {
+  text: string;
+  calls: PlannedCall[];
+}
+
+/** What a script knows when it picks its next turn (all derived from the request). */
+export interface ScriptContext {
+  script: SimScript;
+  /** 1-based step within the current task. */
+  step: number;
+  /** Step budget of the task. */
+  steps: number;
+  tools: ReadonlySet<string>;
+  task: string;
+  /** Candidate files to read (discovered in listings, searches and summaries), in discovery order. */
+  files: readonly string[];
+  /** Files already read in the visible history. */
+  readFiles: ReadonlySet<string>;
+}
+
+/** Pick the first planned call whose tool is offered. */
+export function firstOffered(context: ScriptContext, options: PlannedCall[]): PlannedCall | undefined {
+  return options.find((option) => context.tools.has(option.name));
+}

@@ -1,0 +1,132 @@
+import { scanMarkers } from "./markers.ts";
+import { contentText, type WireMessage } from "./wire.ts";
+
+export interface TodoItem {
+  content: string;
+  status: string;
+}
+
+/** What can be read off a transcript: the inputs of both the summarizer and the scripted agents. */
+export interface TranscriptFacts {
+  userTexts: string[];
+  assistantTexts: string[];
+  previousSummaries: string[];
+  toolCounts: Map<string, number>;
+  /** Path -> actions seen on it (read, listed, written, edited, searched), first appearance first. */
+  files: Map<string, Set<string>>;
+  /** File paths found in tool results and summaries (candidates to read). */
+  discovered: Set<string>;
+  todos: TodoItem[] | undefined;
+  plan: string | undefined;
+  toolErrors: number;
+  step: number;
+  done: number;
+  /** Assistant messages with tool calls after the last user message (fallback step counter). */
+  toolTurnsSinceUser: number;
+}
+
+const PATH_PATTERN = /(?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b/g;
+const IGNORED = /(^|\/)(node_modules|\.git|\.longrun|dist)(\/|$)|^https?:|^\d+\.\d+/;
+const SUMMARY_PREFIX = "<sim-summary v=1";
+const ACTIONS: Record<string, string> = {
+  read_file: "read",
+  list_dir: "listed",
+  write_file: "written",
+  edit_file: "edited",
+  grep: "searched",
+};
+
+function parseArguments(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Path-like tokens in a text (relative to `base` when they are bare names from a directory listing). */
+export function extractPaths(text: string, base = "."): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(PATH_PATTERN)) {
+    let path = match[0].replace(/^\.\//, "");
+    if (IGNORED.test(path)) continue;
+    if (base !== "." && base !== "" && !path.includes("/")) path = `${base.replace(/\/$/, "")}/${path}`;
+    found.push(path);
+  }
+  return found;
+}
+
+function noteFile(facts: TranscriptFacts, path: string, action: string): void {
+  const actions = facts.files.get(path) ?? new Set<string>();
+  actions.add(action);
+  facts.files.set(path, actions);
+}
+
+/** Read the facts off a list of messages (instructions already removed by the caller if need be). */
+export function readTranscript(messages: readonly WireMessage[]): TranscriptFacts {
+  const facts: TranscriptFacts = {
+    userTexts: [],
+    assistantTexts: [],
+    previousSummaries: [],
+    toolCounts: new Map(),
+    files: new Map(),
+    discovered: new Set(),
+    todos: undefined,
+    plan: undefined,
+    toolErrors: 0,
+    step: 0,
+    done: 0,
+    toolTurnsSinceUser: 0,
+  };
+  const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
+  for (const message of messages) {
+    const text = contentText(message.content);
+    const markers = scanMarkers(`${text} ${(message.tool_calls ?? []).map((call) => call.id).join(" ")}`);
+    facts.step = Math.max(facts.step, markers.step);
+    facts.done = Math.max(facts.done, markers.done);
+    if (text.includes(SUMMARY_PREFIX)) {
+      facts.previousSummaries.push(text);
+      for (const path of extractPaths(text)) facts.discovered.add(path);
+      continue;
+    }
+    if (message.role === "user") {
+      facts.userTexts.push(text);
+      // A transcript rendered as text still names its files in JSON arguments.
+      for (const match of text.matchAll(/"path"\s*:\s*"([^"\n]{1,200})"/g))
+        noteFile(facts, match[1]!, "mentioned");
+      facts.toolTurnsSinceUser = 0;
+    } else if (message.role === "assistant") {
+      if (text.trim()) facts.assistantTexts.push(text.trim());
+      if (message.tool_calls?.length) facts.toolTurnsSinceUser += 1;
+      for (const call of message.tool_calls ?? []) {
+        const name = call.function.name;
+        const args = parseArguments(call.function.arguments);
+        calls.set(call.id, { name, args });
+        facts.toolCounts.set(name, (facts.toolCounts.get(name) ?? 0) + 1);
+        if (typeof args.path === "string" && ACTIONS[name]) noteFile(facts, args.path, ACTIONS[name]);
+        if (name === "todo_write" && Array.isArray(args.todos)) {
+          facts.todos = args.todos.flatMap((todo: unknown) => {
+            const item = todo as Partial<TodoItem> | null;
+            return typeof item?.content === "string"
+              ? [{ content: item.content, status: String(item.status ?? "pending") }]
+              : [];
+          });
+        }
+        if (name === "update_plan" && args.plan !== undefined) {
+          facts.plan = typeof args.plan === "string" ? args.plan : JSON.stringify(args.plan);
+        }
+      }
+    } else if (message.role === "tool") {
+      const call = calls.get(message.tool_call_id ?? "");
+      if (/^\s*(error|\{"error")/i.test(text)) facts.toolErrors += 1;
+      if (call && (call.name === "list_dir" || call.name === "glob" || call.name === "grep")) {
+        const base = call.name === "list_dir" && typeof call.args.path === "string" ? call.args.path : ".";
+        // grep lines are `path:line: text`; only the path part names a file.
+        const source = call.name === "grep" ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
+        for (const path of extractPaths(source, base)) facts.discovered.add(path);
+      }
+    }
+  }
+  return facts;
+}
