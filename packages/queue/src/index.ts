@@ -1,1 +1,43 @@
-export {};
+export { type BullmqQueueOptions, createBullmqQueue } from "./bullmq-queue.ts";
+export { type Bus, type BusOptions, createMemoryBus, createRedisBus } from "./bus.ts";
+export {
+  AgentCompactPayload,
+  AgentResumePayload,
+  AgentStepPayload,
+  backoffDelay,
+  type JobCatalog,
+  type JobDefinition,
+  type JobInput,
+  type JobName,
+  type JobPayload,
+  jobCatalog,
+  jobNames,
+  type PolicyOverrides,
+  QueueName,
+  queueOf,
+  type RetryPolicy,
+  resolvePolicy,
+} from "./catalog.ts";
+export { JobTimeoutError, UnrecoverableJobError } from "./errors.ts";
+export {
+  createInProcessJobStore,
+  createInProcessQueue,
+  type InProcessJobStore,
+  type InProcessQueueOptions,
+} from "./in-process-queue.ts";
+export type {
+  CloseOptions,
+  EnqueueOptions,
+  EnqueueResult,
+  JobContext,
+  JobEvent,
+  JobHandler,
+  JobHandlers,
+  JobOutcome,
+  JobQueue,
+  ProcessOptions,
+  QueueCounts,
+  QueueStats,
+} from "./job-queue.ts";
+export { createMemoryLease, createRedisLease, type Lease, type LeaseHandle } from "./lease.ts";
+export { type KeepLeaseOptions, keepLease, type LeaseKeeper } from "./lease-keeper.ts";

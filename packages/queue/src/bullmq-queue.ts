@@ -1,0 +1,238 @@
+import { setMaxListeners } from "node:events";
+import { LongrunError } from "@longrun/protocol";
+import {
+  type ConnectionOptions,
+  type Job,
+  Queue,
+  type RedisOptions,
+  UnrecoverableError,
+  WaitingError,
+  Worker,
+} from "bullmq";
+import {
+  type JobName,
+  type PolicyOverrides,
+  type QueueName,
+  QueueName as QueueNames,
+  queueOf,
+  resolvePolicy,
+} from "./catalog.ts";
+import { parseEnqueue } from "./enqueue-request.ts";
+import { errorMessage } from "./errors.ts";
+import { createJobEvents } from "./job-events.ts";
+import type { JobHandlers, JobQueue, QueueCounts, QueueStats } from "./job-queue.ts";
+import { runAttempt } from "./run-attempt.ts";
+
+/** Settings of the BullMQ adapter. Defaults suit crash recovery within seconds. */
+export interface BullmqQueueOptions {
+  /** A redis:// URL or ioredis options; every Queue and Worker opens its own connections from it. */
+  connection: string | RedisOptions;
+  /** Key prefix of this deployment (tests use a unique one); keys are `${prefix}:${queue}:...`. */
+  prefix: string;
+  policy?: PolicyOverrides;
+  /** A worker's lock on a job expires this long after its last renewal (it renews at half). Default 15 s. */
+  lockDurationMs?: number;
+  /**
+   * How often workers look for jobs whose lock expired (a crashed worker's). Default 5 s. Use one value
+   * per deployment: each check takes a deployment-wide throttle key for this long, so a worker with a
+   * longer interval delays recovery for all. Recovery after a crash takes about lockDuration + interval.
+   */
+  stalledIntervalMs?: number;
+  /** Times a job may be recovered from a stall before it fails. Default 3. */
+  maxStalledCount?: number;
+  /** Finished jobs kept in Redis for inspection. Defaults 1,000 completed, 5,000 failed. */
+  keepCompleted?: number;
+  keepFailed?: number;
+  onError?: (error: Error) => void;
+}
+
+type AnyJob = Job<unknown, unknown, string>;
+
+/** The distributed-mode queue: one BullMQ Queue and Worker per queue name. */
+export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
+  const connection: ConnectionOptions =
+    typeof options.connection === "string" ? { url: options.connection } : options.connection;
+  const onError = options.onError ?? ((error: Error) => console.error("[longrun/queue]", error));
+  const keep = {
+    removeOnComplete: { count: options.keepCompleted ?? 1_000 },
+    removeOnFail: { count: options.keepFailed ?? 5_000 },
+  };
+  const queues = Object.fromEntries(
+    QueueNames.options.map((name) => {
+      const queue = new Queue<unknown, unknown, string>(name, { connection, prefix: options.prefix });
+      queue.on("error", onError);
+      return [name, queue];
+    }),
+  ) as Record<QueueName, Queue<unknown, unknown, string>>;
+  const events = createJobEvents();
+  const shutdown = new AbortController();
+  // Every active job listens on it; more than 10 at once is expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
+  const workers: Worker<unknown, unknown, string>[] = [];
+  const running = new Set<Promise<unknown>>();
+  const attempts = new Map<string, number>();
+  let closing: Promise<void> | undefined;
+
+  const processJob = async (handlers: JobHandlers, job: AnyJob, token: string | undefined) => {
+    const jobId = job.id as string;
+    const name = job.name as JobName;
+    const attempt = job.attemptsMade + 1;
+    attempts.set(jobId, attempt);
+    events.emit({ type: "active", jobId, name, attempt });
+    const outcome = await runAttempt({
+      name: job.name,
+      payload: job.data,
+      jobId,
+      attempt,
+      timeoutMs: resolvePolicy(name, options.policy).timeoutMs,
+      handlers,
+      shutdownSignal: shutdown.signal,
+    });
+    if (outcome.kind === "completed") return outcome.result;
+    if (outcome.kind === "failed") {
+      throw outcome.unrecoverable ? new UnrecoverableError(outcome.error.message) : outcome.error;
+    }
+    // Hand the job back now rather than waiting for its lock to expire; if this fails (Redis gone),
+    // the lock still expires and another worker's stall check re-queues it.
+    await job.moveToWait(token);
+    attempts.delete(jobId);
+    events.emit({ type: "requeued", jobId, name, attempt });
+    throw new WaitingError();
+  };
+
+  const startWorker = async (queueName: QueueName, handlers: JobHandlers, concurrency: number) => {
+    const worker = new Worker<unknown, unknown, string>(
+      queueName,
+      (job, token) => {
+        const task = processJob(handlers, job, token);
+        running.add(task);
+        return task.finally(() => running.delete(task));
+      },
+      {
+        connection,
+        prefix: options.prefix,
+        concurrency,
+        lockDuration: options.lockDurationMs ?? 15_000,
+        stalledInterval: options.stalledIntervalMs ?? 5_000,
+        maxStalledCount: options.maxStalledCount ?? 3,
+        ...keep,
+      },
+    );
+    worker.on("error", onError);
+    worker.on("completed", (job, result) => {
+      const jobId = job.id as string;
+      const attempt = attempts.get(jobId) ?? job.attemptsMade;
+      attempts.delete(jobId);
+      events.emit({ type: "completed", jobId, name: job.name as JobName, attempt, result });
+    });
+    worker.on("failed", (job, error) => {
+      if (!job?.id) return;
+      const attempt = attempts.get(job.id) ?? job.attemptsMade;
+      attempts.delete(job.id);
+      const willRetry =
+        error.name !== "UnrecoverableError" && job.attemptsMade < (job.opts.attempts ?? 1) && !job.finishedOn;
+      const name = job.name as JobName;
+      events.emit({ type: "failed", jobId: job.id, name, attempt, error: errorMessage(error), willRetry });
+    });
+    workers.push(worker);
+    await worker.waitUntilReady();
+  };
+
+  return {
+    kind: "bullmq",
+
+    async enqueue(name, payload, enqueueOptions) {
+      const request = parseEnqueue(name, payload, enqueueOptions);
+      const queue = queues[request.definition.queue];
+      const policy = resolvePolicy(request.name, options.policy);
+      // BullMQ answers a duplicate custom id with that id, so only a look-up tells them apart (racy, best effort).
+      const existed = request.explicitJobId && (await queue.getJob(request.jobId)) !== undefined;
+      const job = await queue.add(request.name, request.payload, {
+        jobId: request.jobId,
+        delay: request.delayMs > 0 ? request.delayMs : undefined,
+        attempts: policy.attempts,
+        backoff: { type: "exponential", delay: policy.backoffMs },
+        deduplication: request.dedupeKey ? { id: request.dedupeKey } : undefined,
+        ...keep,
+      });
+      const id = job.id as string;
+      return { id, deduplicated: existed || id !== request.jobId };
+    },
+
+    async process(handlers, processOptions = {}) {
+      if (closing || workers.length > 0) {
+        throw new LongrunError("conflict", "process() may be called once, before close()");
+      }
+      const wanted = processOptions.concurrency ?? 1;
+      const started: Promise<void>[] = [];
+      for (const queueName of QueueNames.options) {
+        const hasHandler = Object.keys(handlers).some((name) => queueOf(name) === queueName);
+        if (!hasHandler) continue;
+        const concurrency = typeof wanted === "number" ? wanted : (wanted[queueName] ?? 1);
+        started.push(startWorker(queueName, handlers, concurrency));
+      }
+      await Promise.all(started);
+    },
+
+    async remove(jobId) {
+      for (const queue of Object.values(queues)) {
+        const job = await queue.getJob(jobId);
+        if (!job) continue;
+        const state = await job.getState();
+        if (state !== "waiting" && state !== "delayed" && state !== "prioritized") return false;
+        return (await queue.remove(jobId)) === 1;
+      }
+      return false;
+    },
+
+    async stats() {
+      const now = Date.now();
+      const counts = async (queue: Queue<unknown, unknown, string>): Promise<QueueCounts> => {
+        const raw = await queue.getJobCounts(
+          "waiting",
+          "prioritized",
+          "active",
+          "delayed",
+          "failed",
+          "completed",
+        );
+        const [oldest] = await queue.getJobs(["wait"], 0, 0, true);
+        const readyAt = oldest ? oldest.timestamp + (oldest.delay ?? 0) : undefined;
+        return {
+          waiting: (raw.waiting ?? 0) + (raw.prioritized ?? 0),
+          active: raw.active ?? 0,
+          delayed: raw.delayed ?? 0,
+          failed: raw.failed ?? 0,
+          completed: raw.completed ?? 0,
+          oldestWaitMs: readyAt === undefined ? null : Math.max(0, now - readyAt),
+        };
+      };
+      const stats: QueueStats = {
+        agent: await counts(queues.agent),
+        compaction: await counts(queues.compaction),
+      };
+      return stats;
+    },
+
+    onJobEvent: (listener) => events.on(listener),
+    waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),
+
+    close(closeOptions = {}) {
+      closing ??= (async () => {
+        // Worker.close() stops fetching and waits for the active jobs; it cannot be forced later,
+        // so the grace period is ours: after it, the shutdown signal makes every job hand itself back.
+        const workersClosed = Promise.allSettled(workers.map((worker) => worker.close()));
+        let timer: NodeJS.Timeout | undefined;
+        const graceOver = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, closeOptions.graceMs ?? 10_000);
+        });
+        await Promise.race([Promise.allSettled([...running]), graceOver]);
+        clearTimeout(timer);
+        shutdown.abort(new Error("queue closing"));
+        await workersClosed;
+        await Promise.allSettled(Object.values(queues).map((queue) => queue.close()));
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { createTestRedis } from "@longrun/testing";
+import { describe, expect, it, vi } from "vitest";
+import { type BusOptions, createMemoryBus, createRedisBus } from "./bus.ts";
+import { runBusContract } from "./contract/bus-contract.ts";
+
+runBusContract("memory", async () => {
+  const bus = createMemoryBus();
+  // One process, one bus: every "instance" is the same object, closed once.
+  return { open: () => ({ ...bus, close: async () => {} }), cleanup: () => bus.close() };
+});
+
+runBusContract("redis", async () => {
+  const redis = await createTestRedis();
+  return { open: () => createRedisBus(redis.url, redis.prefix), cleanup: () => redis.cleanup() };
+});
+
+describe.each([
+  ["memory", async () => ({ open: createMemoryBus, cleanup: async () => {} })],
+  [
+    "redis",
+    async () => {
+      const redis = await createTestRedis();
+      return {
+        open: (options: BusOptions) => createRedisBus(redis.url, redis.prefix, options),
+        cleanup: () => redis.cleanup(),
+      };
+    },
+  ],
+] as const)("bus (%s)", (_name, factory) => {
+  it("keeps delivering to other handlers when one throws, and reports the error", async () => {
+    const { open, cleanup } = await factory();
+    const errors: [unknown, string][] = [];
+    const bus = open({ onError: (error, channel) => errors.push([error, channel]) });
+    try {
+      const received: unknown[] = [];
+      await bus.subscribe("control", () => {
+        throw new Error("bad handler");
+      });
+      await bus.subscribe("control", (message) => received.push(message));
+      await bus.publish("control", { cancel: "run-1" });
+      await vi.waitFor(() => expect(received).toEqual([{ cancel: "run-1" }]));
+      expect(errors).toHaveLength(1);
+      expect(errors[0]![1]).toBe("control");
+    } finally {
+      await bus.close();
+      await cleanup();
+    }
+  });
+
+  it("has every concurrent subscriber of a new channel live when subscribe resolves", async () => {
+    const { open, cleanup } = await factory();
+    const bus = open({});
+    try {
+      const received: string[] = [];
+      await Promise.all(["a", "b", "c"].map((tag) => bus.subscribe("fresh", () => received.push(tag))));
+      await bus.publish("fresh", 1);
+      await vi.waitFor(() => expect(received.sort()).toEqual(["a", "b", "c"]));
+    } finally {
+      await bus.close();
+      await cleanup();
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import { CompactionTrigger } from "@longrun/protocol";
+import { z } from "zod";
+
+/** The BullMQ queues (one Queue + one Worker each); jobs of one queue share its concurrency. */
+export const QueueName = z.enum(["agent", "compaction"]);
+export type QueueName = z.infer<typeof QueueName>;
+
+/** How a failed job is retried: `attempts` counts the first try; the delay doubles each retry. */
+export interface RetryPolicy {
+  attempts: number;
+  backoffMs: number;
+  backoff: "exponential";
+}
+
+/** One entry of the job catalog (trigger.dev `workerCatalog` style). */
+export interface JobDefinition<Schema extends z.ZodType = z.ZodType> {
+  schema: Schema;
+  queue: QueueName;
+  retry: RetryPolicy;
+  /** The handler's signal is aborted and the attempt fails (and may retry) after this long. */
+  timeoutMs: number;
+  /** Jobs with the same key are deduplicated while one is waiting, delayed or active. */
+  dedupeKey?: (payload: z.output<Schema>) => string;
+}
+
+/** Keeps the schema's exact type in the catalog. */
+function defineJob<Schema extends z.ZodType>(definition: JobDefinition<Schema>): JobDefinition<Schema> {
+  return definition;
+}
+
+const id = z.string().min(1);
+
+/** Run one step of an agent (one model call and its tool calls). */
+export const AgentStepPayload = z.object({
+  threadId: id,
+  agentId: id,
+  runId: id,
+  reason: z.enum(["message", "resume", "retry"]).optional(),
+  /** The agent's last seq when the step was scheduled; a step that finds the log moved on is stale. */
+  expectSeq: z.number().int().min(-1).optional(),
+  /** Set after an overflow-triggered compaction: a second provider overflow ends the agent. */
+  afterOverflow: z.boolean().optional(),
+});
+export type AgentStepPayload = z.infer<typeof AgentStepPayload>;
+
+/** Compact an agent's context (summary pass); deduplicated per agent. */
+export const AgentCompactPayload = z.object({
+  threadId: id,
+  agentId: id,
+  runId: id,
+  trigger: CompactionTrigger,
+  strategy: z.enum(["partial", "full"]).optional(),
+});
+export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
+
+/** A parent agent resumes after the children of one spawn call have finished. */
+export const AgentResumePayload = z.object({
+  threadId: id,
+  agentId: id,
+  runId: id,
+  spawnCallId: id,
+});
+export type AgentResumePayload = z.infer<typeof AgentResumePayload>;
+
+/** Every job longrun runs, with its payload schema, queue, retry policy and timeout. */
+export const jobCatalog = {
+  "agent.step": defineJob({
+    schema: AgentStepPayload,
+    queue: "agent",
+    retry: { attempts: 5, backoffMs: 1_000, backoff: "exponential" },
+    timeoutMs: 15 * 60_000,
+  }),
+  "agent.compact": defineJob({
+    schema: AgentCompactPayload,
+    queue: "compaction",
+    retry: { attempts: 3, backoffMs: 2_000, backoff: "exponential" },
+    timeoutMs: 5 * 60_000,
+    dedupeKey: (payload) => `compact:${payload.agentId}`,
+  }),
+  "agent.resume": defineJob({
+    schema: AgentResumePayload,
+    queue: "agent",
+    retry: { attempts: 5, backoffMs: 1_000, backoff: "exponential" },
+    timeoutMs: 15 * 60_000,
+  }),
+};
+
+export type JobCatalog = typeof jobCatalog;
+export type JobName = keyof JobCatalog;
+/** What a handler receives (after zod parsing). */
+export type JobPayload<N extends JobName> = z.output<JobCatalog[N]["schema"]>;
+/** What enqueue accepts (before zod parsing). */
+export type JobInput<N extends JobName> = z.input<JobCatalog[N]["schema"]>;
+
+/** Every job name, in catalog order. */
+export const jobNames = Object.keys(jobCatalog) as JobName[];
+
+/** Per-deployment (or per-test) changes to a job's retry policy and timeout. */
+export type PolicyOverrides = Partial<
+  Record<JobName, Partial<Pick<RetryPolicy, "attempts" | "backoffMs">> & { timeoutMs?: number }>
+>;
+
+/** A job's effective policy after overrides. */
+export function resolvePolicy(
+  name: JobName,
+  overrides: PolicyOverrides | undefined,
+): { attempts: number; backoffMs: number; timeoutMs: number } {
+  const definition = jobCatalog[name];
+  const override = overrides?.[name];
+  return {
+    attempts: override?.attempts ?? definition.retry.attempts,
+    backoffMs: override?.backoffMs ?? definition.retry.backoffMs,
+    timeoutMs: override?.timeoutMs ?? definition.timeoutMs,
+  };
+}
+
+/** Delay before retry number `attemptsMade` (1 after the first failure), BullMQ's exponential formula. */
+export function backoffDelay(backoffMs: number, attemptsMade: number): number {
+  return Math.round(2 ** Math.max(0, attemptsMade - 1) * backoffMs);
+}
+
+/** The queue a job name belongs to, or undefined for a name outside the catalog. */
+export function queueOf(name: string): QueueName | undefined {
+  return Object.hasOwn(jobCatalog, name) ? jobCatalog[name as JobName].queue : undefined;
+}

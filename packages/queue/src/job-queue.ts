@@ -1,0 +1,84 @@
+import type { JobInput, JobName, JobPayload, QueueName } from "./catalog.ts";
+
+/** Options for one enqueue. */
+export interface EnqueueOptions {
+  /** Your own job id (letters, digits, `.`, `_`, `-`; not an integer); a UUID otherwise. */
+  jobId?: string;
+  delayMs?: number;
+  /** Drop this job while another with the same key is waiting, delayed or active (catalog may set one). */
+  dedupeKey?: string;
+}
+
+/** Result of an enqueue: the id of the job that will run (the existing one when deduplicated). */
+export interface EnqueueResult {
+  id: string;
+  deduplicated: boolean;
+}
+
+/** What a handler gets besides its payload. */
+export interface JobContext {
+  jobId: string;
+  name: JobName;
+  /** 1 for the first try, 2 for the first retry, ... (re-queues after a shutdown or crash do not count). */
+  attempt: number;
+  /** Aborted on timeout, and on close once the grace period is over (the job is then re-queued). */
+  signal: AbortSignal;
+}
+
+/** A handler for job `N`; its payload was validated against the catalog schema. */
+export type JobHandler<N extends JobName> = (payload: JobPayload<N>, context: JobContext) => Promise<unknown>;
+
+/** Handlers by job name; a job without a handler fails without retry. */
+export type JobHandlers = { [N in JobName]?: JobHandler<N> };
+
+/** Worker settings. */
+export interface ProcessOptions {
+  /** Parallel jobs per queue (one number for every queue, or per queue); default 1. */
+  concurrency?: number | Partial<Record<QueueName, number>>;
+}
+
+/** Counts for one queue. `oldestWaitMs` is how long the oldest ready job has waited (null when none). */
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+  completed?: number;
+  oldestWaitMs: number | null;
+}
+
+export type QueueStats = Record<QueueName, QueueCounts>;
+
+/** What this handle's workers did with a job (jobs run by other processes are not reported). */
+export type JobEvent =
+  | { type: "active"; jobId: string; name: JobName; attempt: number }
+  | { type: "completed"; jobId: string; name: JobName; attempt: number; result: unknown }
+  | { type: "failed"; jobId: string; name: JobName; attempt: number; error: string; willRetry: boolean }
+  | { type: "requeued"; jobId: string; name: JobName; attempt: number };
+
+/** How a job ended, as seen by `waitForJob`. */
+export type JobOutcome = { status: "completed"; result: unknown } | { status: "failed"; error: string };
+
+/** Options for a graceful close. */
+export interface CloseOptions {
+  /** How long active jobs may keep running before they are aborted and re-queued (default 10 s). */
+  graceMs?: number;
+}
+
+/** The job queue: the same contract for BullMQ (distributed) and in-process (embedded) mode. */
+export interface JobQueue {
+  readonly kind: "bullmq" | "in-process";
+  /** Validates the payload against the catalog (LongrunError "bad_request" if invalid) and enqueues it. */
+  enqueue<N extends JobName>(name: N, payload: JobInput<N>, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /** Starts workers for every queue that has at least one handler; resolves once they take jobs. */
+  process(handlers: JobHandlers, options?: ProcessOptions): Promise<void>;
+  /** Removes a waiting or delayed job; false if it is active, finished or unknown. */
+  remove(jobId: string): Promise<boolean>;
+  stats(): Promise<QueueStats>;
+  /** Subscribes to this handle's worker events; returns the unsubscribe function. */
+  onJobEvent(listener: (event: JobEvent) => void): () => void;
+  /** Resolves when this handle's workers complete the job, or fail it for good. */
+  waitForJob(jobId: string, options?: { timeoutMs?: number }): Promise<JobOutcome>;
+  /** Stops taking jobs, lets active ones finish for `graceMs`, then aborts and re-queues the rest. */
+  close(options?: CloseOptions): Promise<void>;
+}

@@ -1,0 +1,31 @@
+import { createTestRedis } from "@longrun/testing";
+import { describe, expect, it } from "vitest";
+import { runLeaseContract } from "./contract/lease-contract.ts";
+import { createMemoryLease, createRedisLease } from "./lease.ts";
+
+runLeaseContract("memory", async () => ({ lease: createMemoryLease(), cleanup: async () => {} }));
+
+runLeaseContract("redis", async () => {
+  const redis = await createTestRedis();
+  return { lease: createRedisLease(redis.redis, redis.prefix), cleanup: () => redis.cleanup() };
+});
+
+describe("redis lease", () => {
+  it("shares the fence between processes: two clients see one sequence of tokens", async () => {
+    const first = await createTestRedis();
+    const second = await createTestRedis();
+    try {
+      const leaseA = createRedisLease(first.redis, first.prefix);
+      const leaseB = createRedisLease(second.redis, first.prefix);
+      const a = await leaseA.acquire("agent-1", 10_000);
+      expect(await leaseB.acquire("agent-1", 10_000)).toBeNull();
+      await a!.release();
+      const b = await leaseB.acquire("agent-1", 10_000);
+      expect(b!.token).toBe(a!.token + 1);
+      expect(await first.redis.pttl(`${first.prefix}:lease:agent-1`)).toBeGreaterThan(9_000);
+    } finally {
+      await first.cleanup();
+      await second.cleanup();
+    }
+  });
+});

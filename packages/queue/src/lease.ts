@@ -1,0 +1,88 @@
+import type { Redis } from "ioredis";
+
+/** A held lease. `token` is the fencing token: higher than every token handed out before for this key. */
+export interface LeaseHandle {
+  readonly key: string;
+  readonly token: number;
+  /** Gives the lease up; false if it had already expired (or been taken by someone else). */
+  release(): Promise<boolean>;
+  /** Extends the lease by `ttlMs` (default: the acquire ttl); false if it was lost. */
+  renew(ttlMs?: number): Promise<boolean>;
+}
+
+/** One holder per key at a time (one step per agent), with fencing tokens for whoever writes after. */
+export interface Lease {
+  /** The lease, or null if someone else holds it. */
+  acquire(key: string, ttlMs: number): Promise<LeaseHandle | null>;
+}
+
+// Atomic so a token is never handed out without the lease that goes with it.
+const ACQUIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return nil end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
+return token`;
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** Lease on Redis: `${prefix}:lease:<key>` holds the token; `${prefix}:fence:<key>` counts tokens (kept forever). */
+export function createRedisLease(redis: Redis, prefix: string): Lease {
+  const leaseKey = (key: string) => `${prefix}:lease:${key}`;
+  const fenceKey = (key: string) => `${prefix}:fence:${key}`;
+  return {
+    async acquire(key, ttlMs) {
+      const result = await redis.eval(ACQUIRE, 2, leaseKey(key), fenceKey(key), Math.ceil(ttlMs));
+      if (result === null) return null;
+      const token = Number(result);
+      return {
+        key,
+        token,
+        async release() {
+          return Number(await redis.eval(RELEASE, 1, leaseKey(key), String(token))) === 1;
+        },
+        async renew(renewTtlMs = ttlMs) {
+          return (
+            Number(await redis.eval(RENEW, 1, leaseKey(key), String(token), Math.ceil(renewTtlMs))) === 1
+          );
+        },
+      };
+    },
+  };
+}
+
+/** Lease in process memory (embedded mode); same semantics as the Redis one. */
+export function createMemoryLease(now: () => number = Date.now): Lease {
+  const holders = new Map<string, { token: number; expiresAt: number }>();
+  const fences = new Map<string, number>();
+  const holds = (key: string, token: number) => {
+    const holder = holders.get(key);
+    return holder !== undefined && holder.token === token && holder.expiresAt > now();
+  };
+  return {
+    async acquire(key, ttlMs) {
+      const holder = holders.get(key);
+      if (holder && holder.expiresAt > now()) return null;
+      const token = (fences.get(key) ?? 0) + 1;
+      fences.set(key, token);
+      holders.set(key, { token, expiresAt: now() + ttlMs });
+      return {
+        key,
+        token,
+        async release() {
+          if (!holds(key, token)) return false;
+          holders.delete(key);
+          return true;
+        },
+        async renew(renewTtlMs = ttlMs) {
+          if (!holds(key, token)) return false;
+          holders.set(key, { token, expiresAt: now() + renewTtlMs });
+          return true;
+        },
+      };
+    },
+  };
+}
