@@ -1,1 +1,78 @@
-export {};
+export {
+  type AssembledRaw,
+  assembleHeader,
+  assembleRaw,
+  lockVerbatim,
+  type RepairReport,
+} from "./assemble.ts";
+export { decodeText, looksBinaryText } from "./binary.ts";
+export { type Boundary, resolveBoundary } from "./boundary.ts";
+export {
+  classifyTool,
+  defaultToolClassification,
+  parseArguments,
+  shellCommandOf,
+  type ToolClass,
+  type ToolClassification,
+  type ToolKind,
+} from "./classify.ts";
+export { type CollapseOptions, collapseTraces } from "./collapse.ts";
+export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
+export { describeCall, describeResult } from "./describe-call.ts";
+export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
+export {
+  type CompactionPlan,
+  type CompactionPlanOptions,
+  compactionFields,
+  planCompaction,
+} from "./plan-compaction.ts";
+export {
+  ESTIMATE_PAD,
+  estimateReasoningTokens,
+  measurePressure,
+  type Pressure,
+  type PressureInput,
+  type UsageAnchor,
+} from "./pressure.ts";
+export { type Projection, type ProjectionInput, project, type StageReport } from "./project.ts";
+export { cancelledResultText, type RepairResult, repairToolPairs } from "./repair.ts";
+export {
+  DEFAULT_RESTORATION_BUDGETS,
+  planRestoration,
+  type RestorableState,
+  type RestorationBudgets,
+  type RestorationInput,
+  type RestorationPlan,
+  type RestoredFile,
+} from "./restoration.ts";
+export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
+export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
+export { buildSummaryMessage, SUMMARY_HEADER, type SummaryMeta } from "./summary-message.ts";
+export {
+  buildSummaryRequest,
+  localDateTime,
+  type SummaryKind,
+  type SummaryRequest,
+  type SummaryRequestInput,
+  summarySystemPrompt,
+} from "./summary-request.ts";
+export { type Thresholds, thresholds } from "./thresholds.ts";
+export { type ToChatOptions, toChatMessage, toChatMessages } from "./to-chat.ts";
+export {
+  createTokenizer,
+  estimateMessageTokens,
+  estimateStoredTokens,
+  estimateTokens,
+  estimateToolsTokens,
+  MESSAGE_OVERHEAD,
+  type Tokenizer,
+  type ToolSpec,
+} from "./tokenizer.ts";
+export {
+  type TruncateOptions,
+  truncateArguments,
+  truncateArgumentsJson,
+  truncationMarker,
+} from "./truncate.ts";
+export type { ProjectionItem, ProjectionMark, StageResult } from "./types.ts";
+export { type Verification, verifyProjection } from "./verify.ts";

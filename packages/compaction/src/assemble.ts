@@ -1,0 +1,134 @@
+import type { ChatMessage, CompactionEvent, StoredMessage } from "@longrun/protocol";
+import type { Boundary } from "./boundary.ts";
+import { resolveBoundary } from "./boundary.ts";
+import { repairToolPairs } from "./repair.ts";
+import {
+  planRestoration,
+  type RestorableState,
+  type RestorationBudgets,
+  type RestoredFile,
+} from "./restoration.ts";
+import { sanitizeMessage } from "./sanitize.ts";
+import { toChatMessage } from "./to-chat.ts";
+import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
+import type { ProjectionItem } from "./types.ts";
+
+/** Counts of what repair changed in the raw part. */
+export interface RepairReport {
+  cancelled: number;
+  orphansDropped: number;
+  duplicatesDropped: number;
+}
+
+/** Raw part of a projection: repaired items plus how the boundary resolved. */
+export interface AssembledRaw {
+  items: ProjectionItem[];
+  boundary: Boundary;
+  repair: RepairReport;
+  /** Raw facts from the boundary (source of sourceId lookups). */
+  facts: StoredMessage[];
+}
+
+/** Builds the raw items from the boundary on: wire shape, repaired, provider state per I5. */
+export function assembleRaw(
+  messages: readonly StoredMessage[],
+  compaction: CompactionEvent | null,
+  tokenizer: Tokenizer,
+): AssembledRaw {
+  const boundary = resolveBoundary(messages, compaction);
+  const facts = messages.slice(boundary.startIndex);
+  // Reasoning state is replayed only while the whole history is still its original chain.
+  const replayReasoning = compaction === null;
+  const wire = facts.map((fact) => toChatMessage(fact, { replayReasoning }));
+  const repaired = repairToolPairs(wire);
+  const items: ProjectionItem[] = repaired.messages.map((message, index) => {
+    const source = repaired.sourceIndex[index];
+    const fact = source === null || source === undefined ? undefined : facts[source];
+    if (!fact)
+      return {
+        message,
+        mark: "repaired",
+        tokens: estimateMessageTokens(message, tokenizer),
+        status: "cancelled",
+      };
+    // The stored count is the sanitized wire form: reuse it when that is what we send.
+    const reuse =
+      fact.tokenCount > 0 && message === wire[source as number] && message.reasoning_details === undefined;
+    const item: ProjectionItem = {
+      message: compaction === null ? message : sanitizeMessage(message),
+      mark: "raw",
+      tokens: reuse ? fact.tokenCount : estimateMessageTokens(message, tokenizer),
+      sourceId: fact.id,
+    };
+    if (message.role === "tool") item.status = fact.toolStatus ?? "ok";
+    return item;
+  });
+  lockVerbatim(items);
+  return {
+    items,
+    boundary,
+    facts,
+    repair: {
+      cancelled: repaired.cancelled,
+      orphansDropped: repaired.orphansDropped,
+      duplicatesDropped: repaired.duplicatesDropped,
+    },
+  };
+}
+
+/** Marks the latest user message and the active tool loop (I3) so no stage rewrites them. */
+export function lockVerbatim(items: ProjectionItem[]): void {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const item = items[index] as ProjectionItem;
+    if (item.message.role === "user") {
+      item.locked = true;
+      break;
+    }
+  }
+  for (let index = items.length - 1; index >= 0; index--) {
+    const calls = items[index]?.message.tool_calls;
+    if (items[index]?.message.role !== "assistant" || !calls || calls.length === 0) continue;
+    for (let offset = 0; offset <= calls.length; offset++) {
+      const item = items[index + offset];
+      if (item) item.locked = true;
+    }
+    break;
+  }
+}
+
+/** Input of assembleHeader. */
+export interface HeaderInput {
+  systemPrompt: string | null;
+  prefix?: readonly ChatMessage[];
+  compaction: CompactionEvent | null;
+  state: RestorableState | null;
+  restoredFiles?: readonly RestoredFile[];
+  restorationBudgets?: Partial<RestorationBudgets>;
+  tokenizer: Tokenizer;
+}
+
+/** System prompt, fork prefix, summary, restored files/plan and pinned message, in that order. */
+export function assembleHeader(input: HeaderInput): ProjectionItem[] {
+  const { tokenizer, compaction } = input;
+  const item = (message: ChatMessage, mark: ProjectionItem["mark"]): ProjectionItem => ({
+    message,
+    mark,
+    tokens: estimateMessageTokens(message, tokenizer),
+  });
+  const header: ProjectionItem[] = [];
+  if (input.systemPrompt !== null)
+    header.push(item({ role: "system", content: input.systemPrompt }, "system"));
+  // A fork prefix was produced in the parent's request chain, never this one: always sanitized.
+  for (const message of input.prefix ?? []) header.push(item(sanitizeMessage(message), "prefix"));
+  if (compaction === null) return header;
+  header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));
+  const restoration = planRestoration({
+    files: input.restoredFiles ?? [],
+    state: input.state,
+    tokenizer,
+    ...(input.restorationBudgets ? { budgets: input.restorationBudgets } : {}),
+  });
+  for (const message of restoration.messages) header.push(item(message, "restored"));
+  if (compaction.pinnedMessage) header.push(item(sanitizeMessage(compaction.pinnedMessage), "pinned"));
+  return header;
+}

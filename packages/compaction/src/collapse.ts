@@ -1,0 +1,115 @@
+import type { ChatMessage, ToolCall } from "@longrun/protocol";
+import { contentText } from "@longrun/protocol";
+import { classifyTool, defaultToolClassification, type ToolClassification } from "./classify.ts";
+import { describeCall, describeResult } from "./describe-call.ts";
+import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
+import type { ProjectionItem, StageResult } from "./types.ts";
+
+/** Options of collapseTraces. */
+export interface CollapseOptions {
+  tokenizer: Tokenizer;
+  table?: ToolClassification;
+}
+
+interface TraceGroup {
+  start: number;
+  /** Assistant message + its results (contiguous after repair). */
+  length: number;
+}
+
+const NOTE_CHARS = 200;
+
+/** The group starting at `start` if it is a completed, unlocked read/search trace. */
+function traceGroupAt(
+  items: readonly ProjectionItem[],
+  start: number,
+  table: ToolClassification,
+): TraceGroup | null {
+  const head = items[start];
+  const calls = head?.message.tool_calls;
+  if (!head || head.locked || head.message.role !== "assistant" || !calls || calls.length === 0) return null;
+  for (const call of calls) {
+    const kind = classifyTool(call.function.name, call.function.arguments, table);
+    if (kind !== "read" && kind !== "search") return null;
+  }
+  for (let offset = 1; offset <= calls.length; offset++) {
+    const result = items[start + offset];
+    if (!result || result.locked || result.message.role !== "tool") return null;
+    if (result.mark !== "raw" || result.status === "cancelled") return null;
+    if (result.message.tool_call_id !== calls[offset - 1]?.id) return null;
+  }
+  return { start, length: calls.length + 1 };
+}
+
+function recordLine(call: ToolCall, result: ProjectionItem | undefined): string {
+  const status = result?.status ?? "ok";
+  return `- ${describeCall(call)} ${describeResult(status, contentText(result?.message.content ?? null))}`;
+}
+
+/** The single assistant message that replaces a run of trace groups. */
+function buildRecord(items: readonly ProjectionItem[], groups: readonly TraceGroup[]): ChatMessage {
+  const lines: string[] = [];
+  let callCount = 0;
+  for (const group of groups) {
+    const head = items[group.start] as ProjectionItem;
+    const note = contentText(head.message.content).replace(/\s+/g, " ").trim();
+    if (note.length > 0) {
+      lines.push(
+        `- note: ${note.length > NOTE_CHARS ? `${note.slice(0, NOTE_CHARS)}… [${note.length - NOTE_CHARS} chars cut]` : note}`,
+      );
+    }
+    (head.message.tool_calls ?? []).forEach((call, offset) => {
+      lines.push(recordLine(call, items[group.start + offset + 1]));
+      callCount++;
+    });
+  }
+  const header = `[collapsed ${callCount} earlier read/search ${callCount === 1 ? "call" : "calls"}; results no longer shown, re-run a call if its output is needed]`;
+  return { role: "assistant", content: `${header}\n${lines.join("\n")}` };
+}
+
+/**
+ * Collapses each run of consecutive completed read/search traces into ONE assistant text
+ * message (no tool_calls, so I1 holds trivially), keeping the run's last call/result pair
+ * verbatim. A record is used only when it is smaller than what it replaces.
+ */
+export function collapseTraces(items: readonly ProjectionItem[], options: CollapseOptions): StageResult {
+  const table = options.table ?? defaultToolClassification;
+  const out: ProjectionItem[] = [];
+  let saved = 0;
+  let collapsedCalls = 0;
+  let records = 0;
+  let index = 0;
+  while (index < items.length) {
+    const run: TraceGroup[] = [];
+    let cursor = index;
+    for (let group = traceGroupAt(items, cursor, table); group; group = traceGroupAt(items, cursor, table)) {
+      run.push(group);
+      cursor += group.length;
+    }
+    if (run.length < 2) {
+      const end = run.length === 1 ? cursor : index + 1;
+      for (let at = index; at < end; at++) out.push(items[at] as ProjectionItem);
+      index = end;
+      continue;
+    }
+    const last = run[run.length - 1] as TraceGroup;
+    const collapsed = run.slice(0, -1);
+    const record = buildRecord(items, collapsed);
+    const recordTokens = estimateMessageTokens(record, options.tokenizer);
+    let replacedTokens = 0;
+    for (let at = index; at < last.start; at++) replacedTokens += (items[at] as ProjectionItem).tokens;
+    if (recordTokens < replacedTokens) {
+      out.push({ message: record, mark: "collapsed", tokens: recordTokens });
+      saved += replacedTokens - recordTokens;
+      records++;
+      for (const group of collapsed) collapsedCalls += group.length - 1;
+    } else {
+      for (let at = index; at < last.start; at++) out.push(items[at] as ProjectionItem);
+    }
+    for (let at = last.start; at < cursor; at++) out.push(items[at] as ProjectionItem);
+    index = cursor;
+  }
+  const removed =
+    records === 0 ? "" : `${collapsedCalls} read/search calls collapsed into ${records} records`;
+  return { items: out, saved, removed };
+}

@@ -1,0 +1,61 @@
+import type { StoredMessage } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { selectCutoff } from "./cutoff.ts";
+import { createTokenizer } from "./tokenizer.ts";
+
+const tokenizer = createTokenizer();
+let seq = 0;
+const fact = (partial: Partial<StoredMessage> & Pick<StoredMessage, "role">): StoredMessage => {
+  seq++;
+  return {
+    id: `m${seq}`,
+    agentId: "a",
+    seq: seq + 100,
+    content: "x",
+    tokenCount: 100,
+    createdAt: seq,
+    ...partial,
+  };
+};
+const call = (id: string) => ({ id, type: "function" as const, function: { name: "bash", arguments: "{}" } });
+
+describe("selectCutoff", () => {
+  it("keeps the last N messages without a window and never splits a call from its results", () => {
+    const messages = [
+      fact({ role: "user", content: "task" }),
+      fact({ role: "assistant", content: null, toolCalls: [call("a"), call("b")] }),
+      fact({ role: "tool", toolCallId: "a" }),
+      fact({ role: "assistant", content: "meanwhile" }),
+      fact({ role: "tool", toolCallId: "b" }),
+      fact({ role: "assistant", content: "next" }),
+      fact({ role: "assistant", content: null, toolCalls: [call("c")] }),
+      fact({ role: "tool", toolCallId: "c" }),
+    ];
+    const cut = selectCutoff(messages, { fallbackKeepMessages: 4 }, { tokenizer });
+    // Target index 4 is a tool result whose call is at 1: the cut moves back to the call.
+    expect(cut.index).toBe(1);
+    expect(cut.cutoffMessageId).toBe(messages[1]?.id);
+    expect(cut.cutoffIndex).toBe(messages[1]?.seq);
+    expect(cut.pinned?.content).toBe("task");
+    expect(cut.toSummarize).toHaveLength(1);
+  });
+
+  it("keeps about keepRatio of the window and pins the latest user message before the cut", () => {
+    const messages = [
+      fact({ role: "user", content: "only instruction" }),
+      ...Array.from({ length: 20 }, () => fact({ role: "assistant", content: "work" })),
+    ];
+    const cut = selectCutoff(messages, { maxInputTokens: 5_000 }, { tokenizer });
+    expect(cut.kept).toHaveLength(5);
+    expect(cut.pinned).toEqual({ role: "user", content: "only instruction" });
+  });
+
+  it("full compaction keeps nothing and carries the previous pin forward", () => {
+    const messages = [fact({ role: "assistant", content: "a" }), fact({ role: "assistant", content: "b" })];
+    const previousPinned = { role: "user" as const, content: "old task" };
+    const cut = selectCutoff(messages, {}, { tokenizer, strategy: "full", previousPinned });
+    expect(cut.cutoffMessageId).toBeNull();
+    expect(cut.cutoffIndex).toBe((messages[1]?.seq ?? 0) + 1);
+    expect(cut.pinned).toEqual(previousPinned);
+  });
+});

@@ -1,0 +1,113 @@
+import type { ChatMessage, CompactionStrategy, ModelProfile, StoredMessage } from "@longrun/protocol";
+import { sanitizeMessage } from "./sanitize.ts";
+import { thresholds } from "./thresholds.ts";
+import { toChatMessage } from "./to-chat.ts";
+import { estimateStoredTokens, type Tokenizer } from "./tokenizer.ts";
+
+/** Options of selectCutoff. */
+export interface CutoffOptions {
+  strategy?: CompactionStrategy;
+  /** Used for facts whose tokenCount is 0 (not set on append). */
+  tokenizer: Tokenizer;
+  /** Pin of the compaction in force, carried forward when no user message is in `messages`. */
+  previousPinned?: ChatMessage | null;
+}
+
+/** Where to cut and what each side holds. */
+export interface Cutoff {
+  strategy: CompactionStrategy;
+  /** First retained message id (null: nothing retained, full compaction). */
+  cutoffMessageId: string | null;
+  /** Seq of the first retained message (last seq + 1 when nothing is retained). */
+  cutoffIndex: number;
+  /** Index into `messages` of the cut. */
+  index: number;
+  toSummarize: StoredMessage[];
+  kept: StoredMessage[];
+  /** Latest user message when it falls in the summarized part: replayed verbatim after the summary. */
+  pinned: ChatMessage | null;
+}
+
+/** Positions where a cut splits no call from its result and does not open on a tool result. */
+function safeCuts(messages: readonly StoredMessage[]): boolean[] {
+  const callAt = new Map<string, number>();
+  const blockedFrom = new Array<number>(messages.length + 2).fill(0);
+  messages.forEach((message, index) => {
+    for (const call of message.toolCalls ?? []) if (!callAt.has(call.id)) callAt.set(call.id, index);
+    if (message.role === "tool" && message.toolCallId !== undefined) {
+      const call = callAt.get(message.toolCallId);
+      // Cutting anywhere in (call, result] would separate the pair.
+      if (call !== undefined && call < index) {
+        blockedFrom[call + 1] = (blockedFrom[call + 1] ?? 0) + 1;
+        blockedFrom[index + 1] = (blockedFrom[index + 1] ?? 0) - 1;
+      }
+    }
+  });
+  const safe: boolean[] = [];
+  let open = 0;
+  for (let index = 0; index <= messages.length; index++) {
+    open += blockedFrom[index] ?? 0;
+    safe.push(open === 0 && messages[index]?.role !== "tool");
+  }
+  return safe;
+}
+
+/**
+ * Picks the cut for a compaction: partial keeps about keepTokens (or keepMessages) of recent
+ * messages verbatim, full keeps none; the cut moves so no call is separated from its results,
+ * and the latest user message is pinned when it falls before the cut.
+ */
+export function selectCutoff(
+  messages: readonly StoredMessage[],
+  profile: Partial<ModelProfile>,
+  options: CutoffOptions,
+): Cutoff {
+  const strategy = options.strategy ?? "partial";
+  const limits = thresholds(profile);
+  let target = messages.length;
+  if (strategy === "partial") {
+    if (limits.keepTokens === null) target = Math.max(0, messages.length - limits.keepMessages);
+    else {
+      let kept = 0;
+      while (target > 0) {
+        const message = messages[target - 1] as StoredMessage;
+        const tokens =
+          message.tokenCount > 0 ? message.tokenCount : estimateStoredTokens(message, options.tokenizer);
+        if (kept + tokens > limits.keepTokens) break;
+        kept += tokens;
+        target--;
+      }
+    }
+    target = Math.min(target, Math.max(0, messages.length - 1));
+  }
+  const safe = safeCuts(messages);
+  let index = target;
+  while (index > 0 && !safe[index]) index--;
+  if (index === 0) {
+    index = target;
+    while (index < messages.length && !safe[index]) index++;
+  }
+  const toSummarize = messages.slice(0, index);
+  const kept = messages.slice(index);
+  let latestUser = -1;
+  for (let at = messages.length - 1; at >= 0; at--) {
+    if (messages[at]?.role === "user") {
+      latestUser = at;
+      break;
+    }
+  }
+  let pinned: ChatMessage | null = null;
+  if (latestUser < 0) pinned = options.previousPinned ?? null;
+  else if (latestUser < index) pinned = sanitizeMessage(toChatMessage(messages[latestUser] as StoredMessage));
+  const first = kept[0];
+  const last = messages[messages.length - 1];
+  return {
+    strategy,
+    cutoffMessageId: first?.id ?? null,
+    cutoffIndex: first ? first.seq : last ? last.seq + 1 : 0,
+    index,
+    toSummarize,
+    kept,
+    pinned,
+  };
+}

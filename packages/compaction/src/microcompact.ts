@@ -1,0 +1,61 @@
+import { contentText } from "@longrun/protocol";
+import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
+import type { ProjectionItem, StageResult } from "./types.ts";
+
+/** Options of microcompact. */
+export interface MicrocompactOptions {
+  tokenizer: Tokenizer;
+  /** createdAt of the newest fact (ms). */
+  lastActivityAt: number | null;
+  now: number;
+  /** Idle gap that arms the stage (profile.idleGapMs, default 6 h). */
+  idleGapMs: number;
+  /** Most recent tool results kept intact (profile.microcompactKeep, default 5). */
+  keep: number;
+}
+
+// Results this short cost less than the marker that would replace them.
+const MIN_CLEARED_CHARS = 120;
+
+/** Marker left in place of a cleared result. */
+export function clearedMarker(chars: number): string {
+  return `[result cleared after idle gap: ${chars.toLocaleString("en-US")} chars]`;
+}
+
+/** True when the gap between the newest fact and now reaches the idle threshold. */
+export function isIdle(options: Pick<MicrocompactOptions, "lastActivityAt" | "now" | "idleGapMs">): boolean {
+  return options.lastActivityAt !== null && options.now - options.lastActivityAt >= options.idleGapMs;
+}
+
+/**
+ * After an idle gap, replaces older completed tool results with an explicit cleared marker;
+ * the `keep` most recent results and locked items stay intact. No-op when not idle.
+ */
+export function microcompact(items: readonly ProjectionItem[], options: MicrocompactOptions): StageResult {
+  if (!isIdle(options)) return { items: [...items], saved: 0, removed: "" };
+  let resultsSeen = 0;
+  const keepFrom: boolean[] = new Array(items.length).fill(false);
+  for (let index = items.length - 1; index >= 0; index--) {
+    if (items[index]?.message.role !== "tool") continue;
+    keepFrom[index] = resultsSeen < options.keep;
+    resultsSeen++;
+  }
+  let saved = 0;
+  let cleared = 0;
+  let clearedChars = 0;
+  const out = items.map((item, index) => {
+    if (item.message.role !== "tool" || keepFrom[index] || item.locked || item.mark !== "raw") return item;
+    const text = contentText(item.message.content);
+    if (text.length < MIN_CLEARED_CHARS) return item;
+    const message = { ...item.message, content: clearedMarker(text.length) };
+    const tokens = estimateMessageTokens(message, options.tokenizer);
+    if (tokens >= item.tokens) return item;
+    saved += item.tokens - tokens;
+    cleared++;
+    clearedChars += text.length;
+    return { ...item, message, tokens };
+  });
+  const removed =
+    cleared === 0 ? "" : `${cleared} tool results cleared (${clearedChars.toLocaleString("en-US")} chars)`;
+  return { items: out, saved, removed };
+}

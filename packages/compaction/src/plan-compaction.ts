@@ -1,0 +1,99 @@
+import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } from "@longrun/protocol";
+import { contentText } from "@longrun/protocol";
+import { resolveBoundary } from "./boundary.ts";
+import { selectCutoff } from "./cutoff.ts";
+import type { ProjectionInput } from "./project.ts";
+import { repairToolPairs } from "./repair.ts";
+import { buildSummaryMessage, type SummaryMeta } from "./summary-message.ts";
+import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
+import { thresholds } from "./thresholds.ts";
+import { toChatMessages } from "./to-chat.ts";
+
+/** Extra input of planCompaction beyond the projection input. */
+export interface CompactionPlanOptions {
+  strategy?: CompactionStrategy;
+  /** The user's IANA time zone, told to the summarizer. */
+  timeZone: string;
+  /** Summarizer window when it differs from the agent's model (default: the agent's limit). */
+  summarizerWindowTokens?: number;
+  summarizerMaxOutputTokens?: number;
+  summarizerModel?: string;
+}
+
+/** What a runner needs to summarize and then persist a compaction event. */
+export interface CompactionPlan {
+  strategy: CompactionStrategy;
+  cutoffMessageId: string | null;
+  cutoffIndex: number;
+  pinnedMessage: ChatMessage | null;
+  /** Facts the summary replaces (to offload to the history file). */
+  toSummarize: StoredMessage[];
+  request: SummaryRequest;
+  summaryMeta: SummaryMeta;
+}
+
+/**
+ * Chooses the cutoff and builds the summarizer request (sanitized, repaired, bounded, previous
+ * summary folded in). Null when there is nothing before the cut to summarize.
+ */
+export function planCompaction(
+  input: ProjectionInput,
+  options: CompactionPlanOptions,
+): CompactionPlan | null {
+  const { compaction, tokenizer, profile } = input;
+  const boundary = resolveBoundary(input.messages, compaction);
+  const facts = input.messages.slice(boundary.startIndex);
+  const strategy = options.strategy ?? "partial";
+  const cut = selectCutoff(facts, profile, {
+    strategy,
+    tokenizer,
+    previousPinned: compaction?.pinnedMessage ?? null,
+  });
+  if (cut.toSummarize.length === 0) return null;
+  const summarized = repairToolPairs(toChatMessages(cut.toSummarize)).messages;
+  const limits = thresholds(profile);
+  const request = buildSummaryRequest({
+    messages: summarized,
+    kind: strategy === "partial" ? "prefix" : "segment",
+    previousSummary: compaction ? contentText(compaction.summaryMessage.content) : null,
+    now: input.now,
+    timeZone: options.timeZone,
+    tokenizer,
+    windowTokens: options.summarizerWindowTokens ?? limits.limitTokens,
+    maxOutputTokens: options.summarizerMaxOutputTokens ?? Math.min(4_096, Math.floor(limits.limitTokens / 4)),
+    ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
+  });
+  const first = cut.toSummarize[0] as StoredMessage;
+  const last = cut.toSummarize[cut.toSummarize.length - 1] as StoredMessage;
+  return {
+    strategy,
+    cutoffMessageId: cut.cutoffMessageId,
+    cutoffIndex: cut.cutoffIndex,
+    pinnedMessage: cut.pinned,
+    toSummarize: cut.toSummarize,
+    request,
+    summaryMeta: {
+      strategy,
+      summarizedMessages: cut.toSummarize.length,
+      firstSeq: first.seq,
+      lastSeq: last.seq,
+    },
+  };
+}
+
+/** The event fields that follow from a plan and the summarizer's text. */
+export function compactionFields(
+  plan: CompactionPlan,
+  summaryText: string,
+): Pick<
+  CompactionEvent,
+  "cutoffMessageId" | "cutoffIndex" | "summaryMessage" | "pinnedMessage" | "strategy"
+> {
+  return {
+    cutoffMessageId: plan.cutoffMessageId,
+    cutoffIndex: plan.cutoffIndex,
+    summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta),
+    pinnedMessage: plan.pinnedMessage,
+    strategy: plan.strategy,
+  };
+}

@@ -1,0 +1,164 @@
+import type { ChatMessage } from "@longrun/protocol";
+import { contentText } from "@longrun/protocol";
+import { sanitizeMessages } from "./sanitize.ts";
+import type { Tokenizer } from "./tokenizer.ts";
+import { truncationMarker } from "./truncate.ts";
+
+/** "prefix": an earlier part, recent messages stay verbatim; "segment": the latest work, nothing kept. */
+export type SummaryKind = "prefix" | "segment";
+
+/** Input of buildSummaryRequest. */
+export interface SummaryRequestInput {
+  messages: readonly ChatMessage[];
+  kind: SummaryKind;
+  /** Text of the summary in force, folded into the new one. */
+  previousSummary?: string | null;
+  now: number;
+  /** IANA time zone of the user, e.g. "Europe/Berlin" (invalid → UTC). */
+  timeZone: string;
+  tokenizer: Tokenizer;
+  /** Input budget of the summarizer model (its window minus output reserve). */
+  windowTokens: number;
+  /** Output budget asked of the summarizer. Default 4,096. */
+  maxOutputTokens?: number;
+  model?: string;
+}
+
+/** A Chat Completions request for the summarizer: no tools, text out. */
+export interface SummaryRequest {
+  model?: string;
+  messages: ChatMessage[];
+  max_tokens: number;
+  kind: SummaryKind;
+  /** Estimated input tokens. */
+  inputTokens: number;
+  /** Messages shortened or left out to fit the window. */
+  shortened: number;
+  omitted: number;
+}
+
+const SECTIONS = `Write the summary as plain text with these sections:
+1. Task — what the user asked for, in their words where it matters, including later corrections.
+2. Decisions — choices made and why, constraints discovered.
+3. State of work — what is done (verified how) and what is NOT done; never call unfinished or unverified work complete.
+4. Files touched — paths read, created or changed, with what changed.
+5. Open items — errors not yet fixed, questions, pending or cancelled tool calls (a cancelled call's outcome is unknown).
+6. Next step — the exact next action.`;
+
+/** The summarizer system prompt; starts with "You are summarizing" (the sim model keys on it). */
+export function summarySystemPrompt(kind: SummaryKind): string {
+  const scope =
+    kind === "prefix"
+      ? "the EARLIER PART of a long-running, tool-using agent's conversation. The most recent messages will follow your summary verbatim, so concentrate on what happened before them: the task, decisions, and the state they built on."
+      : "the MOST RECENT SEGMENT of a long-running, tool-using agent's conversation. Nothing of it will be kept verbatim: your summary must carry the current state of work and the exact next step.";
+  return `You are summarizing ${scope}
+You cannot call tools; answer with text only. Resolve relative dates ("yesterday", "next week") to absolute dates using the current local date given below. Keep file paths, identifiers, commands and error messages exact.
+${SECTIONS}`;
+}
+
+// Building an Intl formatter costs about a millisecond; one per zone is plenty.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-CA", {
+      timeZone: zone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      weekday: "long",
+      hourCycle: "h23",
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/** Local date and time in a zone, e.g. "2026-11-30 14:05 (Europe/Berlin, Monday)". */
+export function localDateTime(now: number, timeZone: string): string {
+  const format = (zone: string): string => {
+    const parts = formatterFor(zone).formatToParts(new Date(now));
+    const get = (type: string): string => parts.find((part) => part.type === type)?.value ?? "";
+    return `${get("year")}-${get("month")}-${get("day")} ${get("hour")}:${get("minute")} (${zone}, ${get("weekday")})`;
+  };
+  try {
+    return format(timeZone);
+  } catch {
+    return format("UTC");
+  }
+}
+
+/** One message rendered as transcript text. */
+function renderMessage(message: ChatMessage, maxChars: number): { text: string; shortened: boolean } {
+  let shortened = false;
+  const clip = (text: string): string => {
+    if (text.length <= maxChars) return text;
+    shortened = true;
+    const head = Math.floor(maxChars * 0.8);
+    const tail = Math.floor(maxChars * 0.15);
+    return `${text.slice(0, head)}\n${truncationMarker(text.length - head - tail, "this message")}\n${text.slice(text.length - tail)}`;
+  };
+  const lines: string[] = [];
+  const text = contentText(message.content);
+  if (message.role === "tool") lines.push(`[tool result ${message.tool_call_id ?? "?"}]\n${clip(text)}`);
+  else if (text.length > 0)
+    lines.push(`[${message.role}${message.name ? ` ${message.name}` : ""}]\n${clip(text)}`);
+  for (const call of message.tool_calls ?? []) {
+    lines.push(`[assistant calls ${call.function.name} ${call.id}] ${clip(call.function.arguments)}`);
+  }
+  return { text: lines.join("\n"), shortened };
+}
+
+const RENDER_STEPS = [Number.POSITIVE_INFINITY, 8_000, 2_000, 500];
+
+/**
+ * Builds the summarization request: system prompt for the kind, local date and time zone, the
+ * previous summary, and a sanitized transcript bounded to the window (long messages shortened,
+ * then the oldest left out).
+ */
+export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest {
+  const { tokenizer } = input;
+  const maxOutput = input.maxOutputTokens ?? 4_096;
+  const system = summarySystemPrompt(input.kind);
+  const previous = input.previousSummary?.trim()
+    ? `Summary from an earlier compaction (fold it into yours; it covers what came before the transcript):\n${input.previousSummary.trim()}\n\n`
+    : "";
+  const intro = `Current local date and time: ${localDateTime(input.now, input.timeZone)}.\n\n${previous}`;
+  const outro = "\n</transcript>\n\nWrite the summary now.";
+  const fixed = tokenizer.count(system) + tokenizer.count(intro) + tokenizer.count(outro) + 32;
+  const budget = Math.max(0, input.windowTokens - maxOutput - fixed);
+  const messages = sanitizeMessages(input.messages);
+  let blocks: { text: string; tokens: number }[] = [];
+  let shortened = 0;
+  for (const maxChars of RENDER_STEPS) {
+    shortened = 0;
+    blocks = messages.map((message) => {
+      const rendered = renderMessage(message, maxChars);
+      if (rendered.shortened) shortened++;
+      return { text: rendered.text, tokens: tokenizer.count(rendered.text) + 2 };
+    });
+    if (blocks.reduce((sum, block) => sum + block.tokens, 0) <= budget) break;
+  }
+  let total = blocks.reduce((sum, block) => sum + block.tokens, 0);
+  let omitted = 0;
+  while (omitted < blocks.length && total > budget) total -= (blocks[omitted++] as { tokens: number }).tokens;
+  const kept = blocks.slice(omitted).map((block) => block.text);
+  if (omitted > 0) kept.unshift(`[${omitted} oldest messages left out: too large for the summarizer window]`);
+  const user = `${intro}<transcript>\n${kept.join("\n\n")}${outro}`;
+  const request: SummaryRequest = {
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: user },
+    ],
+    max_tokens: maxOutput,
+    kind: input.kind,
+    inputTokens: fixed + total,
+    shortened,
+    omitted,
+  };
+  if (input.model !== undefined) request.model = input.model;
+  return request;
+}

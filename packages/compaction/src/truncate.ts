@@ -1,0 +1,104 @@
+import type { ToolCall } from "@longrun/protocol";
+import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
+import type { ProjectionItem, StageResult } from "./types.ts";
+
+/** Options of truncateArguments. */
+export interface TruncateOptions {
+  tokenizer: Tokenizer;
+  /** Arguments longer than this (characters of JSON) are shortened. Default 2,000. */
+  maxChars?: number;
+  /** The most recent messages are never touched. Default 6. */
+  recentMessages?: number;
+}
+
+const MIN_FIELD_CHARS = 200;
+
+/** Marker that replaces a cut string field; says what was cut and how much. */
+export function truncationMarker(chars: number, what: string): string {
+  return `[truncated: ${chars.toLocaleString("en-US")} chars of ${what}]`;
+}
+
+interface Leaf {
+  holder: Record<string, unknown> | unknown[];
+  key: string | number;
+  value: string;
+  label: string;
+}
+
+function collectLeaves(value: unknown, label: string, leaves: Leaf[]): void {
+  if (Array.isArray(value)) {
+    value.forEach((element, index) => {
+      if (typeof element === "string") leaves.push({ holder: value, key: index, value: element, label });
+      else collectLeaves(element, label, leaves);
+    });
+  } else if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    for (const [key, element] of Object.entries(record)) {
+      if (typeof element === "string") leaves.push({ holder: record, key, value: element, label: key });
+      else collectLeaves(element, key, leaves);
+    }
+  }
+}
+
+/**
+ * Shortens a tool-call arguments JSON to about maxChars by replacing its biggest string fields
+ * with a marker; the result is always valid JSON. Unparseable arguments become
+ * `{"truncated": marker}`. Returns the input when it is already small enough.
+ */
+export function truncateArgumentsJson(argumentsJson: string, maxChars: number): string {
+  if (argumentsJson.length <= maxChars) return argumentsJson;
+  let value: unknown;
+  try {
+    value = JSON.parse(argumentsJson);
+  } catch {
+    return JSON.stringify({ truncated: truncationMarker(argumentsJson.length, "unparseable arguments") });
+  }
+  const leaves: Leaf[] = [];
+  collectLeaves(value, "content", leaves);
+  leaves.sort((left, right) => right.value.length - left.value.length);
+  let length = argumentsJson.length;
+  for (const leaf of leaves) {
+    if (length <= maxChars || leaf.value.length < MIN_FIELD_CHARS) break;
+    const marker = truncationMarker(leaf.value.length, leaf.label);
+    const before = JSON.stringify(leaf.value).length;
+    (leaf.holder as Record<string | number, unknown>)[leaf.key] = marker;
+    length -= before - JSON.stringify(marker).length;
+  }
+  const result = JSON.stringify(value);
+  return result.length < argumentsJson.length ? result : argumentsJson;
+}
+
+/**
+ * Truncates oversized tool-call arguments of older assistant messages (write payloads that
+ * already ran). The last `recentMessages` and locked items (active loop) stay verbatim.
+ */
+export function truncateArguments(items: readonly ProjectionItem[], options: TruncateOptions): StageResult {
+  const maxChars = options.maxChars ?? 2_000;
+  const firstRecent = items.length - (options.recentMessages ?? 6);
+  let saved = 0;
+  let cutCalls = 0;
+  let cutChars = 0;
+  const out = items.map((item, index) => {
+    const calls = item.message.tool_calls;
+    if (index >= firstRecent || item.locked || !calls) return item;
+    let changed = false;
+    const shortened: ToolCall[] = calls.map((call) => {
+      const next = truncateArgumentsJson(call.function.arguments, maxChars);
+      if (next === call.function.arguments) return call;
+      changed = true;
+      cutCalls++;
+      cutChars += call.function.arguments.length - next.length;
+      return { ...call, function: { ...call.function, arguments: next } };
+    });
+    if (!changed) return item;
+    const message = { ...item.message, tool_calls: shortened };
+    const tokens = estimateMessageTokens(message, options.tokenizer);
+    saved += Math.max(0, item.tokens - tokens);
+    return { ...item, message, tokens };
+  });
+  const removed =
+    cutCalls === 0
+      ? ""
+      : `${cutChars.toLocaleString("en-US")} chars cut from ${cutCalls} tool-call arguments`;
+  return { items: out, saved, removed };
+}

@@ -1,0 +1,35 @@
+import type { ChatMessage, ToolStatus } from "@longrun/protocol";
+
+/** Where a projected message came from (GET /context `marks`). */
+export type ProjectionMark =
+  | "system"
+  | "prefix"
+  | "summary"
+  | "restored"
+  | "pinned"
+  | "raw"
+  | "repaired"
+  | "collapsed";
+
+/** One message of a projection under construction, with what the stages need to know. */
+export interface ProjectionItem {
+  message: ChatMessage;
+  mark: ProjectionMark;
+  /** Token estimate of `message`; kept in step whenever a stage rewrites it. */
+  tokens: number;
+  /** Fact id for raw messages. */
+  sourceId?: string;
+  /** Tool result status for tool messages. */
+  status?: ToolStatus;
+  /** Must reach the model verbatim (latest user message, active tool loop): stages skip it. */
+  locked?: boolean;
+}
+
+/** What one deterministic stage did. */
+export interface StageResult {
+  items: ProjectionItem[];
+  /** Estimated tokens removed. */
+  saved: number;
+  /** Human-readable account of what was removed ("" when nothing). */
+  removed: string;
+}
