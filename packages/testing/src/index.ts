@@ -1,1 +1,4 @@
-export {};
+export { createTempStore, type TempStore } from "./database.ts";
+export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from "./redis.ts";
+export { startTestSimModel, type TestSimModel } from "./sim-model.ts";
+export { createTempWorkspace, SAMPLE_PROJECT, type TempWorkspace } from "./workspace.ts";
