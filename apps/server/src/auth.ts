@@ -1,0 +1,38 @@
+import { LongrunError } from "@longrun/protocol";
+import type { Store } from "@longrun/store";
+import type { MiddlewareHandler } from "hono";
+
+export type AuthEnv = { Variables: { tenantId: string } };
+
+/** Bearer tokens, stored hashed, each bound to one tenant; `?token=` is accepted for the dashboard. */
+export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
+  return async (context, next) => {
+    const header = context.req.header("authorization");
+    const token = header?.toLowerCase().startsWith("bearer ")
+      ? header.slice(7).trim()
+      : context.req.query("token");
+    if (!token) throw new LongrunError("unauthorized", "missing bearer token");
+    const key = await store.apiKeys.verify(token);
+    if (!key) throw new LongrunError("unauthorized", "invalid token");
+    context.set("tenantId", key.tenantId);
+    await next();
+  };
+}
+
+/** Throws not_found unless the thread exists and belongs to the tenant (no existence leak across tenants). */
+export async function requireThread(store: Store, tenantId: string, threadId: string) {
+  const thread = await store.threads.get(threadId);
+  if (!thread || thread.tenantId !== tenantId)
+    throw new LongrunError("not_found", `thread ${threadId} not found`);
+  return thread;
+}
+
+/** Same for an agent, through its thread. */
+export async function requireAgent(store: Store, tenantId: string, agentId: string) {
+  const agent = await store.agents.get(agentId);
+  if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
+  await requireThread(store, tenantId, agent.threadId).catch(() => {
+    throw new LongrunError("not_found", `agent ${agentId} not found`);
+  });
+  return agent;
+}

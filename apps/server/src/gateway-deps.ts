@@ -1,0 +1,61 @@
+import type { Command } from "@longrun/protocol";
+import { requireAgent, requireThread } from "./auth.ts";
+import type { GatewayAdapterDeps, LiveEvent } from "./gateway/index.ts";
+import type { ServerDeps } from "./server-deps.ts";
+
+/** Binds the gateway to the store, the live fan-out and the run controls; every command is tenant-scoped. */
+export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
+  const { store } = deps;
+  return {
+    authenticate: async (token: string) => {
+      const key = await store.apiKeys.verify(token);
+      return key ? { tenantId: key.tenantId } : null;
+    },
+    log: {
+      after: (threadId, afterSeq, limit) => store.events.after(threadId, afterSeq, limit),
+      oldest: (threadId) => store.events.oldest(threadId),
+      head: (threadId) => store.events.head(threadId),
+    },
+    threads: {
+      canAccess: async (tenantId, threadId) => (await store.threads.get(threadId))?.tenantId === tenantId,
+      listIds: async (tenantId) => (await store.threads.list(tenantId)).map((thread) => thread.id),
+    },
+    live: { subscribe: (handler) => deps.live.subscribe((event) => handler(event as LiveEvent)) },
+    commands: {
+      execute: async (tenantId: string, command: Command) => {
+        switch (command.kind) {
+          case "send_message":
+            await requireThread(store, tenantId, command.threadId);
+            return deps.runControl.admitMessage({
+              threadId: command.threadId,
+              content: command.content,
+              agentId: command.agentId,
+            });
+          case "approve": {
+            const agentId = await store.agentState.findByPendingCall(command.callId);
+            if (agentId) await requireAgent(store, tenantId, agentId);
+            await deps.runControl.resolveApproval(command);
+            return { ok: true };
+          }
+          case "compact": {
+            await requireAgent(store, tenantId, command.agentId);
+            const run = await deps.runControl.admitCompaction(command.agentId);
+            return { runId: run.id };
+          }
+          case "cancel": {
+            const run = await store.runs.get(command.runId);
+            if (run) await requireThread(store, tenantId, run.threadId);
+            const cancelled = await deps.runControl.cancel(command.runId);
+            await deps.publishCancel(command.runId);
+            return { run: cancelled };
+          }
+          default: {
+            const exhaustive: never = command;
+            throw new Error(`unknown command ${JSON.stringify(exhaustive)}`);
+          }
+        }
+      },
+    },
+    now: () => Date.now(),
+  };
+}

@@ -1,0 +1,32 @@
+import type { JobQueue } from "@longrun/queue";
+import type { CompactJob, Scheduler, StepJob } from "@longrun/runtime";
+import type { Store } from "@longrun/store";
+
+/**
+ * The runtime's Scheduler on top of a JobQueue. Each step job carries the log position it expects
+ * (`expectSeq`), so a duplicate that arrives after the agent moved on is recognized as stale; explicit
+ * job ids are used only where a duplicate must be dropped at enqueue (resume, approval).
+ */
+export function createQueueScheduler(queue: JobQueue, store: Store): Scheduler {
+  return {
+    async step(job: StepJob, options = {}) {
+      const last = await store.messages.last(job.agentId);
+      const expectSeq = last?.seq ?? -1;
+      await queue.enqueue(
+        "agent.step",
+        { ...job, expectSeq },
+        {
+          ...(options.jobId ? { jobId: options.jobId } : {}),
+          ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+        },
+      );
+    },
+    async compact(job: CompactJob) {
+      await queue.enqueue("agent.compact", job);
+    },
+    async cancelRun() {
+      // Queued steps of a cancelled run are dropped when they start (the run is finished);
+      // running ones are aborted through the control channel.
+    },
+  };
+}

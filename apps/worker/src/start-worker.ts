@@ -1,0 +1,66 @@
+import type { Bus, JobQueue } from "@longrun/queue";
+import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
+import { CancelRegistry } from "./cancel-registry.ts";
+import { createJobHandlers } from "./job-handlers.ts";
+import { type WorkerRegistry, workerIdentity } from "./worker-registry.ts";
+
+export interface WorkerOptions {
+  deps: RuntimeDeps;
+  coordinator: Coordinator;
+  runControl: RunControl;
+  queue: JobQueue;
+  bus: Bus;
+  registry: WorkerRegistry;
+  concurrency?: { agent?: number; compaction?: number };
+  leaseMs?: number;
+  workerId?: string;
+}
+
+export interface RunningWorker {
+  id: string;
+  /** Graceful: stop taking jobs, let active ones finish for `graceMs`, re-queue the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Starts job processing for agent steps and compactions on the given queue. */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const identity = workerIdentity(options.workerId);
+  const cancels = new CancelRegistry();
+  await cancels.start(options.bus);
+  let active = 0;
+  const offEvents = options.queue.onJobEvent((event) => {
+    if (event.type === "active") active++;
+    if (event.type === "completed" || event.type === "failed" || event.type === "requeued")
+      active = Math.max(0, active - 1);
+  });
+  const beat = () =>
+    options.registry.beat({ ...identity, lastSeenAt: Date.now(), activeJobs: active }).catch(() => undefined);
+  await beat();
+  const timer = setInterval(beat, 5_000);
+  timer.unref();
+  await options.queue.process(
+    createJobHandlers({
+      deps: options.deps,
+      coordinator: options.coordinator,
+      runControl: options.runControl,
+      cancels,
+      leaseMs: options.leaseMs,
+    }),
+    {
+      concurrency: {
+        agent: options.concurrency?.agent ?? 4,
+        compaction: options.concurrency?.compaction ?? 2,
+      },
+    },
+  );
+  return {
+    id: identity.id,
+    async close(graceMs = 10_000) {
+      clearInterval(timer);
+      await options.queue.close({ graceMs });
+      offEvents();
+      await cancels.close();
+      await options.registry.remove(identity.id).catch(() => undefined);
+    },
+  };
+}

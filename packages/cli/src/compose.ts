@@ -1,0 +1,113 @@
+import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
+import type { OpsView } from "@longrun/protocol";
+import type { Bus, JobQueue, Lease } from "@longrun/queue";
+import {
+  type BreakerStore,
+  Coordinator,
+  createBreaker,
+  createPersistingEventSink,
+  createToolRegistry,
+  RunControl,
+  type RuntimeDeps,
+} from "@longrun/runtime";
+import { openStore, type Store } from "@longrun/store";
+import { createQueueScheduler, type WorkerRegistry } from "@longrun/worker";
+import OpenAI from "openai";
+import type { Config } from "./config.ts";
+
+/** The shared services of one process, embedded or distributed. */
+export interface Infrastructure {
+  store: Store;
+  queue: JobQueue;
+  bus: Bus;
+  lease: Lease;
+  breakerStore: BreakerStore;
+  workers: WorkerRegistry;
+  model: OpenAI;
+}
+
+export interface Runtime {
+  deps: RuntimeDeps;
+  coordinator: Coordinator;
+  runControl: RunControl;
+}
+
+const tokenizer = createTokenizer("o200k_base");
+
+/** Opens the log with token counts computed once, on append, by the same tokenizer the pipeline uses. */
+export function openLog(config: Pick<Config, "databaseUrl" | "databaseAuthToken">): Promise<Store> {
+  return openStore({
+    url: config.databaseUrl,
+    authToken: config.databaseAuthToken,
+    countTokens: (message) => estimateStoredTokens(message, tokenizer),
+  });
+}
+
+/** The OpenAI client for the configured endpoint (or the sim model). */
+export function createModelClient(baseURL: string, apiKey: string): OpenAI {
+  return new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+}
+
+/** Wires the runtime: events persisted then published, jobs on the queue, breaker on the store given. */
+export function buildRuntime(
+  infra: Infrastructure,
+  config: Pick<Config, "timeZone">,
+  options: { breaker?: { baseCooldownMs?: number; threshold?: number }; searchEndpoint?: string } = {},
+): Runtime {
+  const deps: RuntimeDeps = {
+    store: infra.store,
+    model: infra.model,
+    tools: createToolRegistry({ searchEndpoint: options.searchEndpoint ?? process.env.LONGRUN_SEARCH_URL }),
+    breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
+    events: createPersistingEventSink(infra.store, infra.bus),
+    scheduler: createQueueScheduler(infra.queue, infra.store),
+    lease: infra.lease,
+    tokenizer,
+    now: () => Date.now(),
+    timeZone: config.timeZone,
+  };
+  const coordinator = new Coordinator(deps);
+  const runControl = new RunControl(deps, coordinator);
+  return { deps, coordinator, runControl };
+}
+
+/** Queue, worker and breaker figures for the operations view, scoped to a tenant's agents. */
+export async function collectOps(
+  infra: Infrastructure,
+  runtime: Runtime,
+  tenantId: string,
+): Promise<Omit<OpsView, "failures" | "mode">> {
+  const now = Date.now();
+  const [stats, workers, threads] = await Promise.all([
+    infra.queue.stats(),
+    infra.workers.list(now),
+    infra.store.threads.list(tenantId),
+  ]);
+  const breakers: OpsView["breakers"] = [];
+  for (const thread of threads.slice(0, 50)) {
+    for (const agent of await infra.store.agents.listByThread(thread.id)) {
+      const snapshot = await runtime.deps.breaker.state(agent.id);
+      if (snapshot.state === "closed" && snapshot.failures === 0) continue;
+      breakers.push({
+        agentId: agent.id,
+        threadId: thread.id,
+        state: snapshot.state,
+        failures: snapshot.failures,
+        cooldownMs: snapshot.cooldownMs,
+        openUntil: snapshot.openUntil,
+      });
+    }
+  }
+  return {
+    workers,
+    queues: Object.entries(stats).map(([name, counts]) => ({
+      name,
+      waiting: counts.waiting,
+      active: counts.active,
+      delayed: counts.delayed,
+      failed: counts.failed,
+      oldestWaitMs: counts.oldestWaitMs ?? 0,
+    })),
+    breakers,
+  };
+}

@@ -1,0 +1,85 @@
+import { createBullmqQueue, createRedisBus, createRedisLease } from "@longrun/queue";
+import { createRedisBreakerStore } from "@longrun/runtime";
+import { createRedisWorkerRegistry, type RunningWorker, startWorker } from "@longrun/worker";
+import { Redis } from "ioredis";
+import { buildRuntime, createModelClient, type Infrastructure, openLog } from "./compose.ts";
+import { type Config, ConfigError } from "./config.ts";
+import { startApi } from "./server-process.ts";
+
+/** Distributed mode's shared services: BullMQ, Redis pub/sub, Redis leases and breaker state. */
+export async function connectDistributed(config: Config): Promise<{ infra: Infrastructure; redis: Redis }> {
+  if (!config.redisUrl)
+    throw new ConfigError(["REDIS_URL is required for `longrun serve` and `longrun worker`"]);
+  if (!config.openaiBaseUrl && !process.env.LONGRUN_SIM_URL) {
+    throw new ConfigError([
+      "OPENAI_BASE_URL (or LONGRUN_SIM_URL for a standalone sim model) is required in distributed mode",
+    ]);
+  }
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const store = await openLog(config);
+  const prefix = config.queuePrefix;
+  const baseURL = config.openaiBaseUrl ?? `${process.env.LONGRUN_SIM_URL}/v1`;
+  const infra: Infrastructure = {
+    store,
+    queue: createBullmqQueue({ connection: config.redisUrl, prefix }),
+    bus: createRedisBus(config.redisUrl, prefix),
+    lease: createRedisLease(redis, prefix),
+    breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
+    workers: createRedisWorkerRegistry(redis, prefix),
+    model: createModelClient(baseURL, config.openaiApiKey ?? "sim"),
+  };
+  return { infra, redis };
+}
+
+/** `longrun serve`: the API and gateway; jobs run on `longrun worker` processes. */
+export async function startServe(config: Config) {
+  const { infra, redis } = await connectDistributed(config);
+  const runtime = buildRuntime(infra, config);
+  const api = await startApi(infra, runtime, config, "distributed", async () => ({
+    database: await infra.store.ping().then(
+      () => true,
+      () => false,
+    ),
+    redis: await redis.ping().then(
+      (answer) => answer === "PONG",
+      () => false,
+    ),
+  }));
+  return {
+    url: api.url,
+    async close() {
+      await api.stop();
+      await infra.queue.close({ graceMs: 0 });
+      await infra.bus.close();
+      await infra.store.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** `longrun worker`: processes agent steps and compactions from BullMQ. */
+export async function startDistributedWorker(
+  config: Config,
+  graceMs = 10_000,
+): Promise<{ worker: RunningWorker; close(): Promise<void> }> {
+  const { infra, redis } = await connectDistributed(config);
+  const runtime = buildRuntime(infra, config);
+  const worker = await startWorker({
+    deps: runtime.deps,
+    coordinator: runtime.coordinator,
+    runControl: runtime.runControl,
+    queue: infra.queue,
+    bus: infra.bus,
+    registry: infra.workers,
+    concurrency: { agent: config.workerConcurrency, compaction: 2 },
+  });
+  return {
+    worker,
+    async close() {
+      await worker.close(graceMs);
+      await infra.bus.close();
+      await infra.store.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { mkdir } from "node:fs/promises";
+import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
+import { createMemoryBreakerStore } from "@longrun/runtime";
+import { startSimModel } from "@longrun/sim-model";
+import { createMemoryWorkerRegistry, startWorker } from "@longrun/worker";
+import { buildRuntime, createModelClient, type Infrastructure, openLog } from "./compose.ts";
+import type { Config } from "./config.ts";
+import { startApi } from "./server-process.ts";
+import { ensureToken } from "./token-file.ts";
+
+export interface EmbeddedInstance {
+  url: string;
+  token: string;
+  dashboardUrl: string;
+  simModelUrl: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Embedded mode: one process, a libSQL file, the in-process queue and workers, and the sim model
+ * unless an OpenAI-compatible endpoint is configured.
+ */
+export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
+  await mkdir(config.dataDir, { recursive: true });
+  const sim = config.openaiBaseUrl ? null : await startSimModel({ port: 0 });
+  const model = createModelClient(
+    config.openaiBaseUrl ?? (sim as NonNullable<typeof sim>).baseURL,
+    config.openaiApiKey ?? "sim",
+  );
+  const store = await openLog(config);
+  const infra: Infrastructure = {
+    store,
+    queue: createInProcessQueue(),
+    bus: createMemoryBus(),
+    lease: createMemoryLease(),
+    breakerStore: createMemoryBreakerStore(),
+    workers: createMemoryWorkerRegistry(),
+    model,
+  };
+  const runtime = buildRuntime(infra, config);
+  const token = await ensureToken(store, config.dataDir, config.token);
+  const worker = await startWorker({
+    deps: runtime.deps,
+    coordinator: runtime.coordinator,
+    runControl: runtime.runControl,
+    queue: infra.queue,
+    bus: infra.bus,
+    registry: infra.workers,
+    concurrency: { agent: config.workerConcurrency, compaction: 2 },
+    workerId: "embedded",
+  });
+  const api = await startApi(infra, runtime, config, "embedded", async () => ({
+    database: await store.ping().then(
+      () => true,
+      () => false,
+    ),
+  }));
+  return {
+    url: api.url,
+    token,
+    dashboardUrl: `${api.url}/?token=${encodeURIComponent(token)}`,
+    simModelUrl: sim?.url ?? null,
+    async close() {
+      await api.stop();
+      await worker.close(5_000);
+      await infra.bus.close();
+      await store.close();
+      await sim?.close();
+    },
+  };
+}

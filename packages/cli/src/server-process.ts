@@ -1,0 +1,53 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createMetrics, type RunningServer, startServer } from "@longrun/server";
+import { CONTROL_CHANNEL } from "@longrun/worker";
+import { collectOps, type Infrastructure, type Runtime } from "./compose.ts";
+import type { Config } from "./config.ts";
+import { createLiveEvents } from "./live-events.ts";
+
+/** The built dashboard, served at `/` when present. */
+export const DASHBOARD_DIR = fileURLToPath(new URL("../../../apps/dashboard/dist", import.meta.url));
+
+/** Starts the HTTP API + gateway over the given infrastructure (both modes). */
+export async function startApi(
+  infra: Infrastructure,
+  runtime: Runtime,
+  config: Config,
+  mode: "embedded" | "distributed",
+  readyChecks: () => Promise<Record<string, boolean>>,
+): Promise<RunningServer & { stop(): Promise<void> }> {
+  const live = await createLiveEvents(infra.bus);
+  const server = await startServer(
+    {
+      mode,
+      store: infra.store,
+      runtime: runtime.deps,
+      runControl: runtime.runControl,
+      coordinator: runtime.coordinator,
+      live,
+      publishCancel: (runId) => infra.bus.publish(CONTROL_CHANNEL, { type: "cancel", runId }),
+      ops: (tenantId) => collectOps(infra, runtime, tenantId ?? ""),
+      ready: async () => {
+        const checks = await readyChecks();
+        return { ok: Object.values(checks).every(Boolean), checks };
+      },
+      metrics: createMetrics(),
+      defaults: {
+        model: config.model ?? (config.openaiBaseUrl ? "gpt-4o-mini" : "sim"),
+        maxInputTokens: config.maxInputTokens,
+      },
+      dataDir: config.dataDir,
+      workspaceRoots: config.workspaceRoots,
+      dashboardDir: existsSync(DASHBOARD_DIR) ? DASHBOARD_DIR : undefined,
+    },
+    { port: config.port, host: config.host },
+  );
+  return {
+    ...server,
+    async stop() {
+      await server.close();
+      await live.close();
+    },
+  };
+}

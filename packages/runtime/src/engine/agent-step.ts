@@ -1,0 +1,136 @@
+import { verifyProjection } from "@longrun/compaction";
+import { contentText } from "@longrun/protocol";
+import { isContextOverflow, withProviderRetry } from "../retry.ts";
+import { type AgentContext, loadAgentContext } from "./agent-context.ts";
+import { appendFact } from "./append-fact.ts";
+import type { Coordinator } from "./coordinator.ts";
+import { callModel } from "./model-call.ts";
+import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
+import { projectContext } from "./projection.ts";
+import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
+import { runToolPhase } from "./tool-phase.ts";
+
+/** What the worker should do after a step. */
+export type StepOutcome =
+  | { kind: "continue" }
+  | { kind: "compact"; trigger: "auto" | "overflow" }
+  | { kind: "completed"; report: string }
+  | { kind: "parked"; reason: "approval" | "children" }
+  | { kind: "wait"; until: number; reason: string }
+  | { kind: "exhausted"; reason: string }
+  | { kind: "cancelled" };
+
+/**
+ * One step of one agent: finish the tool calls left from an earlier step, measure, ask for a
+ * compaction when needed, call the model once, record its answer, run its tool calls.
+ * Idempotent under retry: every decision is read back from the log.
+ */
+export async function runAgentStep(
+  deps: RuntimeDeps,
+  coordinator: Coordinator,
+  job: StepJob & { fence: number; signal: AbortSignal },
+): Promise<StepOutcome> {
+  const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId, fence: job.fence };
+  let context = await loadAgentContext(deps, job.agentId);
+  const pending = pendingToolCalls(context.facts);
+  if (pending) {
+    const phase = await runToolPhase(
+      deps,
+      coordinator,
+      context,
+      where,
+      pending.message,
+      pending.calls,
+      job.signal,
+    );
+    if (job.signal.aborted) return { kind: "cancelled" };
+    if (phase !== "done") return parkedOutcome(phase);
+    context = await loadAgentContext(deps, job.agentId);
+  }
+  const answer = finalAnswer(context.facts);
+  if (answer !== null) return { kind: "completed", report: answer };
+
+  const projection = projectContext(deps, context);
+  await deps.events.emit({
+    ...eventWhere(job),
+    type: "context.measured",
+    data: {
+      step: context.facts.at(-1)?.seq ?? 0,
+      rawTokens: projection.rawTokens,
+      projectedTokens: projection.tokens,
+      maxInputTokens: context.profile.maxInputTokens ?? null,
+      triggerTokens: projection.triggerTokens,
+      saved: projection.saved,
+      needsCompaction: projection.needsCompaction,
+    },
+  });
+  if (projection.needsCompaction) {
+    // peek, not check: the compaction runner takes the half-open trial, the step must not use it up.
+    const gate = await deps.breaker.peek(job.agentId);
+    if (gate.allowed) return { kind: "compact", trigger: "auto" };
+    const verdict = verifyProjection(projection);
+    if (!verdict.ok) {
+      // Over the hard limit and the breaker forbids a summary: never send; wait for the cooldown.
+      await deps.events.emit({
+        ...eventWhere(job),
+        type: "compaction.failed",
+        data: {
+          compactionKey: `${job.agentId}:breaker`,
+          trigger: "auto",
+          reason: `circuit breaker ${gate.state}: compaction skipped; retry after cooldown`,
+          breaker: gate.state,
+          contextExhausted: false,
+        },
+      });
+      return { kind: "wait", until: gate.retryAt ?? deps.now() + 30_000, reason: "breaker open" };
+    }
+  }
+  const verdict = verifyProjection(projection);
+  if (!verdict.ok) return { kind: "exhausted", reason: verdict.reason };
+
+  let assistant: Awaited<ReturnType<typeof callModel>>;
+  try {
+    assistant = await withProviderRetry(
+      () =>
+        callModel(deps.model, {
+          model: context.profile.model,
+          messages: projection.messages,
+          tools: deps.tools.definitions(),
+          maxOutputTokens: context.profile.maxOutputTokens,
+          headers: deps.modelHeaders?.(job.agentId),
+          signal: job.signal,
+          onDelta: (text) =>
+            deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
+        }),
+      { ...deps.retry, signal: job.signal },
+    );
+  } catch (error) {
+    if (job.signal.aborted) return { kind: "cancelled" };
+    if (isContextOverflow(error)) {
+      // The same oversized request is never sent twice: compact once (bypassing the breaker), then
+      // a second overflow ends the agent.
+      if (job.afterOverflow)
+        return { kind: "exhausted", reason: "provider rejected the request as too long after compaction" };
+      return { kind: "compact", trigger: "overflow" };
+    }
+    throw error;
+  }
+  const stored = await appendFact(deps, where, assistant);
+  if (!stored.toolCalls || stored.toolCalls.length === 0) {
+    return { kind: "completed", report: contentText(stored.content) };
+  }
+  context = { ...context, facts: [...context.facts, stored] };
+  const phase = await runToolPhase(deps, coordinator, context, where, stored, stored.toolCalls, job.signal);
+  if (job.signal.aborted) return { kind: "cancelled" };
+  return phase === "done" ? { kind: "continue" } : parkedOutcome(phase);
+}
+
+function parkedOutcome(phase: "parked_approval" | "parked_children"): StepOutcome {
+  return { kind: "parked", reason: phase === "parked_approval" ? "approval" : "children" };
+}
+
+function eventWhere(job: StepJob) {
+  return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+}
+
+export type { AgentContext };

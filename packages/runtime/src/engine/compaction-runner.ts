@@ -1,0 +1,248 @@
+import {
+  compactionFields,
+  planCompaction,
+  planRestoration,
+  sanitizeMessages,
+  toChatMessages,
+  verifyProjection,
+} from "@longrun/compaction";
+import type { CompactionEvent, RestoredItem } from "@longrun/protocol";
+import { newId } from "@longrun/store";
+import { withProviderRetry } from "../retry.ts";
+import { loadAgentContext } from "./agent-context.ts";
+import { appendFact } from "./append-fact.ts";
+import { historyFilePath, offloadHistory } from "./history-file.ts";
+import { callSummarizer } from "./model-call.ts";
+import { projectContext, restorationBudgetsFor } from "./projection.ts";
+import { readRecentFiles } from "./read-recent-files.ts";
+import type { CompactJob, RuntimeDeps } from "./runtime-deps.ts";
+
+export type CompactionOutcome =
+  | { kind: "compacted"; compactionId: string; tokensBefore: number; tokensAfter: number }
+  | { kind: "nothing"; reason: string }
+  | { kind: "failed"; reason: string; retryAt?: number }
+  | { kind: "blocked"; reason: string; retryAt?: number }
+  | { kind: "exhausted"; reason: string };
+
+/**
+ * One LLM compaction of one agent: breaker gate, summary of the older prefix (sanitized request,
+ * no tools), offload of the compacted source to the history file, restoration of recent files and
+ * the plan, the persisted compaction event, and the post-compaction check (I6).
+ * A manual compaction also appends the visible `/compact` record and nothing else (I7).
+ */
+export async function runCompaction(
+  deps: RuntimeDeps,
+  job: CompactJob & { fence: number; signal: AbortSignal },
+): Promise<CompactionOutcome> {
+  const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+  const compactionKey = newId();
+  const gate = await deps.breaker.check(
+    job.agentId,
+    job.trigger === "overflow" ? { bypass: "overflow" } : {},
+  );
+  if (!gate.allowed) {
+    await deps.events.emit({
+      ...where,
+      type: "compaction.failed",
+      data: {
+        compactionKey,
+        trigger: job.trigger,
+        reason: `circuit breaker ${gate.state}: summary not attempted`,
+        breaker: gate.state,
+        contextExhausted: false,
+      },
+    });
+    return { kind: "blocked", reason: `breaker ${gate.state}`, retryAt: gate.retryAt };
+  }
+
+  const context = await loadAgentContext(deps, job.agentId);
+  const before = projectContext(deps, context);
+  await deps.events.emit({
+    ...where,
+    type: "compaction.started",
+    data: { compactionKey, trigger: job.trigger, tokensBefore: before.tokens },
+  });
+  const input = {
+    systemPrompt: context.systemPrompt,
+    prefix: context.prefix,
+    messages: context.facts,
+    compaction: context.compaction,
+    state: { plan: context.state.plan, todos: context.state.todos },
+    profile: context.profile,
+    now: deps.now(),
+    tokenizer: deps.tokenizer,
+    tools: deps.tools.definitions(),
+  };
+  const plan = planCompaction(input, {
+    strategy: job.strategy ?? "partial",
+    timeZone: deps.timeZone,
+    summarizerModel: context.profile.summarizerModel ?? context.profile.model,
+  });
+  if (!plan) {
+    const verdict = verifyProjection(before);
+    const reason = verdict.ok
+      ? "nothing to compact: the history is already within the kept window"
+      : verdict.reason;
+    await deps.events.emit({
+      ...where,
+      type: "compaction.failed",
+      data: {
+        compactionKey,
+        trigger: job.trigger,
+        reason,
+        breaker: gate.state,
+        contextExhausted: !verdict.ok,
+      },
+    });
+    if (job.trigger === "manual") await recordManualCompaction(deps, job, "nothing to compact");
+    return verdict.ok ? { kind: "nothing", reason } : { kind: "exhausted", reason };
+  }
+
+  let summaryText: string;
+  try {
+    summaryText = await withProviderRetry(
+      () =>
+        callSummarizer(deps.model, {
+          model: plan.request.model ?? context.profile.model,
+          messages: plan.request.messages,
+          maxOutputTokens: plan.request.max_tokens,
+          headers: deps.modelHeaders?.(job.agentId),
+          signal: job.signal,
+        }),
+      // Summary failures are counted by the breaker; only transient overload is retried here.
+      { maxAttempts: 2, baseMs: deps.retry?.baseMs, maxMs: deps.retry?.maxMs, signal: job.signal },
+    );
+  } catch (error) {
+    const reason = `summary failed: ${error instanceof Error ? error.message : String(error)}`;
+    const failure = await deps.breaker.recordFailure(job.agentId);
+    if (failure.opened) {
+      await deps.events.emit({
+        ...where,
+        type: "breaker.opened",
+        data: {
+          failures: failure.failures,
+          cooldownMs: failure.cooldownMs,
+          openUntil: failure.openUntil ?? deps.now(),
+        },
+      });
+    }
+    await deps.events.emit({
+      ...where,
+      type: "compaction.failed",
+      data: { compactionKey, trigger: job.trigger, reason, breaker: failure.state, contextExhausted: false },
+    });
+    if (job.trigger === "manual") await recordManualCompaction(deps, job, reason);
+    return {
+      kind: "failed",
+      reason,
+      retryAt: failure.state === "closed" ? undefined : (failure.openUntil ?? undefined),
+    };
+  }
+  const success = await deps.breaker.recordSuccess(job.agentId);
+  if (success.closed) {
+    await deps.events.emit({ ...where, type: "breaker.closed", data: { failures: success.failures } });
+  }
+
+  // Offload (sanitized, I5); a failure is reported but does not block the summary.
+  const historyFile = historyFilePath(context.thread.workspaceDir, job.threadId, job.agentId);
+  const offload = await offloadHistory(
+    historyFile,
+    sanitizeMessages(toChatMessages(plan.toSummarize)).map((message, index) => ({
+      ...message,
+      id: plan.toSummarize[index]?.id,
+      seq: plan.toSummarize[index]?.seq,
+    })),
+    compactionKey,
+  );
+
+  const files = await readRecentFiles(context.thread.workspaceDir, context.state.recentFiles);
+  const restoration = planRestoration({
+    files,
+    state: input.state,
+    tokenizer: deps.tokenizer,
+    budgets: restorationBudgetsFor(context.profile),
+  });
+  let restored: RestoredItem[] = restoration.items.map((item) => {
+    if (item.kind !== "file") return item;
+    const file = files.find((candidate) => candidate.path === item.path);
+    return { ...item, content: file ? Buffer.from(file.content).toString("utf8") : undefined };
+  });
+
+  const fields = compactionFields(plan, summaryText);
+  const provisional: CompactionEvent = {
+    id: "provisional",
+    agentId: job.agentId,
+    ...fields,
+    historyFile: offload.ok ? historyFile : null,
+    trigger: job.trigger,
+    tokensBefore: before.tokens,
+    tokensAfter: 0,
+    restored,
+    createdAt: deps.now(),
+  };
+  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+  let after = projectContext(deps, { ...context, compaction: provisional, facts: retained });
+  if (!verifyProjection(after).ok && restored.some((item) => item.kind === "file")) {
+    // Restored files are a convenience: drop them before declaring the context exhausted.
+    restored = restored.filter((item) => item.kind !== "file");
+    provisional.restored = restored;
+    after = projectContext(deps, { ...context, compaction: provisional, facts: retained });
+  }
+  const { id: _provisionalId, createdAt: _createdAt, ...eventFields } = provisional;
+  const event = await deps.store.compactions.insert({ ...eventFields, tokensAfter: after.tokens });
+  if (job.trigger === "manual")
+    await recordManualCompaction(deps, job, `${before.tokens} → ${after.tokens} tokens`);
+
+  const verdict = verifyProjection(after);
+  const restoredSummary = restored.map(({ content: _content, ...item }) => item);
+  if (!verdict.ok) {
+    await deps.events.emit({
+      ...where,
+      type: "compaction.failed",
+      data: {
+        compactionKey,
+        trigger: job.trigger,
+        reason: verdict.reason,
+        breaker: "closed",
+        contextExhausted: true,
+      },
+    });
+    return { kind: "exhausted", reason: verdict.reason };
+  }
+  await deps.events.emit({
+    ...where,
+    type: "compaction.completed",
+    data: {
+      compactionKey,
+      compactionId: event.id,
+      strategy: event.strategy,
+      trigger: job.trigger,
+      tokensBefore: before.tokens,
+      tokensAfter: after.tokens,
+      saved: before.saved,
+      cutoffMessageId: event.cutoffMessageId,
+      historyFile: event.historyFile,
+      restored: restoredSummary,
+      ...(offload.ok ? {} : { warnings: [`history offload failed: ${offload.error}`] }),
+    },
+  });
+  return {
+    kind: "compacted",
+    compactionId: event.id,
+    tokensBefore: before.tokens,
+    tokensAfter: after.tokens,
+  };
+}
+
+/** The visible record of a manual `/compact` (a fact), so the transcript shows what happened. */
+async function recordManualCompaction(
+  deps: RuntimeDeps,
+  job: CompactJob & { fence: number },
+  detail: string,
+) {
+  await appendFact(
+    deps,
+    { threadId: job.threadId, agentId: job.agentId, runId: job.runId, fence: job.fence },
+    { role: "user", name: "compact_command", content: `/compact (${detail})` },
+  );
+}

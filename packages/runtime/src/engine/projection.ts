@@ -1,0 +1,57 @@
+import {
+  DEFAULT_RESTORATION_BUDGETS,
+  type Projection,
+  project,
+  type RestorationBudgets,
+  type RestoredFile,
+} from "@longrun/compaction";
+import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
+import type { AgentContext } from "./agent-context.ts";
+import type { RuntimeDeps } from "./runtime-deps.ts";
+
+/**
+ * Files restored by a compaction, as they were read at compaction time (persisted with the event),
+ * so every rebuild of the projection is the same.
+ */
+export function restoredFilesOf(compaction: CompactionEvent | null): RestoredFile[] {
+  if (!compaction) return [];
+  return compaction.restored
+    .filter((item) => item.kind === "file" && item.path !== undefined && item.content !== undefined)
+    .map((item) => ({ path: item.path ?? "", content: item.content ?? "", readAt: compaction.createdAt }));
+}
+
+/**
+ * Restoration budgets scaled to the window: at most 10 % of it for files, so a compaction in a small
+ * window is not undone by the files it restores.
+ */
+export function restorationBudgetsFor(
+  profile: Partial<Pick<ModelProfile, "maxInputTokens">>,
+): RestorationBudgets {
+  if (!profile.maxInputTokens) return DEFAULT_RESTORATION_BUDGETS;
+  const totalTokens = Math.min(
+    DEFAULT_RESTORATION_BUDGETS.totalTokens,
+    Math.floor(profile.maxInputTokens * 0.1),
+  );
+  return {
+    maxFiles: DEFAULT_RESTORATION_BUDGETS.maxFiles,
+    totalTokens,
+    perFileTokens: Math.min(DEFAULT_RESTORATION_BUDGETS.perFileTokens, Math.floor(totalTokens / 2)),
+  };
+}
+
+/** The projection the model gets next for this agent (also served by GET /v1/agents/:id/context). */
+export function projectContext(deps: RuntimeDeps, context: AgentContext): Projection {
+  return project({
+    systemPrompt: context.systemPrompt,
+    prefix: context.prefix,
+    messages: context.facts,
+    compaction: context.compaction,
+    state: { plan: context.state.plan, todos: context.state.todos },
+    restoredFiles: restoredFilesOf(context.compaction),
+    profile: context.profile,
+    now: deps.now(),
+    tokenizer: deps.tokenizer,
+    tools: deps.tools.definitions(),
+    restorationBudgets: restorationBudgetsFor(context.profile),
+  });
+}

@@ -1,0 +1,57 @@
+import type { Tokenizer } from "@longrun/compaction";
+import type { Store } from "@longrun/store";
+import type OpenAI from "openai";
+import type { Breaker } from "../breaker/index.ts";
+import type { ToolRegistry } from "../tools/index.ts";
+import type { EventSink } from "./event-sink.ts";
+
+/** Jobs the runtime asks for; the worker maps them onto the queue (BullMQ or in-process). */
+export interface Scheduler {
+  step(job: StepJob, options?: { delayMs?: number; jobId?: string }): Promise<void>;
+  compact(job: CompactJob): Promise<void>;
+  /** Drops queued (not running) jobs of a run. */
+  cancelRun(runId: string): Promise<void>;
+}
+
+export interface StepJob {
+  threadId: string;
+  agentId: string;
+  runId: string;
+  /** Set on the step that follows an overflow compaction: a second overflow ends the agent. */
+  afterOverflow?: boolean;
+}
+
+export interface CompactJob {
+  threadId: string;
+  agentId: string;
+  runId: string;
+  trigger: "auto" | "manual" | "overflow";
+  strategy?: "partial" | "full";
+}
+
+/** A short-lived exclusive hold on one agent, with a fencing token the store checks on append. */
+export interface AgentLease {
+  acquire(
+    key: string,
+    ttlMs: number,
+  ): Promise<{ token: number; release(): Promise<unknown>; renew(): Promise<boolean> } | null>;
+}
+
+/** Everything one step or compaction needs; the same object in embedded and distributed mode. */
+export interface RuntimeDeps {
+  store: Store;
+  model: OpenAI;
+  tools: ToolRegistry;
+  breaker: Breaker;
+  events: EventSink;
+  scheduler: Scheduler;
+  lease: AgentLease;
+  tokenizer: Tokenizer;
+  now: () => number;
+  /** IANA zone the summarizer is told, so relative dates survive. */
+  timeZone: string;
+  /** Extra request headers per agent (tests inject sim-model faults this way). */
+  modelHeaders?: (agentId: string) => Record<string, string> | undefined;
+  /** Provider retry policy; tests shorten it. */
+  retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+}

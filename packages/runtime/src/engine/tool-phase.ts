@@ -1,0 +1,169 @@
+import type { StoredMessage, ToolCall } from "@longrun/protocol";
+import type { AgentContext } from "./agent-context.ts";
+import { appendFact } from "./append-fact.ts";
+import type { Coordinator } from "./coordinator.ts";
+import type { RuntimeDeps } from "./runtime-deps.ts";
+
+export type ToolPhaseResult = "done" | "parked_approval" | "parked_children";
+
+interface Where {
+  threadId: string;
+  agentId: string;
+  runId: string;
+  fence: number;
+}
+
+const UNKNOWN_OUTCOME =
+  "Cancelled: this tool call was interrupted (the worker stopped while it ran). It may or may not have taken effect; check before relying on it.";
+
+/**
+ * Runs the calls of `message` that have no result yet. Each call is recorded as started before it
+ * runs; a call found started without a result is answered as cancelled, never re-run or guessed.
+ */
+export async function runToolPhase(
+  deps: RuntimeDeps,
+  coordinator: Coordinator,
+  context: AgentContext,
+  where: Where,
+  message: StoredMessage,
+  calls: ToolCall[],
+  signal: AbortSignal,
+): Promise<ToolPhaseResult> {
+  let parked: ToolPhaseResult = "done";
+  for (const call of calls) {
+    if (signal.aborted) break;
+    const name = call.function.name;
+    if (name === "spawn_agents") {
+      const spawned = await coordinator.spawnFromCall(context, where, message, call);
+      if (spawned === "parked") parked = "parked_children";
+      continue;
+    }
+    if (deps.tools.needsApproval(name)) {
+      const decision = await approvalDecision(deps, where, message, call);
+      if (decision === "pending") {
+        parked = parked === "done" ? "parked_approval" : parked;
+        continue;
+      }
+      if (decision.decision === "deny") {
+        await finishCall(deps, where, call, "error", deps.tools.denialResult(decision.reason));
+        continue;
+      }
+    }
+    const firstRun = await deps.store.toolRuns.start({ agentId: where.agentId, callId: call.id, name });
+    if (!firstRun) {
+      await finishCall(deps, where, call, "cancelled", UNKNOWN_OUTCOME);
+      continue;
+    }
+    await deps.events.emit({
+      threadId: where.threadId,
+      agentId: where.agentId,
+      runId: where.runId,
+      type: "tool.started",
+      data: { callId: call.id, name, arguments: call.function.arguments },
+    });
+    const result = await deps.tools.execute(
+      { id: call.id, name, arguments: call.function.arguments },
+      toolContext(deps, context, where, message),
+      signal,
+    );
+    if (signal.aborted && result.status !== "ok") {
+      await finishCall(
+        deps,
+        where,
+        call,
+        "cancelled",
+        "Cancelled: the run was cancelled while this tool ran.",
+      );
+      break;
+    }
+    await finishCall(deps, where, call, result.status, result.output);
+  }
+  return parked;
+}
+
+async function finishCall(
+  deps: RuntimeDeps,
+  where: Where,
+  call: ToolCall,
+  status: "ok" | "error" | "cancelled",
+  output: string,
+): Promise<void> {
+  await appendFact(deps, where, {
+    role: "tool",
+    content: output,
+    toolCallId: call.id,
+    toolStatus: status,
+    name: call.function.name,
+  });
+  await deps.store.toolRuns.finish(call.id);
+  await deps.events.emit({
+    threadId: where.threadId,
+    agentId: where.agentId,
+    runId: where.runId,
+    type: "tool.completed",
+    data: { callId: call.id, name: call.function.name, status, output: output.slice(0, 2_000) },
+  });
+}
+
+/** Looks up (or requests) the user's decision on a call that needs approval. */
+async function approvalDecision(
+  deps: RuntimeDeps,
+  where: Where,
+  message: StoredMessage,
+  call: ToolCall,
+): Promise<"pending" | { decision: "approve" | "deny"; reason?: string }> {
+  const state = await deps.store.agentState.get(where.agentId);
+  const existing = state.pendingApprovals.find((approval) => approval.callId === call.id);
+  if (existing?.decision) {
+    await deps.store.agentState.update(where.agentId, {
+      pendingApprovals: state.pendingApprovals.filter((approval) => approval.callId !== call.id),
+    });
+    return { decision: existing.decision, reason: existing.reason };
+  }
+  if (!existing) {
+    await deps.store.agentState.update(where.agentId, {
+      pendingApprovals: [
+        ...state.pendingApprovals,
+        {
+          callId: call.id,
+          messageId: message.id,
+          toolName: call.function.name,
+          arguments: call.function.arguments,
+          requestedAt: deps.now(),
+        },
+      ],
+    });
+    await deps.events.emit({
+      threadId: where.threadId,
+      agentId: where.agentId,
+      runId: where.runId,
+      type: "approval.requested",
+      data: { callId: call.id, name: call.function.name, arguments: call.function.arguments },
+    });
+  }
+  return "pending";
+}
+
+function toolContext(deps: RuntimeDeps, context: AgentContext, where: Where, _message: StoredMessage) {
+  return {
+    workspaceDir: context.thread.workspaceDir,
+    async recordRead(path: string) {
+      const state = await deps.store.agentState.get(where.agentId);
+      const recentFiles = [
+        { path, readAt: deps.now() },
+        ...state.recentFiles.filter((file) => file.path !== path),
+      ].slice(0, 20);
+      await deps.store.agentState.update(where.agentId, { recentFiles });
+    },
+    async setTodos(todos: { content: string; status: "pending" | "in_progress" | "completed" }[]) {
+      await deps.store.agentState.update(where.agentId, { todos });
+    },
+    async setPlan(plan: string) {
+      await deps.store.agentState.update(where.agentId, { plan });
+    },
+    async spawnAgents(): Promise<{ parked: true }> {
+      // spawn_agents is routed to the coordinator before reaching the registry.
+      return { parked: true };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { SpawnAgentSpec, TodoItem, ToolStatus } from "@longrun/protocol";
+import type { z } from "zod";
+import type { Workspace } from "./workspace.ts";
+
+/** What a tool needs from the agent it runs for; the step engine supplies it. */
+export interface ToolContext {
+  /** The thread's workspace folder; every path a tool touches must stay inside it. */
+  workspaceDir: string;
+  /** Remember a file the agent read or wrote (workspace-relative), for restoration after compaction. */
+  recordRead(path: string): Promise<void>;
+  setTodos(todos: TodoItem[]): Promise<void>;
+  setPlan(plan: string): Promise<void>;
+  /** Start sub-agents; `parked` means the calling agent now waits for their reports. */
+  spawnAgents(specs: SpawnAgentSpec[], callId: string): Promise<{ parked: true } | { reports: string }>;
+}
+
+/** The outcome of one tool call, as it becomes a tool result message. */
+export interface ToolResult {
+  status: ToolStatus;
+  output: string;
+  /** The agent waits (sub-agents running); the result arrives later. */
+  parked?: boolean;
+}
+
+/** A tool call as the model requested it: arguments are the raw JSON string. */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** OpenAI Chat Completions tool definition. */
+export interface ToolDefinition {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** Everything a tool's `run` receives besides its validated arguments. */
+export interface ToolEnv {
+  context: ToolContext;
+  workspace: Workspace;
+  callId: string;
+  signal: AbortSignal | undefined;
+  outputLimit: number;
+}
+
+/** One tool: a name, a zod schema for its arguments, and what it does. */
+export interface ToolSpec<Schema extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: Schema;
+  // Method syntax keeps the parameter bivariant, so specs of different schemas share one array type.
+  run(args: z.output<Schema>, env: ToolEnv): Promise<ToolResult>;
+}
+
+/** Identity helper that infers the argument type of `run` from the schema. */
+export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): ToolSpec<Schema> {
+  return spec;
+}
+
+/** A failure the model should see as the tool result text (status "error"). */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+/** Shorthand for a successful result. */
+export function ok(output: string): ToolResult {
+  return { status: "ok", output };
+}

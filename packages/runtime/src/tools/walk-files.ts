@@ -1,0 +1,51 @@
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import type { Workspace } from "./workspace.ts";
+
+/** Folders never walked into by glob and grep. */
+// `.longrun` holds the agent's own compacted history: searching it would feed old context back in.
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git", ".longrun"]);
+
+/** A regular file found by `walkFiles`. */
+export interface WalkedFile {
+  absolute: string;
+  relative: string;
+}
+
+/**
+ * Yield the regular files under `start` (depth-first, sorted by name). Symlinks are not followed,
+ * so a walk never leaves the workspace; `maxEntries` bounds the work on huge trees.
+ */
+export async function* walkFiles(
+  workspace: Workspace,
+  start: string,
+  options: { maxEntries?: number; signal?: AbortSignal | undefined } = {},
+): AsyncGenerator<WalkedFile> {
+  const maxEntries = options.maxEntries ?? 100_000;
+  let seen = 0;
+  const stack = [start];
+  while (stack.length > 0) {
+    const dir = stack.pop() as string;
+    if (options.signal?.aborted) return;
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable folders are skipped, not fatal
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: string[] = [];
+    for (const entry of entries) {
+      if (++seen > maxEntries) return;
+      const absolute = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRS.has(entry.name)) subdirs.push(absolute);
+      } else if (entry.isFile()) {
+        yield { absolute, relative: workspace.relative(absolute) };
+      }
+    }
+    // Pushed in reverse so the stack pops them in name order.
+    for (const subdir of subdirs.reverse()) stack.push(subdir);
+  }
+}

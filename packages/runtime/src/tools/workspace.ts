@@ -1,0 +1,103 @@
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "./types.ts";
+
+/** A path inside the workspace: the real absolute path and its workspace-relative posix form. */
+export interface ResolvedPath {
+  absolute: string;
+  relative: string;
+}
+
+/** The thread's workspace, with every path confined to its real root. */
+export interface Workspace {
+  root: string;
+  /** Resolve a model-supplied path; refuses `..` escapes, outside absolute paths and escaping symlinks. */
+  resolve(input: string, options?: { allowMissing?: boolean }): Promise<ResolvedPath>;
+  /** Workspace-relative posix path of a real absolute path inside the workspace. */
+  relative(absolute: string): string;
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String(error.code) : undefined;
+}
+
+async function isSymlink(absolute: string): Promise<boolean> {
+  try {
+    return (await lstat(absolute)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Open a workspace; its root is the real path of `dir` (symlinks in the root itself are fine). */
+export async function openWorkspace(dir: string): Promise<Workspace> {
+  const configured = path.resolve(dir);
+  let root: string;
+  try {
+    root = await realpath(configured);
+  } catch {
+    throw new ToolError(`The workspace folder is not available: ${dir}`);
+  }
+  const relative = (absolute: string): string => {
+    const rel = path.relative(root, absolute);
+    return rel === "" ? "." : rel.split(path.sep).join("/");
+  };
+
+  // For a path that does not exist yet: the real path of its nearest existing ancestor plus the rest.
+  // A dangling symlink anywhere on the way is refused, since writing through it could land outside.
+  async function realMissing(input: string, lexical: string): Promise<string> {
+    const rest: string[] = [];
+    let current = lexical;
+    for (;;) {
+      if (await isSymlink(current)) {
+        throw new ToolError(`Path "${input}" goes through a dangling symlink; refused.`);
+      }
+      rest.unshift(path.basename(current));
+      const parent = path.dirname(current);
+      if (parent === current) throw new ToolError(`Path "${input}" cannot be resolved.`);
+      try {
+        return path.join(await realpath(parent), ...rest);
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") throw error;
+        current = parent;
+      }
+    }
+  }
+
+  async function resolve(input: string, options: { allowMissing?: boolean } = {}): Promise<ResolvedPath> {
+    if (input.includes("\0")) throw new ToolError("Path contains a NUL character.");
+    const trimmed = input.trim() === "" ? "." : input;
+    let lexical: string;
+    if (path.isAbsolute(trimmed)) {
+      const normal = path.normalize(trimmed);
+      // An absolute path is accepted only when it already points inside the workspace.
+      if (isInside(root, normal)) lexical = normal;
+      else if (isInside(configured, normal)) lexical = path.join(root, path.relative(configured, normal));
+      else throw new ToolError(`Path "${input}" is outside the workspace; use a path relative to it.`);
+    } else {
+      lexical = path.resolve(root, trimmed);
+      if (!isInside(root, lexical)) {
+        throw new ToolError(`Path "${input}" escapes the workspace; use a path inside it.`);
+      }
+    }
+    let real: string;
+    try {
+      real = await realpath(lexical);
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+      if (!options.allowMissing) throw new ToolError(`No such file or directory: ${input}`);
+      real = await realMissing(input, lexical);
+    }
+    if (!isInside(root, real)) {
+      throw new ToolError(`Path "${input}" leads outside the workspace through a symlink; refused.`);
+    }
+    return { absolute: real, relative: relative(real) };
+  }
+
+  return { root, resolve, relative };
+}
