@@ -1,0 +1,71 @@
+import { useCallback, useEffect } from "react";
+import { isUnauthorized } from "../api/create-api.ts";
+import { useHashRoute } from "../hooks/use-hash-route.ts";
+import { usePoll } from "../hooks/use-poll.ts";
+import { useStore } from "../state/store-context.tsx";
+import { ConnectionBanner } from "./connection-banner.tsx";
+import { CreateThreadForm } from "./create-thread-form.tsx";
+import { OpsView } from "./ops-view.tsx";
+import { ThreadList } from "./thread-list.tsx";
+import { ThreadView } from "./thread-view.tsx";
+
+const THREADS_POLL_MS = 5000;
+
+/** The shell: top bar, connection banner, and either the threads workspace or the operations view. */
+export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
+  const { api, state, dispatch } = useStore();
+  const [route, navigate] = useHashRoute();
+  const loadThreads = useCallback(async () => {
+    try {
+      const threads = await api.threads.list();
+      dispatch({ type: "threads.loaded", threads });
+      return threads;
+    } catch (error) {
+      if (isUnauthorized(error)) onUnauthorized();
+      throw error;
+    }
+  }, [api, dispatch, onUnauthorized]);
+  const poll = usePoll(loadThreads, THREADS_POLL_MS);
+  useEffect(() => {
+    if (poll.error) dispatch({ type: "threads.failed", error: poll.error });
+  }, [poll.error, dispatch]);
+  const threadId = route.view === "threads" ? route.threadId : null;
+  return (
+    <div className="app">
+      <header className="topbar">
+        <a className="brand" href="#/">
+          longrun
+        </a>
+        <nav>
+          <a href="#/" className={route.view === "threads" ? "active" : ""} data-testid="nav-threads">
+            Threads
+          </a>
+          <a href="#/ops" className={route.view === "ops" ? "active" : ""} data-testid="nav-ops">
+            Operations
+          </a>
+        </nav>
+        <span className={`connection-pill status-${state.connection}`} data-testid="connection-status">
+          {state.connection === "idle" ? "" : state.connection}
+        </span>
+      </header>
+      <ConnectionBanner connection={state.connection} threadsError={state.threadsError} />
+      {route.view === "ops" ? (
+        <OpsView />
+      ) : (
+        <div className="threads-layout">
+          <ThreadList
+            selectedThreadId={threadId}
+            onSelect={(id) => navigate({ view: "threads", threadId: id })}
+          />
+          <main className="thread-main">
+            {threadId ? (
+              <ThreadView key={threadId} threadId={threadId} />
+            ) : (
+              <CreateThreadForm onCreated={(id) => navigate({ view: "threads", threadId: id })} />
+            )}
+          </main>
+        </div>
+      )}
+    </div>
+  );
+}

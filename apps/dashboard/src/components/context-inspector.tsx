@@ -1,0 +1,144 @@
+import type { ChatMessage, ContextView } from "@longrun/protocol";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { clip, errorText, formatTokens, textOf } from "../lib/format.ts";
+import { useStore } from "../state/store-context.tsx";
+import type { ThreadState } from "../state/thread-state.ts";
+
+const REFRESH_MIN_MS = 2000;
+const PREVIEW_CHARS = 600;
+
+/** Exactly what the model receives next (GET /v1/agents/:id/context), each message marked by its origin. */
+export function ContextInspector({ thread, agentId }: { thread: ThreadState; agentId: string }) {
+  const { api } = useStore();
+  const [view, setView] = useState<ContextView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const lastLoad = useRef(0);
+  const load = useCallback(async () => {
+    setLoading(true);
+    lastLoad.current = Date.now();
+    try {
+      setView(await api.agents.context(agentId));
+      setError(null);
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setLoading(false);
+    }
+  }, [api, agentId]);
+  // Refresh when the agent's context changed: a new measurement or compaction, throttled.
+  const series = thread.measurements[agentId];
+  const changeMark = `${series?.[series.length - 1]?.eventSeq ?? -1}:${Object.keys(thread.compactions).length}`;
+  useEffect(() => {
+    void changeMark;
+    const wait = Math.max(0, REFRESH_MIN_MS - (Date.now() - lastLoad.current));
+    const timer = setTimeout(() => void load(), wait);
+    return () => clearTimeout(timer);
+  }, [load, changeMark]);
+  return (
+    <section className="panel context-inspector" data-testid="context-inspector" data-agent-id={agentId}>
+      <div className="panel-head">
+        <h2>Next request</h2>
+        <button
+          type="button"
+          className="small"
+          data-testid="context-refresh"
+          onClick={() => void load()}
+          disabled={loading}
+        >
+          {loading ? "…" : "Refresh"}
+        </button>
+      </div>
+      {error && <p className="error small">{error}</p>}
+      {view && <ContextSummary view={view} />}
+      {view && (
+        <ol className="context-messages">
+          {view.messages.map((message, index) => (
+            <ContextMessage
+              // The projection is rebuilt on every read; position is its identity.
+              // biome-ignore lint/suspicious/noArrayIndexKey: messages in a projection have no stable id
+              key={index}
+              message={message}
+              mark={view.marks[index] ?? "raw"}
+            />
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+function ContextSummary({ view }: { view: ContextView }) {
+  const saved = view.saved.collapse + view.saved.truncate + view.saved.microcompact;
+  const counts = new Map<string, number>();
+  for (const mark of view.marks) counts.set(mark, (counts.get(mark) ?? 0) + 1);
+  return (
+    <div className="context-summary" data-testid="context-summary" data-tokens={view.tokens}>
+      <p>
+        <strong>{formatTokens(view.tokens)}</strong> tokens in {view.messages.length} messages
+        {view.maxInputTokens ? ` of a ${formatTokens(view.maxInputTokens)} window` : ""}; trigger{" "}
+        {formatTokens(view.triggerTokens)}; raw history {formatTokens(view.rawTokens)}
+        {saved > 0 ? `; stages saved ${formatTokens(saved)}` : ""}.
+        {view.needsCompaction && <span className="badge status-compacting"> needs compaction</span>}
+      </p>
+      <p className="mark-counts">
+        {[...counts.entries()].map(([mark, count]) => (
+          <span key={mark} className={`mark mark-${mark}`}>
+            {mark} × {count}
+          </span>
+        ))}
+      </p>
+      {view.compaction && (
+        <p className="muted small">
+          Latest compaction: {view.compaction.strategy} ({view.compaction.trigger}),{" "}
+          {formatTokens(view.compaction.tokensBefore)} → {formatTokens(view.compaction.tokensAfter)}
+        </p>
+      )}
+      {view.state && (view.state.plan || view.state.todos.length > 0) && (
+        <details className="agent-state">
+          <summary>Plan and TODOs</summary>
+          {view.state.plan && <pre className="code">{view.state.plan}</pre>}
+          <ul>
+            {view.state.todos.map((todo) => (
+              <li key={todo.content}>
+                [{todo.status}] {todo.content}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function ContextMessage({ message, mark }: { message: ChatMessage; mark: string }) {
+  const [expanded, setExpanded] = useState(false);
+  const text = textOf(message.content);
+  const shown = expanded ? { text, clipped: false } : clip(text, PREVIEW_CHARS);
+  const calls = message.tool_calls ?? [];
+  return (
+    <li
+      className={`context-message mark-${mark}`}
+      data-testid="context-message"
+      data-mark={mark}
+      data-role={message.role}
+    >
+      <div className="context-message-head">
+        <span className={`mark mark-${mark}`}>{mark}</span>
+        <span className="role">{message.role}</span>
+        {message.tool_call_id && <span className="muted small">result of {message.tool_call_id}</span>}
+      </div>
+      {text && <pre className="message-text">{shown.text}</pre>}
+      {shown.clipped && (
+        <button type="button" className="link small" onClick={() => setExpanded(true)}>
+          Show all ({text.length} chars)
+        </button>
+      )}
+      {calls.map((call) => (
+        <div key={call.id} className="muted small">
+          → {call.function.name}({clip(call.function.arguments, 160).text})
+        </div>
+      ))}
+    </li>
+  );
+}

@@ -1,0 +1,143 @@
+import type { CreateThreadBody } from "@longrun/protocol";
+import { useState } from "react";
+import { errorText } from "../lib/format.ts";
+import { useStore } from "../state/store-context.tsx";
+import { HowItWorks } from "./how-it-works.tsx";
+
+const DEFAULT_TASK = "Explore the workspace, make a plan, and report what you find.";
+
+/** Creates a thread with its model options and, optionally, its first task. */
+export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) => void }) {
+  const { api, state, dispatch } = useStore();
+  const [title, setTitle] = useState("");
+  const [workspace, setWorkspace] = useState("");
+  const [model, setModel] = useState("sim");
+  const [maxInputTokens, setMaxInputTokens] = useState("8192");
+  const [simSteps, setSimSteps] = useState("40");
+  const [simScript, setSimScript] = useState("");
+  const [task, setTask] = useState(DEFAULT_TASK);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    const body: CreateThreadBody = {
+      ...(title.trim() ? { title: title.trim() } : {}),
+      ...(workspace.trim() ? { workspace: workspace.trim() } : {}),
+      ...(model.trim() ? { model: model.trim() } : {}),
+      ...(maxInputTokens.trim() ? { maxInputTokens: Number(maxInputTokens) } : {}),
+      ...(simSteps.trim() && model.trim() === "sim" ? { simSteps: Number(simSteps) } : {}),
+      ...(simScript.trim() && model.trim() === "sim" ? { simScript: simScript.trim() } : {}),
+      ...(task.trim() ? { task: task.trim() } : {}),
+    };
+    try {
+      const detail = await api.threads.create(body);
+      dispatch({
+        type: "threads.loaded",
+        threads: [detail, ...state.threads.filter((thread) => thread.id !== detail.id)],
+      });
+      onCreated(detail.id);
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="home">
+      <section className="panel create-thread" data-testid="create-thread">
+        <h2>New thread</h2>
+        <p className="muted">
+          An agent gets the task and works in its workspace. With the built-in <code>sim</code> model and a
+          small window (8192 tokens) you will see its context fill up and get compacted after a few dozen
+          steps.
+        </p>
+        <form
+          className="form-grid"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void submit();
+          }}
+        >
+          <label>
+            Title
+            <input
+              data-testid="create-title"
+              placeholder="untitled"
+              value={title}
+              onChange={(event) => setTitle(event.target.value)}
+            />
+          </label>
+          <label>
+            Workspace
+            <input
+              data-testid="create-workspace"
+              placeholder="empty: a new folder"
+              value={workspace}
+              onChange={(event) => setWorkspace(event.target.value)}
+            />
+          </label>
+          <label>
+            Model
+            <input
+              data-testid="create-model"
+              value={model}
+              onChange={(event) => setModel(event.target.value)}
+            />
+          </label>
+          <label>
+            Window (maxInputTokens)
+            <input
+              data-testid="create-max-input-tokens"
+              type="number"
+              min={1024}
+              value={maxInputTokens}
+              onChange={(event) => setMaxInputTokens(event.target.value)}
+            />
+          </label>
+          <label>
+            Sim steps
+            <input
+              data-testid="create-sim-steps"
+              type="number"
+              min={1}
+              value={simSteps}
+              onChange={(event) => setSimSteps(event.target.value)}
+            />
+          </label>
+          <label>
+            Sim script
+            <input
+              data-testid="create-sim-script"
+              placeholder="empty: explorer"
+              value={simScript}
+              onChange={(event) => setSimScript(event.target.value)}
+            />
+          </label>
+          <label className="wide">
+            Task
+            <textarea
+              data-testid="create-task"
+              rows={3}
+              value={task}
+              onChange={(event) => setTask(event.target.value)}
+            />
+          </label>
+          <div className="wide actions">
+            <button type="submit" className="primary" disabled={busy} data-testid="create-submit">
+              {busy ? "Creating…" : "Create and start"}
+            </button>
+            {error && (
+              <span className="error" data-testid="create-error">
+                {error}
+              </span>
+            )}
+          </div>
+        </form>
+      </section>
+      <HowItWorks />
+    </div>
+  );
+}

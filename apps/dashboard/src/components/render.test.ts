@@ -1,0 +1,129 @@
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import { applyEvents } from "../state/apply-events.ts";
+import { makeEvent, textMessage } from "../state/test-events.ts";
+import { emptyThreadState } from "../state/thread-state.ts";
+import { percentChange } from "./compaction-notice.tsx";
+import { ContextGauge } from "./context-gauge.tsx";
+import { OUTPUT_LIMIT } from "./tool-call-block.tsx";
+import { Transcript } from "./transcript.tsx";
+
+const saved = { collapse: 120, truncate: 0, microcompact: 0 };
+const bigOutput = "line of output\n".repeat(400);
+
+function events() {
+  return [
+    textMessage(1, "m1", 1, "user", "explore"),
+    makeEvent("message.completed", 2, {
+      messageId: "m2",
+      seq: 2,
+      role: "assistant",
+      content: "reading",
+      toolCalls: [
+        { id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"big.txt"}' } },
+      ],
+    }),
+    makeEvent("message.completed", 3, {
+      messageId: "m3",
+      seq: 3,
+      role: "tool",
+      content: bigOutput,
+      toolCallId: "c1",
+      toolStatus: "ok",
+    }),
+    makeEvent("context.measured", 4, {
+      step: 1,
+      rawTokens: 7000,
+      projectedTokens: 6500,
+      maxInputTokens: 8192,
+      triggerTokens: 6144,
+      saved,
+      needsCompaction: true,
+    }),
+    makeEvent("compaction.completed", 5, {
+      compactionKey: "k1",
+      compactionId: "cmp1",
+      strategy: "partial",
+      trigger: "auto",
+      tokensBefore: 6500,
+      tokensAfter: 1700,
+      saved,
+      cutoffMessageId: "m2",
+      historyFile: ".longrun/history/t1/a-root.jsonl",
+      restored: [{ kind: "file", path: "big.txt", tokens: 300 }],
+    }),
+    makeEvent("context.measured", 6, {
+      step: 2,
+      rawTokens: 7100,
+      projectedTokens: 1800,
+      maxInputTokens: 8192,
+      triggerTokens: 6144,
+      saved,
+      needsCompaction: false,
+    }),
+    textMessage(7, "m4", 4, "assistant", "done"),
+  ];
+}
+
+function count(html: string, needle: string): number {
+  return html.split(needle).length - 1;
+}
+
+describe("rendered thread pieces", () => {
+  it("renders each message and compaction once after a duplicated replay", () => {
+    const replayed = applyEvents(applyEvents(emptyThreadState("t1"), events()), events().slice(2));
+    const html = renderToStaticMarkup(
+      createElement(Transcript, { thread: replayed, agentId: "a-root", onOpenHistory: () => undefined }),
+    );
+    expect(count(html, 'data-testid="transcript-entry"')).toBe(3);
+    expect(count(html, 'data-testid="compaction-notice"')).toBe(1);
+    expect(html).toContain('data-compaction-id="cmp1"');
+    expect(html).toContain("6.5k → 1.7k tokens");
+    expect(html).toContain("(−74%)");
+    expect(html).toContain("collapse 120");
+    // The tool result is folded into its call, cut, with a way to see the rest.
+    expect(html).toContain('data-call-id="c1"');
+    expect(html).toContain('data-testid="tool-output-expand"');
+    expect(html).not.toContain(bigOutput);
+    expect(html).toContain(bigOutput.slice(0, OUTPUT_LIMIT - 20));
+  });
+
+  it("shows the gauge against the window with the trigger and the compaction on the chart", () => {
+    const state = applyEvents(emptyThreadState("t1"), events());
+    const html = renderToStaticMarkup(createElement(ContextGauge, { thread: state, agentId: "a-root" }));
+    expect(html).toContain('data-tokens="1800"');
+    expect(html).toContain('data-max="8192"');
+    expect(html).toContain('data-trigger="6144"');
+    expect(html).toContain('data-level="ok"');
+    expect(count(html, 'data-testid="chart-compaction-mark"')).toBe(1);
+    expect(html).toContain('data-points="2"');
+  });
+
+  it("shows the size after a /compact that came after the last measurement", () => {
+    const manual = makeEvent("compaction.completed", 8, {
+      compactionKey: "k2",
+      compactionId: "cmp2",
+      strategy: "partial",
+      trigger: "manual",
+      tokensBefore: 1900,
+      tokensAfter: 900,
+      saved,
+      cutoffMessageId: "m4",
+      historyFile: null,
+      restored: [],
+    });
+    const state = applyEvents(emptyThreadState("t1"), [...events(), manual]);
+    const html = renderToStaticMarkup(createElement(ContextGauge, { thread: state, agentId: "a-root" }));
+    expect(html).toContain('data-tokens="900"');
+    expect(html).toContain("after compaction");
+    expect(count(html, 'data-testid="chart-compaction-mark"')).toBe(2);
+  });
+});
+
+describe("percentChange", () => {
+  it("signs growth and reduction", () => {
+    expect(percentChange(2200, 2600)).toBe("+18%");
+    expect(percentChange(6500, 1700)).toBe("−74%");
+  });
+});

@@ -1,0 +1,48 @@
+import { useState } from "react";
+import { errorText } from "../lib/format.ts";
+import { useStore } from "../state/store-context.tsx";
+import type { ThreadState } from "../state/thread-state.ts";
+
+const ACTIVE = new Set(["queued", "running", "waiting"]);
+
+/** The thread's active runs, each with a cancel button, and the last failure if any. */
+export function RunBar({ thread }: { thread: ThreadState }) {
+  const { api } = useStore();
+  const [error, setError] = useState<string | null>(null);
+  const runs = Object.values(thread.runs).sort((left, right) => left.at - right.at);
+  const active = runs.filter((run) => ACTIVE.has(run.status));
+  const lastFailed = [...runs].reverse().find((run) => run.status === "failed");
+  return (
+    <div className="run-bar" data-testid="run-bar">
+      {active.map((run) => (
+        <span
+          key={run.id}
+          className="run-chip"
+          data-testid="run-chip"
+          data-run-id={run.id}
+          data-status={run.status}
+        >
+          {run.kind ?? "run"} · {run.status}
+          <button
+            type="button"
+            className="small danger"
+            data-testid="cancel-run-button"
+            data-run-id={run.id}
+            onClick={() => {
+              setError(null);
+              api.runs.cancel(run.id).catch((caught: unknown) => setError(errorText(caught)));
+            }}
+          >
+            Cancel
+          </button>
+        </span>
+      ))}
+      {active.length === 0 && lastFailed?.error && (
+        <span className="error small" data-testid="run-error">
+          Last run failed: {lastFailed.error.message}
+        </span>
+      )}
+      {error && <span className="error small">{error}</span>}
+    </div>
+  );
+}

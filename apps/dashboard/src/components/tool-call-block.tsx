@@ -1,0 +1,65 @@
+import { useState } from "react";
+import { clip, prettyArguments, textOf } from "../lib/format.ts";
+import type { ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+
+/** Output longer than this is cut, with a button to show the rest. */
+export const OUTPUT_LIMIT = 2000;
+const ARGUMENTS_LIMIT = 1500;
+
+/** A tool call and its result, collapsed to one line until opened. */
+export function ToolCallBlock({
+  callId,
+  name,
+  argumentsText,
+  result,
+  activity,
+}: {
+  callId: string;
+  name: string;
+  argumentsText: string;
+  result: TranscriptMessage | null;
+  activity: ToolActivity | null;
+}) {
+  const [showAll, setShowAll] = useState(false);
+  const output = result ? textOf(result.content) : (activity?.output ?? null);
+  const status = result?.toolStatus ?? (result ? "ok" : (activity?.status ?? "pending"));
+  const shownOutput =
+    output === null ? null : showAll ? { text: output, clipped: false } : clip(output, OUTPUT_LIMIT);
+  const args = clip(prettyArguments(argumentsText), showAll ? Number.POSITIVE_INFINITY : ARGUMENTS_LIMIT);
+  const headline = clip(argumentsText.replace(/\s+/g, " "), 80).text;
+  return (
+    <details
+      className={`tool-call tool-${status}`}
+      data-testid="tool-call"
+      data-call-id={callId}
+      data-status={status}
+    >
+      <summary>
+        <span className="tool-name">{name}</span> <span className="muted small">{headline}</span>{" "}
+        <span className={`badge tool-${status}`}>{status}</span>
+      </summary>
+      <div className="tool-body">
+        <div className="muted small">arguments</div>
+        <pre className="code">{args.text}</pre>
+        {shownOutput && (
+          <>
+            <div className="muted small">result</div>
+            <pre className="code" data-testid="tool-output">
+              {shownOutput.text}
+            </pre>
+          </>
+        )}
+        {(shownOutput?.clipped || args.clipped) && (
+          <button
+            type="button"
+            className="link small"
+            data-testid="tool-output-expand"
+            onClick={() => setShowAll(true)}
+          >
+            Show all ({(output ?? argumentsText).length} chars)
+          </button>
+        )}
+      </div>
+    </details>
+  );
+}

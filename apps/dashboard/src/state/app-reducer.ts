@@ -1,0 +1,79 @@
+import type { LongrunEvent, StoredMessage, Thread, ThreadDetail } from "@longrun/protocol";
+import type { SubscriptionStatus } from "../api/api-types.ts";
+import { applyEvents } from "./apply-events.ts";
+import { applyMessages, applyThreadDetail, clearStreaming } from "./apply-rest.ts";
+import { emptyThreadState, type ThreadState } from "./thread-state.ts";
+
+export type ConnectionState = SubscriptionStatus | "idle";
+
+export interface AppState {
+  threads: Thread[];
+  threadsLoaded: boolean;
+  threadsError: string | null;
+  connection: ConnectionState;
+  /** Times the server said our position was older than its log and state was reloaded. */
+  resyncs: number;
+  thread: ThreadState | null;
+}
+
+export type AppAction =
+  | { type: "threads.loaded"; threads: Thread[] }
+  | { type: "threads.failed"; error: string }
+  | { type: "thread.opened"; threadId: string | null }
+  | { type: "thread.events"; threadId: string; events: LongrunEvent[] }
+  | { type: "thread.detail"; detail: ThreadDetail }
+  | { type: "thread.messages"; threadId: string; agentId: string; messages: StoredMessage[] }
+  | { type: "thread.resynced"; threadId: string }
+  | { type: "connection"; status: ConnectionState };
+
+export const initialAppState: AppState = {
+  threads: [],
+  threadsLoaded: false,
+  threadsError: null,
+  connection: "idle",
+  resyncs: 0,
+  thread: null,
+};
+
+/** The dashboard's one reducer; every thread-level merge is delegated to the pure functions in apply-events. */
+export function appReducer(state: AppState, action: AppAction): AppState {
+  switch (action.type) {
+    case "threads.loaded":
+      return { ...state, threads: action.threads, threadsLoaded: true, threadsError: null };
+    case "threads.failed":
+      return { ...state, threadsError: action.error, threadsLoaded: true };
+    case "thread.opened":
+      if (state.thread?.threadId === action.threadId) return state;
+      return { ...state, thread: action.threadId ? emptyThreadState(action.threadId) : null };
+    case "thread.events":
+      return withThread(state, action.threadId, (thread) => applyEvents(thread, action.events));
+    case "thread.detail":
+      return withThread(state, action.detail.id, (thread) => applyThreadDetail(thread, action.detail));
+    case "thread.messages":
+      return withThread(state, action.threadId, (thread) =>
+        applyMessages(thread, action.agentId, action.messages),
+      );
+    case "thread.resynced":
+      return { ...state, resyncs: state.resyncs + 1 };
+    case "connection": {
+      // Deltas in flight when the socket drops are gone; a half sentence would never be finished.
+      const thread =
+        action.status === "reconnecting" && state.thread ? clearStreaming(state.thread) : state.thread;
+      return { ...state, connection: action.status, thread };
+    }
+    default: {
+      const exhaustive: never = action;
+      return exhaustive;
+    }
+  }
+}
+
+function withThread(
+  state: AppState,
+  threadId: string,
+  update: (thread: ThreadState) => ThreadState,
+): AppState {
+  if (!state.thread || state.thread.threadId !== threadId) return state;
+  const thread = update(state.thread);
+  return thread === state.thread ? state : { ...state, thread };
+}

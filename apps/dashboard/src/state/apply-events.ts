@@ -1,0 +1,281 @@
+import type { LongrunEvent } from "@longrun/protocol";
+import { Draft } from "./draft.ts";
+import type { CompactionNotice, ThreadState } from "./thread-state.ts";
+
+const UNKNOWN_AGENT = "unknown";
+
+function agentOf(event: LongrunEvent): string {
+  return event.agentId ?? UNKNOWN_AGENT;
+}
+
+/**
+ * Applies events to a thread state. Persisted events are keyed by seq, so replaying any of them again
+ * (a resumed subscription, a REST page overlapping the socket) changes nothing. Token deltas are not
+ * persisted and carry no seq of their own; they only feed the streaming preview.
+ */
+export function applyEvents(state: ThreadState, events: readonly LongrunEvent[]): ThreadState {
+  const fresh = events.filter(
+    (event) =>
+      event.threadId === state.threadId &&
+      (event.type === "message.delta" || !state.appliedSeqs.has(event.seq)),
+  );
+  if (fresh.length === 0) return state;
+  const draft = new Draft(state);
+  const applied = new Set(state.appliedSeqs);
+  for (const event of fresh) {
+    if (event.type !== "message.delta") {
+      if (applied.has(event.seq)) continue;
+      applied.add(event.seq);
+      draft.next.lastSeq = Math.max(draft.next.lastSeq, event.seq);
+      draft.next.lastActivityAt = Math.max(draft.next.lastActivityAt ?? 0, event.at);
+    }
+    applyOne(draft, event);
+  }
+  draft.next.appliedSeqs = applied;
+  return draft.next;
+}
+
+function applyOne(draft: Draft, event: LongrunEvent): void {
+  const agentId = agentOf(event);
+  switch (event.type) {
+    case "thread.created":
+      draft.next.title = event.data.title;
+      return;
+    case "thread.status":
+      draft.next.status = event.data.status;
+      return;
+    case "run.queued":
+    case "run.started":
+    case "run.completed":
+    case "run.failed":
+    case "run.cancelled":
+      applyRun(draft, event);
+      return;
+    case "agent.spawned": {
+      const agents = draft.record("agents");
+      const known = agents[agentId];
+      agents[agentId] = {
+        id: agentId,
+        parentAgentId: event.data.parentAgentId,
+        name: event.data.name,
+        inherit: event.data.inherit,
+        status: known?.status ?? "idle",
+        createdAt: known?.createdAt ?? event.at,
+        ...(event.data.brief === undefined ? {} : { brief: event.data.brief }),
+      };
+      return;
+    }
+    case "agent.status": {
+      const agents = draft.record("agents");
+      const known = agents[agentId] ?? placeholderAgent(agentId, event.at);
+      agents[agentId] = {
+        ...known,
+        status: event.data.status,
+        statusSeq: event.seq,
+        ...(event.data.reason === undefined ? {} : { statusReason: event.data.reason }),
+      };
+      return;
+    }
+    case "message.delta": {
+      const streaming = draft.record("streaming");
+      const current = streaming[agentId];
+      const messageId = event.data.messageId ?? null;
+      const continues = current !== undefined && (messageId === null || current.messageId === messageId);
+      streaming[agentId] = { messageId, text: (continues ? current.text : "") + event.data.text };
+      return;
+    }
+    case "message.completed": {
+      const data = event.data;
+      draft.agentMessages(agentId)[data.messageId] = {
+        id: data.messageId,
+        agentId,
+        seq: data.seq,
+        role: data.role,
+        content: data.content,
+        at: event.at,
+        ...(data.toolCalls ? { toolCalls: data.toolCalls } : {}),
+        ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
+        ...(data.toolStatus ? { toolStatus: data.toolStatus } : {}),
+        ...(data.usage ? { usage: data.usage } : {}),
+      };
+      if (data.role === "assistant") delete draft.record("streaming")[agentId];
+      return;
+    }
+    case "tool.started":
+      draft.record("tools")[event.data.callId] = {
+        callId: event.data.callId,
+        agentId: event.agentId ?? null,
+        name: event.data.name,
+        arguments: event.data.arguments,
+        status: "running",
+      };
+      return;
+    case "tool.completed": {
+      const tools = draft.record("tools");
+      tools[event.data.callId] = {
+        callId: event.data.callId,
+        agentId: event.agentId ?? null,
+        name: event.data.name,
+        arguments: tools[event.data.callId]?.arguments ?? "",
+        status: event.data.status,
+        output: event.data.output,
+      };
+      return;
+    }
+    case "approval.requested":
+      draft.record("approvals")[event.data.callId] = {
+        callId: event.data.callId,
+        agentId: event.agentId ?? null,
+        runId: event.runId ?? null,
+        name: event.data.name,
+        arguments: event.data.arguments,
+        requestedAt: event.at,
+      };
+      return;
+    case "approval.resolved":
+      delete draft.record("approvals")[event.data.callId];
+      return;
+    case "context.measured": {
+      const measurements = draft.record("measurements");
+      const series = [...(measurements[agentId] ?? [])];
+      series.push({ eventSeq: event.seq, at: event.at, ...event.data });
+      if (series.length > 1 && series[series.length - 2]!.eventSeq > event.seq) {
+        series.sort((left, right) => left.eventSeq - right.eventSeq);
+      }
+      measurements[agentId] = series;
+      return;
+    }
+    case "compaction.started":
+    case "compaction.completed":
+    case "compaction.failed":
+      applyCompaction(draft, event);
+      return;
+    case "breaker.opened":
+      draft.record("breakers")[agentId] = {
+        state: "open",
+        failures: event.data.failures,
+        openUntil: event.data.openUntil,
+      };
+      return;
+    case "breaker.closed":
+      draft.record("breakers")[agentId] = { state: "closed", failures: event.data.failures };
+      return;
+    default: {
+      // A type added to the protocol later is ignored here rather than breaking the page.
+      const exhaustive: never = event;
+      void exhaustive;
+    }
+  }
+}
+
+function placeholderAgent(agentId: string, at: number): ThreadState["agents"][string] {
+  return { id: agentId, parentAgentId: null, name: agentId, status: "idle", inherit: "fresh", createdAt: at };
+}
+
+type RunEvent = Extract<
+  LongrunEvent,
+  { type: "run.queued" | "run.started" | "run.completed" | "run.failed" | "run.cancelled" }
+>;
+
+function applyRun(draft: Draft, event: RunEvent): void {
+  const runId = event.runId;
+  if (!runId) return;
+  const runs = draft.record("runs");
+  const known = runs[runId];
+  const base = {
+    id: runId,
+    agentId: event.agentId ?? known?.agentId ?? null,
+    kind: known?.kind ?? null,
+    at: event.at,
+  };
+  switch (event.type) {
+    case "run.queued":
+      runs[runId] = { ...known, ...base, kind: event.data.kind, status: known?.status ?? "queued" };
+      return;
+    case "run.started":
+      runs[runId] = { ...known, ...base, kind: event.data.kind, status: "running" };
+      return;
+    case "run.completed":
+      runs[runId] = { ...known, ...base, status: "completed", ...optionalReport(event.data.report) };
+      break;
+    case "run.failed":
+      runs[runId] = { ...known, ...base, status: "failed", error: event.data.error };
+      break;
+    case "run.cancelled":
+      runs[runId] = { ...known, ...base, status: "cancelled" };
+      break;
+  }
+  // A finished run leaves no half-written text behind.
+  if (event.agentId) delete draft.record("streaming")[event.agentId];
+}
+
+function optionalReport(report: string | undefined): { report?: string } {
+  return report === undefined ? {} : { report };
+}
+
+type CompactionEventOf = Extract<
+  LongrunEvent,
+  { type: "compaction.started" | "compaction.completed" | "compaction.failed" }
+>;
+
+function applyCompaction(draft: Draft, event: CompactionEventOf): void {
+  const compactions = draft.record("compactions");
+  const key = event.data.compactionKey;
+  const known = compactions[key];
+  const base: CompactionNotice = known ?? {
+    key,
+    compactionId: null,
+    agentId: agentOf(event),
+    phase: "started",
+    trigger: event.data.trigger,
+    tokensBefore: 0,
+    failures: 0,
+    at: event.at,
+    eventSeq: event.seq,
+  };
+  switch (event.type) {
+    case "compaction.started":
+      // A late "started" never hides a finished compaction.
+      if (known && known.phase !== "started") return;
+      compactions[key] = {
+        ...base,
+        tokensBefore: event.data.tokensBefore,
+        at: event.at,
+        eventSeq: event.seq,
+      };
+      return;
+    case "compaction.completed": {
+      const data = event.data;
+      compactions[key] = {
+        ...base,
+        compactionId: data.compactionId,
+        phase: "completed",
+        strategy: data.strategy,
+        trigger: data.trigger,
+        tokensBefore: data.tokensBefore,
+        tokensAfter: data.tokensAfter,
+        saved: data.saved,
+        restored: data.restored,
+        historyFile: data.historyFile,
+        cutoffMessageId: data.cutoffMessageId,
+        ...(data.warnings && data.warnings.length > 0 ? { warnings: data.warnings } : {}),
+        at: event.at,
+        eventSeq: event.seq,
+      };
+      return;
+    }
+    case "compaction.failed":
+      if (known?.phase === "completed") return;
+      compactions[key] = {
+        ...base,
+        phase: "failed",
+        reason: event.data.reason,
+        breaker: event.data.breaker,
+        contextExhausted: event.data.contextExhausted,
+        failures: base.failures + 1,
+        at: event.at,
+        eventSeq: event.seq,
+      };
+      return;
+  }
+}

@@ -1,0 +1,159 @@
+import type {
+  AgentInherit,
+  AgentStatus,
+  MessageContent,
+  RestoredItem,
+  RunStatus,
+  StageSavings,
+  ThreadStatus,
+  ToolCall,
+  ToolStatus,
+  Usage,
+} from "@longrun/protocol";
+
+export interface AgentNode {
+  id: string;
+  parentAgentId: string | null;
+  name: string;
+  status: AgentStatus;
+  inherit: AgentInherit;
+  brief?: string;
+  statusReason?: string;
+  /** Seq of the agent.status event the status came from; absent when it came from a REST read. */
+  statusSeq?: number;
+  createdAt: number;
+}
+
+/** One conversation fact, from a message.completed event or GET /v1/agents/:id/messages. */
+export interface TranscriptMessage {
+  id: string;
+  agentId: string;
+  seq: number;
+  role: "system" | "user" | "assistant" | "tool";
+  content: MessageContent;
+  toolCalls?: ToolCall[];
+  toolCallId?: string;
+  toolStatus?: ToolStatus;
+  usage?: Usage;
+  at: number;
+}
+
+/** A compaction as the user sees it; keyed by compactionKey so started/failed/completed merge. */
+export interface CompactionNotice {
+  key: string;
+  compactionId: string | null;
+  agentId: string;
+  phase: "started" | "completed" | "failed";
+  strategy?: "partial" | "full";
+  trigger: "auto" | "manual" | "overflow";
+  tokensBefore: number;
+  tokensAfter?: number;
+  saved?: StageSavings;
+  restored?: RestoredItem[];
+  historyFile?: string | null;
+  cutoffMessageId?: string | null;
+  /** Problems that did not block the compaction, e.g. the history file could not be written. */
+  warnings?: string[];
+  reason?: string;
+  breaker?: "closed" | "open" | "half_open";
+  contextExhausted?: boolean;
+  failures: number;
+  at: number;
+  eventSeq: number;
+}
+
+export interface Measurement {
+  eventSeq: number;
+  step: number;
+  rawTokens: number;
+  projectedTokens: number;
+  maxInputTokens: number | null;
+  triggerTokens: number;
+  saved: StageSavings;
+  needsCompaction: boolean;
+  at: number;
+}
+
+export interface ApprovalRequest {
+  callId: string;
+  agentId: string | null;
+  runId: string | null;
+  name: string;
+  arguments: string;
+  requestedAt: number;
+}
+
+export interface ToolActivity {
+  callId: string;
+  agentId: string | null;
+  name: string;
+  arguments: string;
+  status: "running" | ToolStatus;
+  output?: string;
+}
+
+export interface RunView {
+  id: string;
+  agentId: string | null;
+  kind: string | null;
+  status: RunStatus;
+  error?: { code: string; message: string };
+  report?: string;
+  at: number;
+}
+
+export interface StreamingText {
+  messageId: string | null;
+  text: string;
+}
+
+export interface BreakerView {
+  state: "open" | "closed";
+  failures: number;
+  openUntil?: number;
+}
+
+/** Everything the dashboard knows about one thread, merged from REST reads and events. */
+export interface ThreadState {
+  threadId: string;
+  title: string | null;
+  /** Status from the latest thread.status event; null until one arrives. */
+  status: ThreadStatus | null;
+  /** Status from the last REST read of the thread (may be older than the polled list). */
+  restStatus: ThreadStatus | null;
+  /** Persisted event seqs already applied: the key that makes replay after a resume idempotent. */
+  appliedSeqs: ReadonlySet<number>;
+  lastSeq: number;
+  lastActivityAt: number | null;
+  agents: Record<string, AgentNode>;
+  messages: Record<string, Record<string, TranscriptMessage>>;
+  compactions: Record<string, CompactionNotice>;
+  measurements: Record<string, Measurement[]>;
+  approvals: Record<string, ApprovalRequest>;
+  tools: Record<string, ToolActivity>;
+  runs: Record<string, RunView>;
+  streaming: Record<string, StreamingText>;
+  breakers: Record<string, BreakerView>;
+}
+
+/** An empty thread state. */
+export function emptyThreadState(threadId: string): ThreadState {
+  return {
+    threadId,
+    title: null,
+    status: null,
+    restStatus: null,
+    appliedSeqs: new Set(),
+    lastSeq: -1,
+    lastActivityAt: null,
+    agents: {},
+    messages: {},
+    compactions: {},
+    measurements: {},
+    approvals: {},
+    tools: {},
+    runs: {},
+    streaming: {},
+    breakers: {},
+  };
+}

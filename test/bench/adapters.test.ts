@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import type { BenchAdapter } from "./adapters/adapter.ts";
+import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
+import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
+import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
+import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
+import { callPoints, loadCorpus } from "./corpus.ts";
+import { fits, keepsLatestUser, satisfiesI1 } from "./invariants.ts";
+import { listTokens } from "./tokens.ts";
+
+// The smallest real transcript keeps this fast; a 4k budget forces every method to act.
+const file = loadCorpus().find((entry) => entry.name === "swe-demo-marshmallow-1867");
+const BUDGET = 4_000;
+
+async function walk(adapter: BenchAdapter) {
+  if (file === undefined) throw new Error("corpus file swe-demo-marshmallow-1867 not found");
+  const prepared = adapter.prepare(file.messages, BUDGET);
+  const outcomes = [];
+  for (const end of callPoints(file.messages)) {
+    const input = file.messages.slice(0, end);
+    const result = await prepared.call(end);
+    outcomes.push({ input, result, tokens: listTokens(input) });
+  }
+  return outcomes;
+}
+
+describe("bench adapters on a real transcript", () => {
+  const adapters = [
+    createTrimMessagesAdapter("cached"),
+    createClearToolUsesAdapter("per-call"),
+    pruneMessagesAdapter,
+    longrunDeterministicAdapter,
+    longrunWithCompactionAdapter,
+  ];
+  for (const adapter of adapters) {
+    it(`${adapter.name}: valid outputs, timed`, async () => {
+      const outcomes = await walk(adapter);
+      expect(outcomes.length).toBeGreaterThan(5);
+      expect(outcomes.some((outcome) => outcome.tokens > BUDGET)).toBe(true);
+      for (const { result } of outcomes) {
+        expect(satisfiesI1(result.output)).toBe(true);
+        expect(result.ms).toBeGreaterThanOrEqual(0);
+      }
+    });
+  }
+
+  it("trimMessages fits the budget; longrun with compaction keeps the task and compacts", async () => {
+    const trimmed = await walk(createTrimMessagesAdapter("per-call"));
+    expect(trimmed.every(({ result }) => fits(result.output, BUDGET, listTokens))).toBe(true);
+    const compacted = await walk(longrunWithCompactionAdapter);
+    expect(compacted.some(({ result }) => result.compacted)).toBe(true);
+    expect(compacted.every(({ input, result }) => keepsLatestUser(input, result.output))).toBe(true);
+  });
+});

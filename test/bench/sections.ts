@@ -1,0 +1,51 @@
+import type { BenchAdapter } from "./adapters/adapter.ts";
+import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
+import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
+import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
+import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
+import { runCompactionBench } from "./compaction-bench.ts";
+
+/** One bench section `npm run bench -- <name>` can run. */
+export interface BenchSection {
+  name: string;
+  description: string;
+  run(): Promise<void>;
+}
+
+/** Budgets of the compaction bench (tokens). */
+export const COMPACTION_BUDGETS = [16_000, 64_000];
+
+/** Measured call points per file (LONGRUN_BENCH_SAMPLES overrides). */
+const SAMPLES_PER_FILE = Number(process.env.LONGRUN_BENCH_SAMPLES ?? 60);
+
+/** Without a count cache each library call tokenizes the whole prefix: fewer samples keep the bench short. */
+function fewerSamples(adapter: BenchAdapter): BenchAdapter {
+  return { ...adapter, samplesPerFile: Math.max(1, Math.round(SAMPLES_PER_FILE / 5)) };
+}
+
+/**
+ * Registered sections, run in this order. Other benches (ws fan-out,
+ * steps/s) add an entry here.
+ */
+export const sections: BenchSection[] = [
+  {
+    name: "compaction",
+    description:
+      "projection vs trimMessages / ClearToolUsesEdit / pruneMessages on the corpus at 16k and 64k",
+    async run() {
+      await runCompactionBench({
+        budgets: COMPACTION_BUDGETS,
+        samplesPerFile: SAMPLES_PER_FILE,
+        adapters: [
+          longrunDeterministicAdapter,
+          longrunWithCompactionAdapter,
+          createTrimMessagesAdapter("cached"),
+          createClearToolUsesAdapter("cached"),
+          pruneMessagesAdapter,
+          fewerSamples(createTrimMessagesAdapter("per-call")),
+          fewerSamples(createClearToolUsesAdapter("per-call")),
+        ],
+      });
+    },
+  },
+];
