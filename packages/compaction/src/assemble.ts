@@ -76,7 +76,13 @@ export function assembleRaw(
   };
 }
 
-/** Marks the latest user message and the active tool loop (I3) so no stage rewrites them. */
+/** How many of the most recent tool results every stage keeps verbatim, with their calls. */
+export const KEEP_RECENT_RESULTS = 3;
+
+/**
+ * Marks the latest user message, the active tool loop (I3) and the calls behind the last
+ * KEEP_RECENT_RESULTS tool results so no stage rewrites them.
+ */
 export function lockVerbatim(items: ProjectionItem[]): void {
   for (let index = items.length - 1; index >= 0; index--) {
     const item = items[index] as ProjectionItem;
@@ -85,14 +91,16 @@ export function lockVerbatim(items: ProjectionItem[]): void {
       break;
     }
   }
-  for (let index = items.length - 1; index >= 0; index--) {
+  let results = 0;
+  for (let index = items.length - 1; index >= 0 && results < KEEP_RECENT_RESULTS; index--) {
     const calls = items[index]?.message.tool_calls;
     if (items[index]?.message.role !== "assistant" || !calls || calls.length === 0) continue;
     for (let offset = 0; offset <= calls.length; offset++) {
       const item = items[index + offset];
-      if (item) item.locked = true;
+      if (!item) continue;
+      item.locked = true;
+      if (offset > 0 && item.message.role === "tool") results++;
     }
-    break;
   }
 }
 

@@ -50,6 +50,24 @@ describe("selectCutoff", () => {
     expect(cut.pinned).toEqual({ role: "user", content: "only instruction" });
   });
 
+  it("cuts forward past a huge call group rather than keep it (the compaction must not grow)", () => {
+    // Shaped like cc-4d5611e5-sub at 16k: a read with one ~9k-token result, then a small glob loop.
+    const messages = [
+      fact({ role: "user", content: "task" }),
+      fact({ role: "assistant", content: null, toolCalls: [call("r1"), call("r2")] }),
+      fact({ role: "tool", toolCallId: "r1", tokenCount: 9_000 }),
+      fact({ role: "tool", toolCallId: "r2" }),
+      fact({ role: "assistant", content: null, toolCalls: [call("g1"), call("g2")] }),
+      fact({ role: "tool", toolCallId: "g1" }),
+      fact({ role: "tool", toolCallId: "g2" }),
+    ];
+    const cut = selectCutoff(messages, { maxInputTokens: 16_000 }, { tokenizer });
+    // Backward the safe cut would be index 1 (keeping the 9k result); forward it is the glob loop.
+    expect(cut.index).toBe(4);
+    expect(cut.kept.map((message) => message.id)).toEqual(messages.slice(4).map((message) => message.id));
+    expect(cut.pinned?.content).toBe("task");
+  });
+
   it("full compaction keeps nothing and carries the previous pin forward", () => {
     const messages = [fact({ role: "assistant", content: "a" }), fact({ role: "assistant", content: "b" })];
     const previousPinned = { role: "user" as const, content: "old task" };

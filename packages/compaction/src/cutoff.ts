@@ -1,4 +1,5 @@
 import type { ChatMessage, CompactionStrategy, ModelProfile, StoredMessage } from "@longrun/protocol";
+import { KEEP_RECENT_RESULTS } from "./assemble.ts";
 import { sanitizeMessage } from "./sanitize.ts";
 import { thresholds } from "./thresholds.ts";
 import { toChatMessage } from "./to-chat.ts";
@@ -26,6 +27,22 @@ export interface Cutoff {
   kept: StoredMessage[];
   /** Latest user message when it falls in the summarized part: replayed verbatim after the summary. */
   pinned: ChatMessage | null;
+}
+
+/** Index of the assistant message that made the call behind the `count`-th most recent tool result. */
+function recentResultsStart(messages: readonly StoredMessage[], count: number): number {
+  let found = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as StoredMessage;
+    if (message.role !== "tool" || message.toolCallId === undefined) continue;
+    found++;
+    if (found < count) continue;
+    for (let at = index - 1; at >= 0; at--) {
+      if (messages[at]?.toolCalls?.some((call) => call.id === message.toolCallId)) return at;
+    }
+    return -1;
+  }
+  return found > 0 ? recentResultsStart(messages, found) : -1;
 }
 
 /** Positions where a cut splits no call from its result and does not open on a tool result. */
@@ -64,28 +81,49 @@ export function selectCutoff(
 ): Cutoff {
   const strategy = options.strategy ?? "partial";
   const limits = thresholds(profile);
+  const tokensOf = (message: StoredMessage) =>
+    message.tokenCount > 0 ? message.tokenCount : estimateStoredTokens(message, options.tokenizer);
   let target = messages.length;
   if (strategy === "partial") {
     if (limits.keepTokens === null) target = Math.max(0, messages.length - limits.keepMessages);
     else {
       let kept = 0;
       while (target > 0) {
-        const message = messages[target - 1] as StoredMessage;
-        const tokens =
-          message.tokenCount > 0 ? message.tokenCount : estimateStoredTokens(message, options.tokenizer);
+        const tokens = tokensOf(messages[target - 1] as StoredMessage);
         if (kept + tokens > limits.keepTokens) break;
         kept += tokens;
         target--;
       }
     }
     target = Math.min(target, Math.max(0, messages.length - 1));
+    // Keep the calls behind the last few tool results verbatim too, unless that tail would take
+    // more than a quarter of the limit: then the compaction would barely shrink the context.
+    const keepFrom = recentResultsStart(messages, KEEP_RECENT_RESULTS);
+    if (keepFrom >= 0 && keepFrom < target) {
+      let tail = 0;
+      for (let at = keepFrom; at < messages.length; at++) tail += tokensOf(messages[at] as StoredMessage);
+      if (tail <= Math.floor(limits.limitTokens / 4)) target = keepFrom;
+    }
   }
   const safe = safeCuts(messages);
+  const forwardCut = () => {
+    let at = target;
+    while (at < messages.length && !safe[at]) at++;
+    return at;
+  };
   let index = target;
   while (index > 0 && !safe[index]) index--;
-  if (index === 0) {
-    index = target;
-    while (index < messages.length && !safe[index]) index++;
+  if (index === 0) index = forwardCut();
+  else if (strategy === "partial" && index < target) {
+    // Moving back keeps the whole call group the target fell into. When that group is huge (a long
+    // read result), keeping it would undo the compaction (or exhaust the context): cut forward past
+    // it instead, if a safe cut remains before the end (the active tool loop is then still kept).
+    let keptTokens = 0;
+    for (let at = index; at < messages.length; at++) keptTokens += tokensOf(messages[at] as StoredMessage);
+    if (keptTokens > Math.floor(limits.limitTokens / 2)) {
+      const forward = forwardCut();
+      if (forward < messages.length) index = forward;
+    }
   }
   const toSummarize = messages.slice(0, index);
   const kept = messages.slice(index);

@@ -13,6 +13,7 @@ import { collapseTraces } from "./collapse.ts";
 import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
+import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import { thresholds } from "./thresholds.ts";
 import { estimateToolsTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 import { truncateArguments } from "./truncate.ts";
@@ -179,6 +180,16 @@ export function project(input: ProjectionInput): Projection {
     tokens = after;
   }
 
+  // Encrypted reasoning is bound to the exact prefix it was issued after: once a stage rewrote a
+  // message, every later assistant message leaves its original chain and must not replay it.
+  const firstChanged = items.findIndex((item, index) => item !== raw.items[index]);
+  if (firstChanged >= 0) {
+    items = items.map((item, index) =>
+      index >= firstChanged && hasProviderState(item.message)
+        ? { ...item, message: sanitizeMessage(item.message) }
+        : item,
+    );
+  }
   const all = [...header, ...items];
   const needsCompaction = tokens > limits.triggerTokens;
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);

@@ -40,6 +40,8 @@ export const AgentStepPayload = z.object({
   expectSeq: z.number().int().min(-1).optional(),
   /** Set after an overflow-triggered compaction: a second provider overflow ends the agent. */
   afterOverflow: z.boolean().optional(),
+  /** Set after a compaction found nothing to summarize: the step goes on without asking again. */
+  compactionDeferred: z.boolean().optional(),
 });
 export type AgentStepPayload = z.infer<typeof AgentStepPayload>;
 

@@ -1,5 +1,6 @@
 export type { SimModelConfig } from "./config.ts";
 export { DEFAULT_SIM_CONFIG } from "./config.ts";
+export { demoProjectFiles } from "./demo-project.ts";
 export type { SimError, SimErrorCode } from "./errors.ts";
 export { SIM_ERROR_CODES } from "./errors.ts";
 export { executeFakeTool, fakeWorkspace, SIM_TOOL_NAMES, toolDefinitions } from "./fake-workspace.ts";

@@ -42,6 +42,10 @@ export function resolveLocation(url: string): Location {
 export class Connection {
   #client: Client;
   #db: Database;
+  // Local files get a second connection for reads: with one connection, a read issued while a write
+  // transaction is open fails with TRANSACTION_ACTIVE instead of waiting. WAL lets it read concurrently.
+  #readClient: Client;
+  #readDb: Database;
   #closed = false;
 
   private constructor(
@@ -50,6 +54,30 @@ export class Connection {
   ) {
     this.#client = this.#createClient();
     this.#db = drizzle(this.#client, { schema });
+    this.#readClient = this.#isLocal() ? this.#createClient() : this.#client;
+    this.#readDb = this.#isLocal() ? drizzle(this.#readClient, { schema }) : this.#db;
+  }
+
+  #isLocal(): boolean {
+    return this.location.file !== null;
+  }
+
+  /** The connection reads go to (a separate one for local files). */
+  get readDb(): Database {
+    return this.#readDb;
+  }
+
+  get readClient(): Client {
+    return this.#readClient;
+  }
+
+  /** Replaces the read connection after a failure on it. */
+  async reopenReader(failed?: Client): Promise<void> {
+    if (this.#closed || !this.#isLocal() || (failed !== undefined && failed !== this.#readClient)) return;
+    this.#readClient.close();
+    this.#readClient = this.#createClient();
+    this.#readDb = drizzle(this.#readClient, { schema });
+    await this.#readClient.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 
   /** Opens a client (creating the parent folder of a local file) and applies the PRAGMAs. */
@@ -88,6 +116,7 @@ export class Connection {
     if (this.#closed) return;
     this.#closed = true;
     this.#client.close();
+    if (this.#readClient !== this.#client) this.#readClient.close();
   }
 
   #createClient(): Client {
@@ -104,6 +133,9 @@ export class Connection {
   async #configure(first: boolean): Promise<void> {
     if (this.location.file === null) return;
     await this.#client.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    if (first && this.#readClient !== this.#client) {
+      await this.#readClient.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
     // journal_mode is persistent in the file; set it once per open, not on every reconnect.
     if (first) await this.#client.execute("PRAGMA journal_mode = WAL");
     await this.#client.execute("PRAGMA synchronous = NORMAL");

@@ -41,8 +41,20 @@ export function createContext(
       }
     }
   };
+  const readAttempt = async <T>(task: () => Promise<T>): Promise<T> => {
+    for (let attemptIndex = 1; ; attemptIndex += 1) {
+      const client = connection.readClient;
+      try {
+        return await task();
+      } catch (error) {
+        if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
+        await connection.reopenReader(client);
+        await delay(Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random()));
+      }
+    }
+  };
   return {
-    read: (task) => attempt(() => task(connection.db)),
+    read: (task) => readAttempt(() => task(connection.readDb)),
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
     write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
     writeRaw: (task) =>

@@ -47,6 +47,7 @@ describe("openStore", () => {
         "messages",
         "runs",
         "threads",
+        "tool_runs",
       ]);
     } finally {
       await second.close();

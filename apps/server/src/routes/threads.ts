@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import {
   CreateThreadBody,
   LongrunError,
@@ -7,7 +9,7 @@ import {
   type ThreadDetail,
 } from "@longrun/protocol";
 import { createThreadWithRoot, resolveProfile } from "@longrun/runtime";
-import { type SimScript, simModelName } from "@longrun/sim-model";
+import { demoProjectFiles, type SimScript, simModelName } from "@longrun/sim-model";
 import { newId } from "@longrun/store";
 import { Hono } from "hono";
 import { type AuthEnv, requireThread } from "../auth.ts";
@@ -30,6 +32,7 @@ export function threadRoutes(deps: ServerDeps) {
       threadId,
     });
     const model = body.model ?? body.profile?.model ?? deps.defaults.model;
+    if (model === "sim" && !body.workspace) await seedDemoProject(workspaceDir);
     const maxInputTokens =
       body.maxInputTokens ?? body.profile?.maxInputTokens ?? deps.defaults.maxInputTokens;
     const resolved = resolveProfile({
@@ -99,6 +102,15 @@ export function threadRoutes(deps: ServerDeps) {
   });
 
   return app;
+}
+
+/** A new sim thread's empty workspace gets the sim's demo project, so the agent has files to explore. */
+async function seedDemoProject(dir: string): Promise<void> {
+  for (const [path, content] of Object.entries(demoProjectFiles())) {
+    const target = join(dir, path);
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, content, { flag: "wx" }).catch(() => undefined);
+  }
 }
 
 /** A thread with its agent tree and runs. */

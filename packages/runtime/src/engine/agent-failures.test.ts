@@ -21,7 +21,8 @@ describe("compaction failures and limits", () => {
       simSteps: 400,
       maxInputTokens: 8_000,
       breaker: { threshold: 3, baseCooldownMs: 150, maxCooldownMs: 10_000 },
-      sim: { faults: { summaryFail: 6 } },
+      // Each summary attempt retries a 5xx once, so 12 failing requests are 6 failed summaries.
+      sim: { faults: { summaryFail: 12 } },
     });
     const { runId } = await harness.startThread("Explore everything in the project.");
     const opened = [
@@ -50,7 +51,7 @@ describe("compaction failures and limits", () => {
     await harness.waitForEvent((event) => event.type === "compaction.completed");
 
     // Overflow bypass: open the breaker again, then force a provider overflow on the next main call.
-    harness.sim.config.faults = { summaryFail: 3, key: "second-round" };
+    harness.sim.config.faults = { summaryFail: 6, key: "second-round" };
     harness.sim.reset();
     await harness.waitForEvent(
       (event) =>

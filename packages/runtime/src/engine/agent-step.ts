@@ -1,7 +1,8 @@
-import { verifyProjection } from "@longrun/compaction";
+import { hasProviderState, sanitizeMessages, verifyProjection } from "@longrun/compaction";
 import { contentText } from "@longrun/protocol";
-import { isContextOverflow, withProviderRetry } from "../retry.ts";
+import { isContextOverflow, isInvalidEncryptedContent, withProviderRetry } from "../retry.ts";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
+import { toolsFor } from "./agent-tools.ts";
 import { appendFact } from "./append-fact.ts";
 import type { Coordinator } from "./coordinator.ts";
 import { callModel } from "./model-call.ts";
@@ -64,7 +65,7 @@ export async function runAgentStep(
       needsCompaction: projection.needsCompaction,
     },
   });
-  if (projection.needsCompaction) {
+  if (projection.needsCompaction && !job.compactionDeferred) {
     // peek, not check: the compaction runner takes the half-open trial, the step must not use it up.
     const gate = await deps.breaker.peek(job.agentId);
     if (gate.allowed) return { kind: "compact", trigger: "auto" };
@@ -88,14 +89,13 @@ export async function runAgentStep(
   const verdict = verifyProjection(projection);
   if (!verdict.ok) return { kind: "exhausted", reason: verdict.reason };
 
-  let assistant: Awaited<ReturnType<typeof callModel>>;
-  try {
-    assistant = await withProviderRetry(
+  const send = (messages: typeof projection.messages) =>
+    withProviderRetry(
       () =>
         callModel(deps.model, {
           model: context.profile.model,
-          messages: projection.messages,
-          tools: deps.tools.definitions(),
+          messages,
+          tools: toolsFor(deps, context.agent),
           maxOutputTokens: context.profile.maxOutputTokens,
           headers: deps.modelHeaders?.(job.agentId),
           signal: job.signal,
@@ -104,13 +104,24 @@ export async function runAgentStep(
         }),
       { ...deps.retry, signal: job.signal },
     );
+  let assistant: Awaited<ReturnType<typeof callModel>>;
+  try {
+    try {
+      assistant = await send(projection.messages);
+    } catch (error) {
+      // The provider refused replayed reasoning state: it belongs to a chain this request left.
+      // Send once more without any provider-private state rather than failing the agent.
+      if (!isInvalidEncryptedContent(error) || !projection.messages.some(hasProviderState)) throw error;
+      assistant = await send(sanitizeMessages(projection.messages));
+    }
   } catch (error) {
     if (job.signal.aborted) return { kind: "cancelled" };
     if (isContextOverflow(error)) {
       // The same oversized request is never sent twice: compact once (bypassing the breaker), then
       // a second overflow ends the agent.
-      if (job.afterOverflow)
+      if (job.afterOverflow) {
         return { kind: "exhausted", reason: "provider rejected the request as too long after compaction" };
+      }
       return { kind: "compact", trigger: "overflow" };
     }
     throw error;

@@ -10,6 +10,7 @@ import type { CompactionEvent, RestoredItem } from "@longrun/protocol";
 import { newId } from "@longrun/store";
 import { withProviderRetry } from "../retry.ts";
 import { loadAgentContext } from "./agent-context.ts";
+import { toolsFor } from "./agent-tools.ts";
 import { appendFact } from "./append-fact.ts";
 import { historyFilePath, offloadHistory } from "./history-file.ts";
 import { callSummarizer } from "./model-call.ts";
@@ -71,7 +72,7 @@ export async function runCompaction(
     profile: context.profile,
     now: deps.now(),
     tokenizer: deps.tokenizer,
-    tools: deps.tools.definitions(),
+    tools: toolsFor(deps, context.agent),
   };
   const plan = planCompaction(input, {
     strategy: job.strategy ?? "partial",

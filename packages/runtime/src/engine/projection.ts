@@ -7,6 +7,7 @@ import {
 } from "@longrun/compaction";
 import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "./agent-context.ts";
+import { toolsFor } from "./agent-tools.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 
 /**
@@ -51,7 +52,7 @@ export function projectContext(deps: RuntimeDeps, context: AgentContext): Projec
     profile: context.profile,
     now: deps.now(),
     tokenizer: deps.tokenizer,
-    tools: deps.tools.definitions(),
+    tools: toolsFor(deps, context.agent),
     restorationBudgets: restorationBudgetsFor(context.profile),
   });
 }

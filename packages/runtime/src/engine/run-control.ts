@@ -1,4 +1,10 @@
-import { type Agent, LongrunError, type PostMessageResult, type Run } from "@longrun/protocol";
+import {
+  type Agent,
+  LongrunError,
+  type PostMessageResult,
+  type Run,
+  type ThreadStatus,
+} from "@longrun/protocol";
 import type { StepOutcome } from "./agent-step.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
@@ -62,7 +68,7 @@ export class RunControl {
   private async startRun(run: Run): Promise<string | null> {
     const { store, events, scheduler } = this.deps;
     await store.runs.update(run.id, { status: "running", startedAt: this.deps.now() });
-    await store.threads.setStatus(run.threadId, "running");
+    await this.setThreadStatus(run.threadId, "running");
     await events.emit({
       threadId: run.threadId,
       agentId: run.agentId,
@@ -158,12 +164,12 @@ export class RunControl {
     if (status === "completed") {
       await store.runs.update(run.id, { status: "completed", finishedAt: this.deps.now() });
       await events.emit({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
-      await store.threads.setStatus(job.threadId, "idle");
+      await this.setThreadStatus(job.threadId, "idle");
     } else {
       const error = { code: status, message: detail };
       await store.runs.update(run.id, { status: "failed", finishedAt: this.deps.now(), error });
       await events.emit({ ...where(job), type: "run.failed", data: { error } });
-      await store.threads.setStatus(
+      await this.setThreadStatus(
         job.threadId,
         status === "context_exhausted" ? "context_exhausted" : "failed",
       );
@@ -192,7 +198,7 @@ export class RunControl {
         await events.emit({ ...where(job), type: "run.failed", data: { error } });
       }
     }
-    await store.threads.setStatus(job.threadId, "idle");
+    await this.setThreadStatus(job.threadId, "idle");
     await this.startNext(job.threadId);
   }
 
@@ -235,7 +241,7 @@ export class RunControl {
       type: "run.cancelled",
       data: { reason },
     });
-    await store.threads.setStatus(run.threadId, "idle");
+    await this.setThreadStatus(run.threadId, "idle");
     await this.startNext(run.threadId);
     return (await store.runs.get(runId)) ?? run;
   }
@@ -298,7 +304,7 @@ export class RunControl {
       type: "run.completed",
       data: { report: `team of ${team.length} finished` },
     });
-    await this.deps.store.threads.setStatus(child.threadId, "idle");
+    await this.setThreadStatus(child.threadId, "idle");
     await this.startNext(child.threadId);
   }
 
@@ -313,6 +319,14 @@ export class RunControl {
         agentId ? `agent ${agentId} not in thread ${threadId}` : `thread ${threadId} has no root agent`,
       );
     return agent;
+  }
+
+  /** Persists a thread's status and announces it when it changed. */
+  async setThreadStatus(threadId: string, status: ThreadStatus): Promise<void> {
+    const before = await this.deps.store.threads.get(threadId);
+    if (before?.status === status) return;
+    await this.deps.store.threads.setStatus(threadId, status);
+    await this.deps.events.emit({ threadId, type: "thread.status", data: { status } });
   }
 
   /** Persists an agent's status and announces it. */

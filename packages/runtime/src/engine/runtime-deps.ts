@@ -19,6 +19,8 @@ export interface StepJob {
   runId: string;
   /** Set on the step that follows an overflow compaction: a second overflow ends the agent. */
   afterOverflow?: boolean;
+  /** Set after a compaction found nothing to summarize: go on without asking for another one. */
+  compactionDeferred?: boolean;
 }
 
 export interface CompactJob {

@@ -128,6 +128,10 @@ describe("bad tool calls and denials", () => {
     const { runId, rootAgentId } = await harness.startThread("Run the checks.");
     const requested = await harness.waitForEvent((event) => event.type === "approval.requested");
     const callId = (requested.data as { callId: string }).callId;
+    await harness.waitForEvent(
+      (event) =>
+        event.type === "agent.status" && (event.data as { status: string }).status === "waiting_approval",
+    );
     const agent = await harness.store.agents.get(rootAgentId);
     expect(agent?.status).toBe("waiting_approval");
     const state = await harness.store.agentState.get(rootAgentId);

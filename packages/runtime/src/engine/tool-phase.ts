@@ -1,4 +1,5 @@
 import type { StoredMessage, ToolCall } from "@longrun/protocol";
+import { DEFAULT_OUTPUT_LIMIT, limitOutput } from "../tools/index.ts";
 import type { AgentContext } from "./agent-context.ts";
 import { appendFact } from "./append-fact.ts";
 import type { Coordinator } from "./coordinator.ts";
@@ -76,9 +77,19 @@ export async function runToolPhase(
       );
       break;
     }
-    await finishCall(deps, where, call, result.status, result.output);
+    await finishCall(deps, where, call, result.status, limitOutput(result.output, outputLimitFor(context)));
   }
   return parked;
+}
+
+/**
+ * A tool result may take at most ~15 % of the window (and 16,000 characters): one read must never be
+ * larger than what a compaction can keep.
+ */
+export function outputLimitFor(context: Pick<AgentContext, "profile">): number {
+  const window = context.profile.maxInputTokens;
+  if (!window) return DEFAULT_OUTPUT_LIMIT;
+  return Math.max(1_000, Math.min(DEFAULT_OUTPUT_LIMIT, Math.floor(window * 0.15 * 3.5)));
 }
 
 async function finishCall(
