@@ -37,22 +37,18 @@ export async function runCompaction(
 ): Promise<CompactionOutcome> {
   const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
   const compactionKey = newId();
+  const reportFailure = (reason: string, breaker: "closed" | "open" | "half_open", contextExhausted: boolean) =>
+    deps.events.emit({
+      ...where,
+      type: "compaction.failed",
+      data: { compactionKey, trigger: job.trigger, reason, breaker, contextExhausted },
+    });
   const gate = await deps.breaker.check(
     job.agentId,
     job.trigger === "overflow" ? { bypass: "overflow" } : {},
   );
   if (!gate.allowed) {
-    await deps.events.emit({
-      ...where,
-      type: "compaction.failed",
-      data: {
-        compactionKey,
-        trigger: job.trigger,
-        reason: `circuit breaker ${gate.state}: summary not attempted`,
-        breaker: gate.state,
-        contextExhausted: false,
-      },
-    });
+    await reportFailure(`circuit breaker ${gate.state}: summary not attempted`, gate.state, false);
     return { kind: "blocked", reason: `breaker ${gate.state}`, retryAt: gate.retryAt };
   }
 
@@ -84,17 +80,7 @@ export async function runCompaction(
     const reason = verdict.ok
       ? "nothing to compact: the history is already within the kept window"
       : verdict.reason;
-    await deps.events.emit({
-      ...where,
-      type: "compaction.failed",
-      data: {
-        compactionKey,
-        trigger: job.trigger,
-        reason,
-        breaker: gate.state,
-        contextExhausted: !verdict.ok,
-      },
-    });
+    await reportFailure(reason, gate.state, !verdict.ok);
     if (job.trigger === "manual") await recordManualCompaction(deps, job, "nothing to compact");
     return verdict.ok ? { kind: "nothing", reason } : { kind: "exhausted", reason };
   }
@@ -127,11 +113,7 @@ export async function runCompaction(
         },
       });
     }
-    await deps.events.emit({
-      ...where,
-      type: "compaction.failed",
-      data: { compactionKey, trigger: job.trigger, reason, breaker: failure.state, contextExhausted: false },
-    });
+    await reportFailure(reason, failure.state, false);
     if (job.trigger === "manual") await recordManualCompaction(deps, job, reason);
     return {
       kind: "failed",
@@ -197,17 +179,7 @@ export async function runCompaction(
   const verdict = verifyProjection(after);
   const restoredSummary = restored.map(({ content: _content, ...item }) => item);
   if (!verdict.ok) {
-    await deps.events.emit({
-      ...where,
-      type: "compaction.failed",
-      data: {
-        compactionKey,
-        trigger: job.trigger,
-        reason: verdict.reason,
-        breaker: "closed",
-        contextExhausted: true,
-      },
-    });
+    await reportFailure(verdict.reason, "closed", true);
     return { kind: "exhausted", reason: verdict.reason };
   }
   await deps.events.emit({
