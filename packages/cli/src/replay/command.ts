@@ -1,5 +1,138 @@
-/** `longrun replay` (DESIGN §11). */
-export async function runReplayCommand(_args: string[]): Promise<number> {
-  console.error("longrun replay: implemented by packages/cli/src/replay");
-  return 2;
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createProgressReporter, type ProgressStream } from "./progress.ts";
+import { replayTranscript } from "./replay.ts";
+import { readTranscript, TranscriptError } from "./transcript.ts";
+
+export const REPLAY_USAGE = `Usage: longrun replay <transcript.jsonl> --max-input-tokens N --out DIR [options]
+
+Walks a transcript of OpenAI chat messages (one JSON message a line) as the facts of one agent and,
+before every assistant message, runs the full context pipeline: projection, LLM compaction through
+the built-in sim model, verification. Writes:
+  DIR/requests/NNNN.json   the Chat Completions request that would be sent before message NNNN
+  DIR/report.json          per call point: raw and projected tokens, stage savings, compactions
+  DIR/history.jsonl        the messages each compaction summarized (sanitized)
+
+Options:
+  --max-input-tokens N     the model's input window (required, e.g. 8000, 128000)
+  --out DIR                output folder (required; old request files in DIR/requests are replaced)
+  --model NAME             model string written into the requests (default: sim)
+  --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
+  --help                   show this help`;
+
+/** Where the command writes; the process streams unless a test passes its own. */
+export interface ReplayCommandIO {
+  stdout: { write(text: string): unknown };
+  stderr: ProgressStream;
+}
+
+/** A usage error: exit code 2 with the message and a pointer to --help. */
+class UsageError extends Error {}
+
+function positiveInteger(flag: string, value: string | undefined): number {
+  if (value === undefined) throw new UsageError(`missing --${flag} N`);
+  if (!/^\d+$/.test(value) || Number(value) <= 0) {
+    throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function validTimeZone(zone: string): string {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone;
+  } catch {
+    throw new UsageError(`--time-zone: unknown time zone "${zone}"`);
+  }
+}
+
+function parseReplayArgs(args: string[]) {
+  let parsed: ReturnType<typeof parse>;
+  function parse() {
+    return parseArgs({
+      args,
+      options: {
+        "max-input-tokens": { type: "string" },
+        out: { type: "string" },
+        model: { type: "string" },
+        "time-zone": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  }
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return null;
+  if (positionals.length === 0) throw new UsageError("missing <transcript.jsonl>");
+  if (positionals.length > 1) throw new UsageError(`one transcript at a time, got ${positionals.length}`);
+  if (!values.out) throw new UsageError("missing --out DIR");
+  if (values.model !== undefined && values.model.trim() === "") throw new UsageError("--model is empty");
+  return {
+    transcript: positionals[0] as string,
+    maxInputTokens: positiveInteger("max-input-tokens", values["max-input-tokens"]),
+    outDir: values.out,
+    model: values.model,
+    timeZone: validTimeZone(values["time-zone"] ?? "UTC"),
+  };
+}
+
+/** `longrun replay` (DESIGN §11): returns the exit code (0 done, 1 bad input, 2 bad usage). */
+export async function runReplayCommand(
+  args: string[],
+  io: ReplayCommandIO = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
+  let options: ReturnType<typeof parseReplayArgs>;
+  try {
+    options = parseReplayArgs(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`longrun replay: ${error.message}\nRun "longrun replay --help" for usage.\n`);
+    return 2;
+  }
+  if (options === null) {
+    io.stdout.write(`${REPLAY_USAGE}\n`);
+    return 0;
+  }
+  let transcript: Awaited<ReturnType<typeof readTranscript>>;
+  try {
+    transcript = await readTranscript(options.transcript);
+  } catch (error) {
+    if (!(error instanceof TranscriptError)) throw error;
+    io.stderr.write(`longrun replay: ${error.message}\n`);
+    return 1;
+  }
+  const progress = createProgressReporter(io.stderr, `replay ${basename(options.transcript)}`);
+  const started = Date.now();
+  let report: Awaited<ReturnType<typeof replayTranscript>>;
+  try {
+    report = await replayTranscript({
+      transcript,
+      maxInputTokens: options.maxInputTokens,
+      outDir: options.outDir,
+      timeZone: options.timeZone,
+      ...(options.model ? { model: options.model } : {}),
+      onProgress: (update) => progress.update(update),
+    });
+  } finally {
+    progress.finish();
+  }
+  const { totals } = report;
+  const outDir = resolve(options.outDir);
+  io.stdout.write(
+    [
+      `replayed ${totals.calls} call points in ${((Date.now() - started) / 1000).toFixed(1)} s (window ${report.maxInputTokens}, limit ${report.limitTokens})`,
+      `  compactions: ${totals.compactions}; max projected tokens: ${totals.maxProjectedTokens}`,
+      `  saved by collapse ${totals.saved.collapse}, truncate ${totals.saved.truncate}, microcompact ${totals.saved.microcompact} tokens (summed over call points)`,
+      `  requests written: ${totals.fits}${totals.exhausted > 0 ? `; context exhausted (no request): ${totals.exhausted}` : ""}`,
+      `  report: ${join(outDir, "report.json")}`,
+      "",
+    ].join("\n"),
+  );
+  return 0;
 }

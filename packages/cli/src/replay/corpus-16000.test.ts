@@ -1,0 +1,4 @@
+import { describeCorpusWindow } from "./corpus.test-helper.ts";
+
+// Every corpus transcript at a 16000-token window; every written request is POSTed to the strict sim.
+describeCorpusWindow(16000);

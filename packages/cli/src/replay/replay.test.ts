@@ -1,0 +1,204 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { ChatMessage } from "@longrun/protocol";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runReplayCommand } from "./command.ts";
+import { CORPUS_DIR, REPO_ROOT } from "./corpus.test-helper.ts";
+import { replayTranscript } from "./replay.ts";
+import type { ReplayReport } from "./report.ts";
+import { parseTranscript, readTranscript } from "./transcript.ts";
+
+const run = promisify(execFile);
+let scratch: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), "longrun-replay-cli-"));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** Runs the command with captured output. */
+async function command(args: string[], options: { tty?: boolean } = {}) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runReplayCommand(args, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { isTTY: options.tty ?? false, columns: 100, write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+describe("longrun replay: flags and input errors", () => {
+  it("prints help and exits 0", async () => {
+    const result = await command(["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "Usage: longrun replay <transcript.jsonl> --max-input-tokens N --out DIR",
+    );
+  });
+
+  it.each([
+    [[], "missing <transcript.jsonl>"],
+    [["a.jsonl", "--out", "x"], "missing --max-input-tokens N"],
+    [
+      ["a.jsonl", "--max-input-tokens", "8k", "--out", "x"],
+      '--max-input-tokens must be a positive integer, got "8k"',
+    ],
+    [["a.jsonl", "--max-input-tokens", "0", "--out", "x"], "must be a positive integer"],
+    [["a.jsonl", "--max-input-tokens", "8000"], "missing --out DIR"],
+    [["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--bogus"], "Unknown option '--bogus'"],
+    [["a.jsonl", "b.jsonl", "--max-input-tokens", "8000", "--out", "x"], "one transcript at a time"],
+    [
+      ["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--time-zone", "Mars/Olympus"],
+      "unknown time zone",
+    ],
+  ])("bad usage %j exits 2 and says why", async (args, message) => {
+    const result = await command(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain("--help");
+  });
+
+  it("names a missing file", async () => {
+    const missing = join(scratch, "nope.jsonl");
+    const result = await command([missing, "--max-input-tokens", "8000", "--out", join(scratch, "o")]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${missing}: no such file`);
+  });
+
+  it("names the line of bad JSON and of a message that is not a chat message", async () => {
+    const badJson = join(scratch, "bad-json.jsonl");
+    await writeFile(badJson, '{"role":"user","content":"hi"}\n\n{"role": "assistant", oops}\n');
+    const first = await command([badJson, "--max-input-tokens", "8000", "--out", join(scratch, "o")]);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain(`${badJson}:3: not valid JSON`);
+
+    const badRole = join(scratch, "bad-role.jsonl");
+    await writeFile(badRole, '{"role":"user","content":"hi"}\n{"role":"robot","content":"beep"}\n');
+    const second = await command([badRole, "--max-input-tokens", "8000", "--out", join(scratch, "o")]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(new RegExp(`${badRole}:2: not a Chat Completions message \\(role: `));
+  });
+
+  it("takes the leading system message as the system prompt", () => {
+    const transcript = parseTranscript(
+      '{"role":"system","content":"be brief"}\n{"role":"user","content":"go"}\n{"role":"assistant","content":"ok"}\n',
+      "inline",
+    );
+    expect(transcript.systemPrompt).toBe("be brief");
+    expect(transcript.firstFactIndex).toBe(1);
+  });
+});
+
+describe("longrun replay: output", () => {
+  it("draws one updating progress line on a terminal and is deterministic", async () => {
+    const file = join(CORPUS_DIR, "swe-demo-ctf.jsonl");
+    const first = join(scratch, "ctf-1");
+    const second = join(scratch, "ctf-2");
+    const tty = await command([file, "--max-input-tokens", "8000", "--out", first], { tty: true });
+    expect(tty.code).toBe(0);
+    expect(tty.stderr).toMatch(/^\rreplay swe-demo-ctf\.jsonl \[/);
+    expect(tty.stderr).toContain("100%  call points 21/21, compactions ");
+    expect(tty.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
+    expect(tty.stdout).toContain("replayed 21 call points");
+
+    const plain = await command([file, "--max-input-tokens", "8000", "--out", second]);
+    expect(plain.code).toBe(0);
+    const lines = plain.stderr.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.length).toBeLessThanOrEqual(12);
+    expect(lines.at(-1)).toContain("100%  call points 21/21");
+
+    // Same transcript, same window: byte-identical report and requests (fixed clock, ids, sim).
+    const report = await readFile(join(first, "report.json"), "utf8");
+    expect(await readFile(join(second, "report.json"), "utf8")).toBe(report);
+    expect((JSON.parse(report) as ReplayReport).totals.compactions).toBeGreaterThan(0);
+    const names = await readdir(join(first, "requests"));
+    expect(names).toHaveLength(21);
+    for (const name of names) {
+      const [a, b] = await Promise.all([
+        readFile(join(first, "requests", name), "utf8"),
+        readFile(join(second, "requests", name), "utf8"),
+      ]);
+      expect(b, name).toBe(a);
+    }
+  });
+
+  it("replays reasoning inside its chain only, never after a compaction (I5)", async () => {
+    const lines: ChatMessage[] = [{ role: "user", content: "Study the files and report." }];
+    for (let turn = 0; turn < 14; turn++) {
+      const id = `call_${turn}`;
+      lines.push({
+        role: "assistant",
+        content: `Reading part ${turn}.`,
+        tool_calls: [
+          // Not a read/search tool, so collapse leaves the calls (and their reasoning) alone.
+          { id, type: "function", function: { name: "run_check", arguments: `{"part":${turn}}` } },
+        ],
+        reasoning_details: [{ type: "reasoning.text", text: `I should read part ${turn} next.` }],
+        reasoning_content: `thinking about part ${turn}`,
+      });
+      const output = Array.from(
+        { length: 60 },
+        (_, line) => `check ${turn}.${line}: value ${(line * 7919 + turn) % 10007}`,
+      );
+      lines.push({ role: "tool", tool_call_id: id, content: output.join("\n") });
+    }
+    lines.push({ role: "assistant", content: "Done." });
+    const file = join(scratch, "reasoning.jsonl");
+    await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const outDir = join(scratch, "reasoning-out");
+    const report = await replayTranscript({
+      transcript: await readTranscript(file),
+      maxInputTokens: 4000,
+      outDir,
+    });
+
+    const firstCompaction = report.steps.findIndex((step) => step.compaction !== undefined);
+    expect(firstCompaction).toBeGreaterThan(1);
+    for (const [ordinal, step] of report.steps.entries()) {
+      expect(step.status).toBe("ok");
+      const body = JSON.parse(
+        await readFile(join(outDir, "requests", `${String(step.index).padStart(4, "0")}.json`), "utf8"),
+      ) as { messages: ChatMessage[] };
+      const carried = body.messages.filter((message) => message.reasoning_details !== undefined);
+      if (ordinal < firstCompaction) {
+        // Still the original chain: the assistant messages carry their reasoning.
+        expect(carried.length).toBe(ordinal);
+      } else {
+        expect(carried).toEqual([]);
+        expect(body.messages.some((message) => message.reasoning_content !== undefined)).toBe(false);
+      }
+    }
+    const history = await readFile(join(outDir, "history.jsonl"), "utf8");
+    expect(history).not.toContain("reasoning");
+    expect(history).toContain("call_0");
+  });
+
+  it("runs as a subprocess: npx tsx packages/cli/src/main.ts replay …", { timeout: 120_000 }, async () => {
+    const outDir = join(scratch, "smoke");
+    const result = await run(
+      "npx",
+      [
+        "tsx",
+        "packages/cli/src/main.ts",
+        "replay",
+        join(CORPUS_DIR, "swe-demo-marshmallow-1867.jsonl"),
+        "--max-input-tokens",
+        "16000",
+        "--out",
+        outDir,
+      ],
+      { cwd: REPO_ROOT, timeout: 110_000 },
+    );
+    expect(result.stdout).toContain("replayed 13 call points");
+    const report = JSON.parse(await readFile(join(outDir, "report.json"), "utf8")) as ReplayReport;
+    expect(report.steps).toHaveLength(13);
+    expect(report.totals.fits).toBe(13);
+    expect(await readdir(join(outDir, "requests"))).toHaveLength(13);
+  });
+});
