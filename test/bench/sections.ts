@@ -4,6 +4,8 @@ import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./ada
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
+import { runStepsBench } from "./steps.ts";
+import { runWsFanoutBench } from "./ws-fanout.ts";
 
 /** One bench section `npm run bench -- <name>` can run. */
 export interface BenchSection {
@@ -46,6 +48,20 @@ export const sections: BenchSection[] = [
           fewerSamples(createClearToolUsesAdapter("per-call")),
         ],
       });
+    },
+  },
+  {
+    name: "ws-fanout",
+    description: "gateway vs raw ws broadcast to 1,000 subscribers: events/s and delivery latency",
+    async run() {
+      await runWsFanoutBench({ subscribers: 1_000, burstEvents: 200, pacedEvents: 60, pacedRate: 20 });
+    },
+  },
+  {
+    name: "steps",
+    description: "agent steps/s on BullMQ + Redis + libSQL (1 and 2 in-process workers, 0 and 50 ms model)",
+    async run() {
+      await runStepsBench({ threads: 8, simSteps: 20, singleAgentSteps: 120 });
     },
   },
 ];

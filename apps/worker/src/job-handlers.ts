@@ -13,7 +13,11 @@ export function createJobHandlers(env: WorkerEnv): JobHandlers {
     "agent.step": async (payload: JobPayload<"agent.step">, context: JobContext) => {
       const tracked = env.cancels.track(payload.runId, context.signal);
       try {
-        return await runner.step(payload, { attempt: context.attempt, signal: tracked.signal });
+        return await runner.step(payload, {
+          attempt: context.attempt,
+          redelivered: context.redelivered,
+          signal: tracked.signal,
+        });
       } finally {
         tracked.done();
       }
@@ -21,7 +25,11 @@ export function createJobHandlers(env: WorkerEnv): JobHandlers {
     "agent.compact": async (payload: JobPayload<"agent.compact">, context: JobContext) => {
       const tracked = env.cancels.track(payload.runId, context.signal);
       try {
-        return await runner.compact(payload, { attempt: context.attempt, signal: tracked.signal });
+        return await runner.compact(payload, {
+          attempt: context.attempt,
+          redelivered: context.redelivered,
+          signal: tracked.signal,
+        });
       } finally {
         tracked.done();
       }

@@ -29,6 +29,21 @@ const EnvSchema = z.object({
   LONGRUN_QUEUE_PREFIX: z.string().min(1).default("longrun"),
   LONGRUN_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   LONGRUN_TIME_ZONE: z.string().optional(),
+  LONGRUN_LEASE_MS: z.coerce
+    .number({ message: "LONGRUN_LEASE_MS must be a number" })
+    .int()
+    .min(100, "LONGRUN_LEASE_MS must be at least 100")
+    .default(30_000),
+  LONGRUN_LOCK_MS: z.coerce
+    .number({ message: "LONGRUN_LOCK_MS must be a number" })
+    .int()
+    .min(100, "LONGRUN_LOCK_MS must be at least 100")
+    .default(15_000),
+  LONGRUN_STALLED_INTERVAL_MS: z.coerce
+    .number({ message: "LONGRUN_STALLED_INTERVAL_MS must be a number" })
+    .int()
+    .min(100, "LONGRUN_STALLED_INTERVAL_MS must be at least 100")
+    .default(5_000),
 });
 
 /** Validated configuration of one process (DESIGN §2). */
@@ -48,6 +63,12 @@ export interface Config {
   queuePrefix: string;
   workerConcurrency: number;
   timeZone: string;
+  /** Agent lease ttl: a crashed worker's agents are free again after this long. */
+  leaseMs: number;
+  /** BullMQ job lock: a crashed worker's jobs are taken back after this plus the stalled interval. */
+  lockDurationMs: number;
+  /** How often workers look for stalled jobs; use one value per deployment. */
+  stalledIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -59,7 +80,9 @@ export class ConfigError extends Error {
 
 /** Reads and validates the environment; every bad value is named with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = EnvSchema.safeParse(env);
+  // An empty variable (`LONGRUN_TOKEN=` in a compose file or shell) means "not set", not a bad value.
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim()));
+  const parsed = EnvSchema.safeParse(set);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`));
   }
@@ -96,5 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queuePrefix: values.LONGRUN_QUEUE_PREFIX,
     workerConcurrency: values.LONGRUN_WORKER_CONCURRENCY,
     timeZone,
+    leaseMs: values.LONGRUN_LEASE_MS,
+    lockDurationMs: values.LONGRUN_LOCK_MS,
+    stalledIntervalMs: values.LONGRUN_STALLED_INTERVAL_MS,
   };
 }

@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { buildRuntime, createModelClient, type Infrastructure, openLog } from "./compose.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { startApi } from "./server-process.ts";
+import { ensureToken } from "./token-file.ts";
 
 /** Distributed mode's shared services: BullMQ, Redis pub/sub, Redis leases and breaker state. */
 export async function connectDistributed(config: Config): Promise<{ infra: Infrastructure; redis: Redis }> {
@@ -21,7 +22,12 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
   const baseURL = config.openaiBaseUrl ?? `${process.env.LONGRUN_SIM_URL}/v1`;
   const infra: Infrastructure = {
     store,
-    queue: createBullmqQueue({ connection: config.redisUrl, prefix }),
+    queue: createBullmqQueue({
+      connection: config.redisUrl,
+      prefix,
+      lockDurationMs: config.lockDurationMs,
+      stalledIntervalMs: config.stalledIntervalMs,
+    }),
     bus: createRedisBus(config.redisUrl, prefix),
     lease: createRedisLease(redis, prefix),
     breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
@@ -35,6 +41,8 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
 export async function startServe(config: Config) {
   const { infra, redis } = await connectDistributed(config);
   const runtime = buildRuntime(infra, config);
+  // LONGRUN_TOKEN is registered for the default tenant, as in embedded mode (else: `longrun token create`).
+  if (config.token) await ensureToken(infra.store, config.dataDir, config.token);
   const api = await startApi(infra, runtime, config, "distributed", async () => ({
     database: await infra.store.ping().then(
       () => true,
@@ -72,6 +80,7 @@ export async function startDistributedWorker(
     bus: infra.bus,
     registry: infra.workers,
     concurrency: { agent: config.workerConcurrency, compaction: 2 },
+    leaseMs: config.leaseMs,
   });
   return {
     worker,

@@ -65,9 +65,11 @@ describe("bullmq crash recovery", () => {
     expect((await queue.stats()).agent.active).toBe(1);
 
     const attempts: number[] = [];
+    const redelivered: boolean[] = [];
     await queue.process({
       "agent.step": async (payload, context) => {
         attempts.push(context.attempt);
+        redelivered.push(context.redelivered);
         return `recovered ${payload.runId}`;
       },
     });
@@ -78,6 +80,8 @@ describe("bullmq crash recovery", () => {
     const recoveryMs = Date.now() - killedAt;
     // The first run never finished, so it is not a failed attempt; recovery takes about the lock duration.
     expect(attempts).toEqual([1]);
+    // …but the handler is told the job was handed out before, so it can expect the dead run's work.
+    expect(redelivered).toEqual([true]);
     expect(recoveryMs).toBeLessThan(5_000);
     console.info(`crash recovery: job completed ${recoveryMs} ms after SIGKILL`);
   });

@@ -48,6 +48,16 @@ export interface BullmqQueueOptions {
 
 type AnyJob = Job<unknown, unknown, string>;
 
+const REQUEUE_MARK = { requeued: true };
+
+function isRequeueMark(progress: unknown): boolean {
+  return (
+    typeof progress === "object" &&
+    progress !== null &&
+    (progress as { requeued?: unknown }).requeued === true
+  );
+}
+
 /** The distributed-mode queue: one BullMQ Queue and Worker per queue name. */
 export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   const connection: ConnectionOptions =
@@ -84,6 +94,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       payload: job.data,
       jobId,
       attempt,
+      // A stall (crashed or frozen worker) or our own shutdown hand-back: the earlier run may have done work.
+      redelivered: job.stalledCounter > 0 || isRequeueMark(job.progress),
       timeoutMs: resolvePolicy(name, options.policy).timeoutMs,
       handlers,
       shutdownSignal: shutdown.signal,
@@ -93,7 +105,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       throw outcome.unrecoverable ? new UnrecoverableError(outcome.error.message) : outcome.error;
     }
     // Hand the job back now rather than waiting for its lock to expire; if this fails (Redis gone),
-    // the lock still expires and another worker's stall check re-queues it.
+    // the lock still expires and another worker's stall check re-queues it. The progress mark tells
+    // the next worker that this run was cut short.
+    await job.updateProgress(REQUEUE_MARK).catch(() => undefined);
     await job.moveToWait(token);
     attempts.delete(jobId);
     events.emit({ type: "requeued", jobId, name, attempt });

@@ -20,6 +20,8 @@ interface MemoryJob {
   queue: QueueName;
   payload: unknown;
   attemptsMade: number;
+  /** Handed back after a shutdown cut its run short. */
+  redelivered?: boolean;
   state: "waiting" | "delayed" | "active";
   readyAt: number;
   dedupeKey: string | undefined;
@@ -105,6 +107,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       payload: job.payload,
       jobId: job.id,
       attempt,
+      redelivered: job.redelivered ?? false,
       timeoutMs: policy.timeoutMs,
       handlers,
       shutdownSignal: shutdown.signal,
@@ -115,6 +118,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       store.finished[job.queue].completed += 1;
       events.emit({ type: "completed", ...base, result: outcome.result });
     } else if (outcome.kind === "requeue") {
+      job.redelivered = true;
       makeReady(job, true);
       events.emit({ type: "requeued", ...base });
     } else {

@@ -21,6 +21,11 @@ export interface JobContext {
   name: JobName;
   /** 1 for the first try, 2 for the first retry, ... (re-queues after a shutdown or crash do not count). */
   attempt: number;
+  /**
+   * True when an earlier run of this same attempt was interrupted (its worker crashed, stalled or shut
+   * down) and the job was handed out again: work it did before dying may already be visible.
+   */
+  redelivered: boolean;
   /** Aborted on timeout, and on close once the grace period is over (the job is then re-queued). */
   signal: AbortSignal;
 }

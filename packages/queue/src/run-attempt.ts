@@ -14,6 +14,8 @@ export interface AttemptInput {
   payload: unknown;
   jobId: string;
   attempt: number;
+  /** An earlier run of this attempt was interrupted (crash, stall, shutdown). */
+  redelivered?: boolean;
   timeoutMs: number;
   handlers: JobHandlers;
   /** Aborted when the worker's grace period is over. */
@@ -48,7 +50,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
   const aborted = new Promise<"aborted">((resolve) => {
     controller.signal.addEventListener("abort", () => resolve("aborted"), { once: true });
   });
-  const context: JobContext = { jobId: input.jobId, name, attempt: input.attempt, signal: controller.signal };
+  const context: JobContext = {
+    jobId: input.jobId,
+    name,
+    attempt: input.attempt,
+    redelivered: input.redelivered ?? false,
+    signal: controller.signal,
+  };
   const running = Promise.resolve().then(() => handler(parsed.data, context));
   // The handler may still settle after we gave up on it; its late rejection must not go unhandled.
   running.catch(() => undefined);

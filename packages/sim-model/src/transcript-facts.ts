@@ -28,6 +28,9 @@ export interface TranscriptFacts {
 const PATH_PATTERN = /(?:\.{0,2}\/)?(?:[\w@.-]+\/)*[\w@-][\w@.-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b/g;
 const IGNORED = /(^|\/)(node_modules|\.git|\.longrun|dist)(\/|$)|^https?:|^\d+\.\d+/;
 const SUMMARY_PREFIX = "<sim-summary v=1";
+/** A `[tool result <id>]` block of a transcript rendered as text, up to the next `[role…]` header. */
+const RENDERED_TOOL_RESULT =
+  /\[tool result [^\]\n]*\][\s\S]*?(?=\n\[(?:user|assistant|system|tool result)|$)/g;
 const ACTIONS: Record<string, string> = {
   read_file: "read",
   list_dir: "listed",
@@ -82,9 +85,14 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
   const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
   for (const message of messages) {
     const text = contentText(message.content);
-    const markers = scanMarkers(`${text} ${(message.tool_calls ?? []).map((call) => call.id).join(" ")}`);
-    facts.step = Math.max(facts.step, markers.step);
-    facts.done = Math.max(facts.done, markers.done);
+    // A tool result is someone else's output (a sub-agent's report ends with its own done marker):
+    // only this agent's messages and summaries say how far it got, also in a transcript rendered as text.
+    if (message.role !== "tool") {
+      const own = text.replace(RENDERED_TOOL_RESULT, "");
+      const markers = scanMarkers(`${own} ${(message.tool_calls ?? []).map((call) => call.id).join(" ")}`);
+      facts.step = Math.max(facts.step, markers.step);
+      facts.done = Math.max(facts.done, markers.done);
+    }
     if (text.includes(SUMMARY_PREFIX)) {
       facts.previousSummaries.push(text);
       for (const path of extractPaths(text)) facts.discovered.add(path);

@@ -18,6 +18,8 @@ export interface JobRunnerOptions {
 /** What a queue hands a job besides its payload. */
 export interface JobAttempt {
   attempt: number;
+  /** An earlier run of this attempt died mid-way (crash, stall, shutdown): its facts may be in the log. */
+  redelivered?: boolean;
   signal: AbortSignal;
 }
 
@@ -57,8 +59,9 @@ export function createJobRunner(options: JobRunnerOptions) {
   async function step(payload: StepPayload, attempt: JobAttempt): Promise<Record<string, unknown>> {
     const run = await deps.store.runs.get(payload.runId);
     if (!run || FINISHED.has(run.status)) return { skipped: "run finished" };
-    if (payload.expectSeq !== undefined && attempt.attempt === 1) {
-      // A duplicate scheduled before the agent moved on: the log already went past it.
+    if (payload.expectSeq !== undefined && attempt.attempt === 1 && !attempt.redelivered) {
+      // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered
+      // job moved the log itself before its worker died, so it must run: the step reads back from the log.)
       const last = await deps.store.messages.last(payload.agentId);
       if ((last?.seq ?? -1) !== payload.expectSeq) return { skipped: "stale step" };
     }
@@ -67,6 +70,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       agentId: payload.agentId,
       runId: payload.runId,
       ...(payload.afterOverflow ? { afterOverflow: true } : {}),
+      ...(payload.compactionDeferred ? { compactionDeferred: true } : {}),
     };
     try {
       const outcome = await withAgentLease(
@@ -97,7 +101,13 @@ export function createJobRunner(options: JobRunnerOptions) {
     try {
       const outcome = await withAgentLease(
         job.agentId,
-        () => deps.scheduler.compact(payload),
+        // Not scheduler.compact: the queue deduplicates compactions per agent while this job is still
+        // active, so that re-enqueue would be dropped. A manual compaction is retried by the queue; an
+        // automatic one by a step, which measures again and asks for the compaction if still needed.
+        async () => {
+          if (payload.trigger === "manual") throw new Error("agent busy: manual compaction retried later");
+          await deps.scheduler.step(job, { delayMs: 250 });
+        },
         (fence) => runCompaction(deps, { ...payload, fence, signal: attempt.signal }),
       );
       if (outcome === "busy") return { skipped: "agent busy" };
@@ -122,8 +132,11 @@ export function createJobRunner(options: JobRunnerOptions) {
     }
     switch (outcome.kind) {
       case "compacted":
-      case "nothing":
         await deps.scheduler.step({ ...job, ...(trigger === "overflow" ? { afterOverflow: true } : {}) });
+        return;
+      case "nothing":
+        // Asking again would find nothing again: continue, and let the hard limit decide (I6).
+        await deps.scheduler.step({ ...job, compactionDeferred: true });
         return;
       case "exhausted":
         await runControl.finishAgent(job, "context_exhausted", outcome.reason);
