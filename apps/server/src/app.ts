@@ -53,8 +53,14 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     "/v1/*",
     bodyLimit({
       maxSize: limit,
-      onError: () => {
-        throw new LongrunError("payload_too_large", `request body over ${limit} bytes`);
+      onError: (context) => {
+        // The rest of the body is never read: close the connection, or the client's next request on
+        // this keep-alive socket fails.
+        context.header("connection", "close");
+        return errorResponse(
+          new LongrunError("payload_too_large", `request body over ${limit} bytes`),
+          context,
+        );
       },
     }),
   );
@@ -68,6 +74,14 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     const view: OpsView = { mode: deps.mode, ...ops, failures: failures.list() };
     return context.json(view);
   });
+
+  // Unknown API paths are JSON 404s, not the dashboard's index.html served by the catch-all below.
+  app.all("/v1/*", (context) =>
+    context.json(
+      { error: { code: "not_found", message: `no route ${context.req.method} ${context.req.path}` } },
+      404,
+    ),
+  );
 
   const dashboard = deps.dashboardDir;
   if (dashboard && existsSync(join(dashboard, "index.html"))) {

@@ -1,6 +1,7 @@
 import type { Command } from "@longrun/protocol";
 import { requireAgent, requireThread } from "./auth.ts";
 import type { GatewayAdapterDeps, LiveEvent } from "./gateway/index.ts";
+import { approvalOwner } from "./routes/agents.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 /** Binds the gateway to the store, the live fan-out and the run controls; every command is tenant-scoped. */
@@ -24,15 +25,18 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
     commands: {
       execute: async (tenantId: string, command: Command) => {
         switch (command.kind) {
-          case "send_message":
+          case "send_message": {
             await requireThread(store, tenantId, command.threadId);
-            return deps.runControl.admitMessage({
+            const admitted = await deps.runControl.admitMessage({
               threadId: command.threadId,
               content: command.content,
               agentId: command.agentId,
             });
+            deps.metrics.runs.inc({ kind: command.content.trim() === "/compact" ? "compact" : "message" });
+            return admitted;
+          }
           case "approve": {
-            const agentId = await store.agentState.findByPendingCall(command.callId);
+            const agentId = await approvalOwner(deps, command.callId);
             if (agentId) await requireAgent(store, tenantId, agentId);
             await deps.runControl.resolveApproval(command);
             return { ok: true };
@@ -40,6 +44,7 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
           case "compact": {
             await requireAgent(store, tenantId, command.agentId);
             const run = await deps.runControl.admitCompaction(command.agentId);
+            deps.metrics.runs.inc({ kind: "compact" });
             return { runId: run.id };
           }
           case "cancel": {

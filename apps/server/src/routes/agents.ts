@@ -96,12 +96,18 @@ export function approvalRoutes(deps: ServerDeps) {
   app.post("/:callId", async (context) => {
     const body = await readBody(context, ApprovalBody);
     const callId = context.req.param("callId");
-    const agentId = await deps.store.agentState.findByPendingCall(callId);
+    const agentId = await approvalOwner(deps, callId);
     if (agentId) await requireAgent(deps.store, context.get("tenantId"), agentId);
     await deps.runControl.resolveApproval({ callId, decision: body.decision, reason: body.reason });
     return context.json({ ok: true as const });
   });
   return app;
+}
+
+/** The agent a call id belongs to: pending its approval, or already run (a second decision conflicts). */
+export async function approvalOwner(deps: Pick<ServerDeps, "store">, callId: string): Promise<string | null> {
+  const pending = await deps.store.agentState.findByPendingCall(callId);
+  return pending ?? (await deps.store.toolRuns.get(callId))?.agentId ?? null;
 }
 
 /** POST /v1/runs/:id/cancel — works from any server instance through the control channel. */

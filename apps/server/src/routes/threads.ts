@@ -65,7 +65,10 @@ export function threadRoutes(deps: ServerDeps) {
       modelProfile,
       systemPrompt: body.systemPrompt,
     });
-    if (body.task) await deps.runControl.admitMessage({ threadId, content: body.task });
+    if (body.task) {
+      await deps.runControl.admitMessage({ threadId, content: body.task });
+      deps.metrics.runs.inc({ kind: body.task.trim() === "/compact" ? "compact" : "message" });
+    }
     return context.json(await threadDetail(deps, thread.id), 201);
   });
 

@@ -37,7 +37,11 @@ export async function runCompaction(
 ): Promise<CompactionOutcome> {
   const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
   const compactionKey = newId();
-  const reportFailure = (reason: string, breaker: "closed" | "open" | "half_open", contextExhausted: boolean) =>
+  const reportFailure = (
+    reason: string,
+    breaker: "closed" | "open" | "half_open",
+    contextExhausted: boolean,
+  ) =>
     deps.events.emit({
       ...where,
       type: "compaction.failed",

@@ -11,7 +11,19 @@ import { appendFact } from "./append-fact.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 
-const SpawnArguments = z.object({ agents: z.array(SpawnAgentSpec).min(1).max(16) });
+// Models often say `inherit: true` for "fork" (the scripted team does): accept a boolean as well.
+const SpawnArguments = z.object({
+  agents: z
+    .array(
+      z.preprocess((value) => {
+        if (typeof value !== "object" || value === null || !("inherit" in value)) return value;
+        const { inherit } = value as { inherit: unknown };
+        return typeof inherit === "boolean" ? { ...value, inherit: inherit ? "fork" : "fresh" } : value;
+      }, SpawnAgentSpec),
+    )
+    .min(1)
+    .max(16),
+});
 const TERMINAL = new Set(["completed", "failed", "cancelled", "context_exhausted"]);
 
 /** Creates sub-agent teams, parks their parent, and resumes it with the children's reports. */
@@ -25,6 +37,17 @@ export class Coordinator {
     message: StoredMessage,
     call: ToolCall,
   ): Promise<"parked" | "done"> {
+    if (context.agent.parentAgentId) {
+      // Sub-agents are not offered spawn_agents (a team is one level deep); a call anyway is an error.
+      await appendFact(this.deps, where, {
+        role: "tool",
+        content: "Error: sub-agents cannot spawn sub-agents; do the work yourself and report.",
+        toolCallId: call.id,
+        toolStatus: "error",
+        name: call.function.name,
+      });
+      return "done";
+    }
     const parsed = SpawnArguments.safeParse(safeJson(call.function.arguments));
     if (!parsed.success) {
       await appendFact(this.deps, where, {

@@ -254,7 +254,12 @@ export class RunControl {
   }): Promise<Agent> {
     const { store, events, scheduler } = this.deps;
     const agentId = await store.agentState.findByPendingCall(input.callId);
-    if (!agentId) throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
+    if (!agentId) {
+      // An approved call leaves the pending list when it runs; a second decision is a conflict, not unknown.
+      if (await store.toolRuns.get(input.callId))
+        throw new LongrunError("conflict", `call ${input.callId} was already approved`);
+      throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
+    }
     const agent = await store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
     const state = await store.agentState.get(agentId);
