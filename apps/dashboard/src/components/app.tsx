@@ -30,6 +30,14 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
     if (poll.error) dispatch({ type: "threads.failed", error: poll.error });
   }, [poll.error, dispatch]);
   const threadId = route.view === "threads" ? route.threadId : null;
+  // The thread just left stops getting live events and falls back to its polled status: read the list now
+  // instead of showing a status up to one poll old.
+  useEffect(() => {
+    void threadId;
+    loadThreads().catch(() => {
+      // The poll reports errors; this read is only a faster refresh.
+    });
+  }, [threadId, loadThreads]);
   return (
     <div className="app">
       <header className="topbar">

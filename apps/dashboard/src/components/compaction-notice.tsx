@@ -1,4 +1,4 @@
-import { formatTokens } from "../lib/format.ts";
+import { formatTokens, shortPath } from "../lib/format.ts";
 import type { CompactionNotice } from "../state/thread-state.ts";
 
 const TRIGGER_TEXT = {
@@ -61,9 +61,10 @@ export function CompactionNoticeView({
             type="button"
             className="link small"
             data-testid="compaction-history-link"
+            title={notice.historyFile ?? undefined}
             onClick={onOpenHistory}
           >
-            View compacted history{notice.historyFile ? ` (${notice.historyFile})` : ""}
+            View compacted history{notice.historyFile ? ` (${shortPath(notice.historyFile)})` : ""}
           </button>
         </>
       )}

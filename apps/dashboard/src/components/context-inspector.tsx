@@ -28,7 +28,13 @@ export function ContextInspector({ thread, agentId }: { thread: ThreadState; age
   }, [api, agentId]);
   // Refresh when the agent's context changed: a new measurement or compaction, throttled.
   const series = thread.measurements[agentId];
-  const changeMark = `${series?.[series.length - 1]?.eventSeq ?? -1}:${Object.keys(thread.compactions).length}`;
+  // The newest compaction event of this agent: `started` and then `completed` of one compaction share a key,
+  // so counting keys would miss the completion (the inspector then showed the projection from before it).
+  const lastCompactionSeq = Object.values(thread.compactions).reduce(
+    (newest, notice) => (notice.agentId === agentId ? Math.max(newest, notice.eventSeq) : newest),
+    -1,
+  );
+  const changeMark = `${series?.[series.length - 1]?.eventSeq ?? -1}:${lastCompactionSeq}`;
   useEffect(() => {
     void changeMark;
     const wait = Math.max(0, REFRESH_MIN_MS - (Date.now() - lastLoad.current));
@@ -88,6 +94,13 @@ function ContextSummary({ view }: { view: ContextView }) {
           </span>
         ))}
       </p>
+      {counts.has("repaired") && (
+        <p className="muted small" data-testid="context-repaired-note">
+          <span className="mark mark-repaired">repaired</span> a call with no result yet (running, waiting for
+          approval, or interrupted) gets a placeholder result so the request is valid; the real result
+          replaces it once it exists.
+        </p>
+      )}
       {view.compaction && (
         <p className="muted small">
           Latest compaction: {view.compaction.strategy} ({view.compaction.trigger}),{" "}

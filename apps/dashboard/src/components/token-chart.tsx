@@ -16,6 +16,7 @@ export function TokenChart({
   const geometry = useMemo(() => chartGeometry(measurements, compactions, BOX), [measurements, compactions]);
   const first = measurements[Math.max(0, measurements.length - 300)];
   const last = measurements[measurements.length - 1];
+  const latestPoint = geometry.points[geometry.points.length - 1];
   return (
     <figure className="token-chart">
       <svg
@@ -59,6 +60,10 @@ export function TokenChart({
         ))}
         <path className="chart-raw" d={geometry.rawPath} />
         <path className="chart-projected" d={geometry.projectedPath} />
+        {latestPoint && (
+          // The current size; with a single measurement it is the only thing drawn.
+          <circle className="chart-latest" cx={latestPoint.x} cy={latestPoint.y} r={2.5} />
+        )}
       </svg>
       <figcaption className="muted small">
         steps {first?.step ?? "–"}–{last?.step ?? "–"} · scale {formatTokens(geometry.yTop)} ·{" "}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { ThreadState } from "../state/thread-state.ts";
 import { buildTranscript, runningTools } from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
@@ -27,18 +27,21 @@ export function Transcript({
   const [limit, setLimit] = useState(VISIBLE_ENTRIES);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  const lastScrollTop = useRef(0);
   const streaming = thread.streaming[agentId];
   const running = runningTools(thread, agentId).filter(
     (tool) => !entries.some((entry) => entry.kind === "message" && entry.results[tool.callId]),
   );
   const hidden = Math.max(0, entries.length - limit);
-  // Follow new output while the reader is at the bottom; leave them alone when they scrolled up.
-  useEffect(() => {
-    void entries.length;
-    void streaming?.text;
+  // Follow new output while the reader is at the bottom; leave them alone when they scrolled up. After every
+  // render, before paint: entries that grew (a tool result folded in, a running tool, a removed preview)
+  // change the height without changing the entry count, and must not leave the view stranded mid-way.
+  useLayoutEffect(() => {
     const element = scroller.current;
-    if (element && pinned.current) element.scrollTop = element.scrollHeight;
-  }, [entries.length, streaming?.text]);
+    if (!element || !pinned.current) return;
+    element.scrollTop = element.scrollHeight;
+    lastScrollTop.current = element.scrollTop;
+  });
   return (
     <div
       className="transcript"
@@ -48,7 +51,12 @@ export function Transcript({
       ref={scroller}
       onScroll={(event) => {
         const element = event.currentTarget;
-        pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        // Only the reader scrolling up unpins: content that grew between our scroll and this (async) event
+        // also leaves us far from the bottom, and must not stop the following.
+        if (atBottom) pinned.current = true;
+        else if (element.scrollTop < lastScrollTop.current) pinned.current = false;
+        lastScrollTop.current = element.scrollTop;
       }}
     >
       {entries.length === 0 && !streaming && <p className="muted">No messages yet.</p>}

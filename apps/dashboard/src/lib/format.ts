@@ -59,3 +59,11 @@ export function errorText(error: unknown): string {
   if (typeof error === "string") return error;
   return "unexpected error";
 }
+
+/** A long absolute path shortened to its part from `.longrun/` on (or its last two segments). */
+export function shortPath(path: string): string {
+  const marker = path.lastIndexOf(".longrun/");
+  if (marker >= 0) return path.slice(marker);
+  const parts = path.split("/").filter((part) => part.length > 0);
+  return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : path;
+}
