@@ -2,10 +2,15 @@ import type { ChatMessage, ContextView, LongrunEvent } from "@longrun/protocol";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type EmbeddedTestInstance, startEmbeddedForTest } from "./support/embedded-instance.ts";
 
-/** The inherited part of a forked agent's projection (marked "prefix"), as the bytes a request would carry. */
+/** A forked agent's inherited prefix as the server rebuilds it from the parent's log, as bytes. */
 function prefixOf(view: ContextView): { messages: ChatMessage[]; bytes: string } {
-  const messages = view.messages.filter((_, index) => view.marks[index] === "prefix");
+  const messages = view.forkPrefix ?? [];
   return { messages, bytes: JSON.stringify(messages) };
+}
+
+/** The wire fields of a message, for comparing what was sent with what is rebuilt. */
+function wire(message: ChatMessage) {
+  return [message.role, message.content, message.tool_calls ?? null, message.tool_call_id ?? null];
 }
 
 describe("a forked sub-agent's prefix (embedded mode)", () => {
@@ -41,12 +46,31 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
     expect(child).toMatchObject({ inherit: "fork", parentAgentId: parentId });
     expect(child?.forkMessageId).toEqual(expect.any(String));
     expect(child?.forkCompactionId).toEqual(expect.any(String));
-    const atSpawn = prefixOf(await client.agents.context(child?.id ?? ""));
+    const atSpawnView = await client.agents.context(child?.id ?? "");
+    const atSpawn = prefixOf(atSpawnView);
+    // Before the child's own compaction, the prefix is exactly what its projection starts with.
+    expect(atSpawnView.marks.slice(0, atSpawn.messages.length).every((mark) => mark === "prefix")).toBe(true);
     // The prefix is the parent's view as it stood: its system prompt and the compaction summary then in force.
     expect(atSpawn.messages[0]?.role).toBe("system");
     expect(atSpawn.bytes).toContain("sim-summary");
     expect(atSpawn.messages.length).toBeGreaterThan(2);
     const compactionsAtSpawn = (await compactionsOfParent()).length;
+    let firstSent: ChatMessage[] = [];
+    await vi.waitFor(
+      async () => {
+        const log = (await (await fetch(`${env.instance.simModelUrl}/sim/log`)).json()) as {
+          entries: Array<{ summary: boolean; body: { messages: ChatMessage[] } }>;
+        };
+        const first = log.entries.find(
+          (entry) =>
+            !entry.summary &&
+            entry.body.messages.some((message) => message.content === "Double-check the ledger module."),
+        );
+        expect(first).toBeDefined();
+        firstSent = first?.body.messages ?? [];
+      },
+      { timeout: 30_000, interval: 50 },
+    );
 
     await vi.waitFor(
       async () => expect((await compactionsOfParent()).length).toBeGreaterThanOrEqual(compactionsAtSpawn + 2),
@@ -59,6 +83,8 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
     );
     const rebuilt = prefixOf(await client.agents.context(child?.id ?? ""));
     expect(rebuilt.bytes).toBe(atSpawn.bytes);
+    // And it is what the child's first request actually carried (the sim model's request log).
+    expect(firstSent.slice(0, rebuilt.messages.length).map(wire)).toEqual(rebuilt.messages.map(wire));
     // The parent itself moved on: its own projection no longer starts with the same summary.
     const parentNow = await client.agents.context(parentId);
     expect(parentNow.compaction?.id).not.toBe(child?.forkCompactionId);

@@ -127,7 +127,10 @@ export function assembleHeader(input: HeaderInput): ProjectionItem[] {
   if (input.systemPrompt !== null)
     header.push(item({ role: "system", content: input.systemPrompt }, "system"));
   // A fork prefix was produced in the parent's request chain, never this one: always sanitized.
-  for (const message of input.prefix ?? []) header.push(item(sanitizeMessage(message), "prefix"));
+  // Once a compaction folded the prefix into its summary, the prefix is no longer sent.
+  if (compaction?.includesPrefix !== true) {
+    for (const message of input.prefix ?? []) header.push(item(sanitizeMessage(message), "prefix"));
+  }
   if (compaction === null) return header;
   header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));
   const restoration = planRestoration({

@@ -4,6 +4,7 @@ import { resolveBoundary } from "./boundary.ts";
 import { selectCutoff } from "./cutoff.ts";
 import type { ProjectionInput } from "./project.ts";
 import { repairToolPairs } from "./repair.ts";
+import { sanitizeMessages } from "./sanitize.ts";
 import { buildSummaryMessage, type SummaryMeta } from "./summary-message.ts";
 import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
 import { thresholds } from "./thresholds.ts";
@@ -18,10 +19,17 @@ export interface CompactionPlanOptions {
   summarizerWindowTokens?: number;
   summarizerMaxOutputTokens?: number;
   summarizerModel?: string;
+  /**
+   * Fold a fork's inherited prefix into the summary (the first compaction of a forked sub-agent),
+   * so a prefix that fills the window does not make the sub-agent's context unshrinkable.
+   */
+  foldPrefix?: boolean;
 }
 
 /** What a runner needs to summarize and then persist a compaction event. */
 export interface CompactionPlan {
+  /** The summary covers the fork prefix (folded now or by an earlier compaction). */
+  includesPrefix: boolean;
   strategy: CompactionStrategy;
   cutoffMessageId: string | null;
   cutoffIndex: number;
@@ -49,8 +57,12 @@ export function planCompaction(
     tokenizer,
     previousPinned: compaction?.pinnedMessage ?? null,
   });
-  if (cut.toSummarize.length === 0) return null;
-  const summarized = repairToolPairs(toChatMessages(cut.toSummarize)).messages;
+  const prefix = options.foldPrefix && compaction?.includesPrefix !== true ? (input.prefix ?? []) : [];
+  if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
+  const summarized = [
+    ...sanitizeMessages(prefix),
+    ...repairToolPairs(toChatMessages(cut.toSummarize)).messages,
+  ];
   const limits = thresholds(profile);
   const request = buildSummaryRequest({
     messages: summarized,
@@ -63,9 +75,10 @@ export function planCompaction(
     maxOutputTokens: options.summarizerMaxOutputTokens ?? Math.min(4_096, Math.floor(limits.limitTokens / 4)),
     ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
   });
-  const first = cut.toSummarize[0] as StoredMessage;
-  const last = cut.toSummarize[cut.toSummarize.length - 1] as StoredMessage;
+  const first = cut.toSummarize[0];
+  const last = cut.toSummarize[cut.toSummarize.length - 1];
   return {
+    includesPrefix: prefix.length > 0 || compaction?.includesPrefix === true,
     strategy,
     cutoffMessageId: cut.cutoffMessageId,
     cutoffIndex: cut.cutoffIndex,
@@ -74,9 +87,8 @@ export function planCompaction(
     request,
     summaryMeta: {
       strategy,
-      summarizedMessages: cut.toSummarize.length,
-      firstSeq: first.seq,
-      lastSeq: last.seq,
+      summarizedMessages: cut.toSummarize.length + prefix.length,
+      ...(first && last ? { firstSeq: first.seq, lastSeq: last.seq } : {}),
     },
   };
 }
@@ -87,9 +99,10 @@ export function compactionFields(
   summaryText: string,
 ): Pick<
   CompactionEvent,
-  "cutoffMessageId" | "cutoffIndex" | "summaryMessage" | "pinnedMessage" | "strategy"
+  "cutoffMessageId" | "cutoffIndex" | "summaryMessage" | "pinnedMessage" | "strategy" | "includesPrefix"
 > {
   return {
+    includesPrefix: plan.includesPrefix,
     cutoffMessageId: plan.cutoffMessageId,
     cutoffIndex: plan.cutoffIndex,
     summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta),

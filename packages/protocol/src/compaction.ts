@@ -38,6 +38,8 @@ export const CompactionEvent = z.object({
    * after the summary so the task statement is never regenerated (optional for old events).
    */
   pinnedMessage: ChatMessage.nullable().optional(),
+  /** A forked sub-agent's inherited prefix is folded into this summary and no longer sent. */
+  includesPrefix: z.boolean().optional(),
   historyFile: z.string().nullable(),
   strategy: CompactionStrategy,
   trigger: CompactionTrigger,

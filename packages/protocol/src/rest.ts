@@ -90,6 +90,11 @@ export const ContextView = z.object({
   needsCompaction: z.boolean(),
   compaction: CompactionEvent.nullable(),
   state: AgentState.nullable(),
+  /**
+   * A forked sub-agent's inherited prefix as rebuilt from its parent's log by id, even after the
+   * agent's own compaction folded it into a summary (then it is no longer sent).
+   */
+  forkPrefix: z.array(ChatMessage).optional(),
 });
 export type ContextView = z.infer<typeof ContextView>;
 

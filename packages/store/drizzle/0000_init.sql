@@ -41,6 +41,7 @@ CREATE TABLE `compactions` (
 	`cutoff_index` integer NOT NULL,
 	`summary_message` text NOT NULL,
 	`pinned_message` text,
+	`includes_prefix` integer DEFAULT false NOT NULL,
 	`history_file` text,
 	`strategy` text NOT NULL,
 	`trigger` text NOT NULL,

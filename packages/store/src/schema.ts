@@ -95,6 +95,7 @@ export const compactions = sqliteTable(
     cutoffIndex: integer("cutoff_index").notNull(),
     summaryMessage: text("summary_message", { mode: "json" }).$type<ChatMessage>().notNull(),
     pinnedMessage: text("pinned_message", { mode: "json" }).$type<ChatMessage>(),
+    includesPrefix: integer("includes_prefix", { mode: "boolean" }).notNull().default(false),
     historyFile: text("history_file"),
     strategy: text("strategy").$type<CompactionStrategy>().notNull(),
     trigger: text("trigger").$type<CompactionTrigger>().notNull(),

@@ -36,6 +36,7 @@ export function agentRoutes(deps: ServerDeps) {
       needsCompaction: projection.needsCompaction,
       compaction: agentContext.compaction,
       state: agentContext.state,
+      ...(agent.inherit === "fork" ? { forkPrefix: agentContext.prefix } : {}),
     };
     return context.json(view);
   });

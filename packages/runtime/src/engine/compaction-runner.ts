@@ -78,6 +78,7 @@ export async function runCompaction(
     strategy: job.strategy ?? "partial",
     timeZone: deps.timeZone,
     summarizerModel: context.profile.summarizerModel ?? context.profile.model,
+    foldPrefix: context.prefix.length > 0,
   });
   if (!plan) {
     const verdict = verifyProjection(before);
