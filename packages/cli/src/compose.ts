@@ -11,7 +11,7 @@ import {
   type RuntimeDeps,
 } from "@longrun/runtime";
 import { openStore, type Store } from "@longrun/store";
-import { createQueueScheduler, type WorkerRegistry } from "@longrun/worker";
+import { createQueueScheduler, type RunningWorker, startWorker, type WorkerRegistry } from "@longrun/worker";
 import OpenAI from "openai";
 import type { Config } from "./config.ts";
 
@@ -69,6 +69,26 @@ export function buildRuntime(
   const coordinator = new Coordinator(deps);
   const runControl = new RunControl(deps, coordinator);
   return { deps, coordinator, runControl };
+}
+
+/** Starts this process's job worker over the infrastructure (both modes use the same settings). */
+export function startProcessWorker(
+  infra: Infrastructure,
+  runtime: Runtime,
+  config: Pick<Config, "workerConcurrency" | "leaseMs">,
+  workerId?: string,
+): Promise<RunningWorker> {
+  return startWorker({
+    deps: runtime.deps,
+    coordinator: runtime.coordinator,
+    runControl: runtime.runControl,
+    queue: infra.queue,
+    bus: infra.bus,
+    registry: infra.workers,
+    concurrency: { agent: config.workerConcurrency, compaction: 2 },
+    leaseMs: config.leaseMs,
+    ...(workerId ? { workerId } : {}),
+  });
 }
 
 /** Queue, worker and breaker figures for the operations view, scoped to a tenant's agents. */

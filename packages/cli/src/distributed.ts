@@ -1,8 +1,14 @@
 import { createBullmqQueue, createRedisBus, createRedisLease } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
-import { createRedisWorkerRegistry, type RunningWorker, startWorker } from "@longrun/worker";
+import { createRedisWorkerRegistry, type RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
-import { buildRuntime, createModelClient, type Infrastructure, openLog } from "./compose.ts";
+import {
+  buildRuntime,
+  createModelClient,
+  type Infrastructure,
+  openLog,
+  startProcessWorker,
+} from "./compose.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
@@ -72,16 +78,7 @@ export async function startDistributedWorker(
 ): Promise<{ worker: RunningWorker; close(): Promise<void> }> {
   const { infra, redis } = await connectDistributed(config);
   const runtime = buildRuntime(infra, config);
-  const worker = await startWorker({
-    deps: runtime.deps,
-    coordinator: runtime.coordinator,
-    runControl: runtime.runControl,
-    queue: infra.queue,
-    bus: infra.bus,
-    registry: infra.workers,
-    concurrency: { agent: config.workerConcurrency, compaction: 2 },
-    leaseMs: config.leaseMs,
-  });
+  const worker = await startProcessWorker(infra, runtime, config);
   return {
     worker,
     async close() {

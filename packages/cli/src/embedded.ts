@@ -2,8 +2,14 @@ import { mkdir } from "node:fs/promises";
 import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
 import { createMemoryBreakerStore } from "@longrun/runtime";
 import { startSimModel } from "@longrun/sim-model";
-import { createMemoryWorkerRegistry, startWorker } from "@longrun/worker";
-import { buildRuntime, createModelClient, type Infrastructure, openLog } from "./compose.ts";
+import { createMemoryWorkerRegistry } from "@longrun/worker";
+import {
+  buildRuntime,
+  createModelClient,
+  type Infrastructure,
+  openLog,
+  startProcessWorker,
+} from "./compose.ts";
 import type { Config } from "./config.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
@@ -39,16 +45,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
   };
   const runtime = buildRuntime(infra, config);
   const token = await ensureToken(store, config.dataDir, config.token);
-  const worker = await startWorker({
-    deps: runtime.deps,
-    coordinator: runtime.coordinator,
-    runControl: runtime.runControl,
-    queue: infra.queue,
-    bus: infra.bus,
-    registry: infra.workers,
-    concurrency: { agent: config.workerConcurrency, compaction: 2 },
-    workerId: "embedded",
-  });
+  const worker = await startProcessWorker(infra, runtime, config, "embedded");
   const api = await startApi(infra, runtime, config, "embedded", async () => ({
     database: await store.ping().then(
       () => true,

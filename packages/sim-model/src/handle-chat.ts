@@ -6,7 +6,7 @@ import { type FaultCounters, parseFaultHeaders, type SimFaultSpec } from "./faul
 import { prefixHashes } from "./message-hash.ts";
 import { parseModelName } from "./model-options.ts";
 import type { PrefixCache } from "./prefix-cache.ts";
-import type { RequestLog, SimLogEntry } from "./request-log.ts";
+import { blankLogEntry, type RequestLog, type SimLogEntry } from "./request-log.ts";
 import { agentTurn } from "./scripts/agent-turn.ts";
 import { buildSummary } from "./summary.ts";
 import { isSummaryRequest } from "./summary-request.ts";
@@ -56,23 +56,13 @@ export async function handleChat(
   body: unknown,
   header: (name: string) => string | undefined,
 ): Promise<ChatResult> {
-  const draft: LogDraft = {
+  const draft: LogDraft = blankLogEntry({
     model:
       typeof (body as { model?: unknown })?.model === "string" ? (body as { model: string }).model : null,
     stream: (body as { stream?: unknown })?.stream === true,
-    status: 200,
-    errorCode: null,
-    summary: false,
-    script: null,
-    step: null,
-    promptTokens: null,
-    cachedTokens: null,
-    completionTokens: null,
-    toolCalls: 0,
-    finishReason: null,
-    carriesProviderState: false,
     body: state.config.logBodies ? body : undefined,
-  };
+  });
+
   const fail = (error: SimError): ChatResult => {
     state.log.add({ ...draft, status: error.status, errorCode: error.code });
     return { status: error.status, headers: error.headers ?? {}, json: errorBody(error) };

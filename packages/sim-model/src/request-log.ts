@@ -20,6 +20,29 @@ export interface SimLogEntry {
   body: unknown;
 }
 
+/** A log entry for a request that has not been answered yet: everything unknown, status 200. */
+export function blankLogEntry(
+  overrides: Partial<Omit<SimLogEntry, "seq" | "at">> = {},
+): Omit<SimLogEntry, "seq" | "at"> {
+  return {
+    model: null,
+    stream: false,
+    status: 200,
+    errorCode: null,
+    summary: false,
+    script: null,
+    step: null,
+    promptTokens: null,
+    cachedTokens: null,
+    completionTokens: null,
+    toolCalls: 0,
+    finishReason: null,
+    carriesProviderState: false,
+    body: undefined,
+    ...overrides,
+  };
+}
+
 /** In-memory request log with a bounded size (oldest entries dropped first). */
 export class RequestLog {
   private items: SimLogEntry[] = [];

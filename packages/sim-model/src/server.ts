@@ -6,7 +6,7 @@ import { errorBody, invalidRequest, SIM_ERROR_CODES } from "./errors.ts";
 import { FaultCounters } from "./faults.ts";
 import { type ChatResult, handleChat, type SimState } from "./handle-chat.ts";
 import { PrefixCache } from "./prefix-cache.ts";
-import { RequestLog } from "./request-log.ts";
+import { blankLogEntry, RequestLog } from "./request-log.ts";
 
 export interface SimModelOptions extends Partial<SimModelConfig> {
   /** Port to listen on; 0 (default) picks a free one. */
@@ -63,22 +63,7 @@ export function createSimApp(state: SimState): Hono {
         SIM_ERROR_CODES.invalidRequest,
         "We could not parse the JSON body of your request.",
       );
-      state.log.add({
-        model: null,
-        stream: false,
-        status: 400,
-        errorCode: error.code,
-        summary: false,
-        script: null,
-        step: null,
-        promptTokens: null,
-        cachedTokens: null,
-        completionTokens: null,
-        toolCalls: 0,
-        finishReason: null,
-        carriesProviderState: false,
-        body: undefined,
-      });
+      state.log.add(blankLogEntry({ status: 400, errorCode: error.code }));
       return context.json(errorBody(error), 400);
     }
     return respond(await handleChat(state, body, (name) => context.req.header(name)));
