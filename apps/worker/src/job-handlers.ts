@@ -1,5 +1,5 @@
-import type { JobContext, JobHandlers, JobPayload } from "@longrun/queue";
-import { createJobRunner, type JobRunnerOptions } from "@longrun/runtime";
+import type { JobContext, JobHandlers } from "@longrun/queue";
+import { createJobRunner, type JobAttempt, type JobRunnerOptions } from "@longrun/runtime";
 import type { CancelRegistry } from "./cancel-registry.ts";
 
 export interface WorkerEnv extends JobRunnerOptions {
@@ -9,30 +9,20 @@ export interface WorkerEnv extends JobRunnerOptions {
 /** Binds the job catalog to the runtime's job runner; cancels reach the running step by run id. */
 export function createJobHandlers(env: WorkerEnv): JobHandlers {
   const runner = createJobRunner(env);
-  return {
-    "agent.step": async (payload: JobPayload<"agent.step">, context: JobContext) => {
-      const tracked = env.cancels.track(payload.runId, context.signal);
+  /** Runs one job with a signal that a cancel of its run (from any server instance) also aborts. */
+  const tracked =
+    <Payload extends { runId: string }>(work: (payload: Payload, attempt: JobAttempt) => Promise<unknown>) =>
+    async (payload: Payload, context: JobContext) => {
+      const cancel = env.cancels.track(payload.runId, context.signal);
       try {
-        return await runner.step(payload, {
+        return await work(payload, {
           attempt: context.attempt,
+          signal: cancel.signal,
           redelivered: context.redelivered,
-          signal: tracked.signal,
         });
       } finally {
-        tracked.done();
+        cancel.done();
       }
-    },
-    "agent.compact": async (payload: JobPayload<"agent.compact">, context: JobContext) => {
-      const tracked = env.cancels.track(payload.runId, context.signal);
-      try {
-        return await runner.compact(payload, {
-          attempt: context.attempt,
-          redelivered: context.redelivered,
-          signal: tracked.signal,
-        });
-      } finally {
-        tracked.done();
-      }
-    },
-  };
+    };
+  return { "agent.step": tracked(runner.step), "agent.compact": tracked(runner.compact) };
 }
