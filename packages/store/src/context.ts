@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Transaction as LibsqlTransaction } from "@libsql/client";
+import type { Client, Transaction as LibsqlTransaction } from "@libsql/client";
 import type { NewMessage } from "@longrun/protocol";
 import { type Connection, type Database, isRetryableError } from "./connection.ts";
 import type { WriteQueue } from "./write-queue.ts";
@@ -27,32 +27,32 @@ export function createContext(
   queue: WriteQueue,
   countTokens: (message: NewMessage) => number,
 ): StoreContext {
-  const attempt = async <T>(task: () => Promise<T>): Promise<T> => {
-    for (let attemptIndex = 1; ; attemptIndex += 1) {
-      const client = connection.client;
-      try {
-        return await task();
-      } catch (error) {
-        if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
-        // A busy connection may hold a stale snapshot until it is dropped: replace it, then back off.
-        await connection.reopen(client);
-        const backoff = Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random());
-        await delay(backoff);
+  /**
+   * Runs `task`, retrying busy/closed errors on a fresh connection with backoff: a busy connection may
+   * hold a stale snapshot until it is dropped (NOTES.md).
+   */
+  const retrying =
+    (current: () => Client, reopen: (failed: Client) => Promise<void>) =>
+    async <T>(task: () => Promise<T>): Promise<T> => {
+      for (let attemptIndex = 1; ; attemptIndex += 1) {
+        const client = current();
+        try {
+          return await task();
+        } catch (error) {
+          if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
+          await reopen(client);
+          await delay(Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random()));
+        }
       }
-    }
-  };
-  const readAttempt = async <T>(task: () => Promise<T>): Promise<T> => {
-    for (let attemptIndex = 1; ; attemptIndex += 1) {
-      const client = connection.readClient;
-      try {
-        return await task();
-      } catch (error) {
-        if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
-        await connection.reopenReader(client);
-        await delay(Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random()));
-      }
-    }
-  };
+    };
+  const attempt = retrying(
+    () => connection.client,
+    (failed) => connection.reopen(failed),
+  );
+  const readAttempt = retrying(
+    () => connection.readClient,
+    (failed) => connection.reopenReader(failed),
+  );
   return {
     read: (task) => readAttempt(() => task(connection.readDb)),
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).

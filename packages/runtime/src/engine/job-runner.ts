@@ -85,12 +85,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       await runControl.afterStep(job, outcome);
       return { outcome: outcome.kind };
     } catch (error) {
-      if (isLeaseLost(error)) return { skipped: "lease lost" };
-      if (attempt.attempt >= (options.maxAttempts?.step ?? 5)) {
-        await runControl.failRun(job, { code: "step_failed", message: errorMessage(error) });
-        return { failed: errorMessage(error) };
-      }
-      throw error;
+      return onJobError(error, job, attempt, options.maxAttempts?.step ?? 5, "step_failed");
     }
   }
 
@@ -114,13 +109,25 @@ export function createJobRunner(options: JobRunnerOptions) {
       await afterCompaction(job, payload.trigger, outcome);
       return { outcome: outcome.kind };
     } catch (error) {
-      if (isLeaseLost(error)) return { skipped: "lease lost" };
-      if (attempt.attempt >= (options.maxAttempts?.compact ?? 3)) {
-        await runControl.failRun(job, { code: "compaction_failed", message: errorMessage(error) });
-        return { failed: errorMessage(error) };
-      }
-      throw error;
+      return onJobError(error, job, attempt, options.maxAttempts?.compact ?? 3, "compaction_failed");
     }
+  }
+
+  /**
+   * A job's error: a lost lease means another worker owns the agent now; the last attempt fails the
+   * run visibly; earlier ones are rethrown for the queue to retry.
+   */
+  async function onJobError(
+    error: unknown,
+    job: StepJob,
+    attempt: JobAttempt,
+    maxAttempts: number,
+    code: string,
+  ): Promise<Record<string, unknown>> {
+    if (isLeaseLost(error)) return { skipped: "lease lost" };
+    if (attempt.attempt < maxAttempts) throw error;
+    await runControl.failRun(job, { code, message: errorMessage(error) });
+    return { failed: errorMessage(error) };
   }
 
   async function afterCompaction(job: StepJob, trigger: CompactJob["trigger"], outcome: CompactionOutcome) {
