@@ -48,43 +48,74 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
     expect(child?.forkCompactionId).toEqual(expect.any(String));
     const atSpawnView = await client.agents.context(child?.id ?? "");
     const atSpawn = prefixOf(atSpawnView);
-    // Before the child's own compaction, the prefix is exactly what its projection starts with.
-    expect(atSpawnView.marks.slice(0, atSpawn.messages.length).every((mark) => mark === "prefix")).toBe(true);
     // The prefix is the parent's view as it stood: its system prompt and the compaction summary then in force.
     expect(atSpawn.messages[0]?.role).toBe("system");
     expect(atSpawn.bytes).toContain("sim-summary");
     expect(atSpawn.messages.length).toBeGreaterThan(2);
+    if (atSpawnView.compaction === null) {
+      // Before the child's own compaction, the prefix is exactly what its projection starts with.
+      expect(atSpawnView.marks.slice(0, atSpawn.messages.length).every((mark) => mark === "prefix")).toBe(
+        true,
+      );
+    } else {
+      // The child already folded the prefix into its first summary: only its system prompt is still sent.
+      expect(atSpawnView.marks[0]).toBe("system");
+      expect(atSpawnView.marks).not.toContain("prefix");
+    }
     const compactionsAtSpawn = (await compactionsOfParent()).length;
-    let firstSent: ChatMessage[] = [];
+
+    // The child's own first compaction folds the inherited prefix. Wait for it on purpose: the request
+    // after the fold is the one that used to lose the system prompt.
+    const childCompactions = async () =>
+      (await client.threads.events(thread.id, { since: 0, limit: 10_000 })).filter(
+        (event) => event.type === "compaction.completed" && event.agentId === child?.id,
+      );
+    let fold: LongrunEvent | undefined;
+    await vi.waitFor(
+      async () => {
+        fold = (await childCompactions())[0];
+        expect(fold).toBeDefined();
+      },
+      { timeout: 90_000, interval: 50 },
+    );
+    let childRequests: Array<{ at: number; messages: ChatMessage[] }> = [];
     await vi.waitFor(
       async () => {
         const log = (await (await fetch(`${env.instance.simModelUrl}/sim/log`)).json()) as {
-          entries: Array<{ summary: boolean; body: { messages: ChatMessage[] } }>;
+          entries: Array<{ at: number; summary: boolean; body: { messages: ChatMessage[] } }>;
         };
-        const first = log.entries.find(
-          (entry) =>
-            !entry.summary &&
-            entry.body.messages.some((message) => message.content === "Double-check the ledger module."),
-        );
-        expect(first).toBeDefined();
-        firstSent = first?.body.messages ?? [];
+        childRequests = log.entries
+          .filter(
+            (entry) =>
+              !entry.summary &&
+              entry.body.messages.some((message) => message.content === "Double-check the ledger module."),
+          )
+          .map((entry) => ({ at: entry.at, messages: entry.body.messages }));
+        expect(childRequests.some((request) => request.at >= (fold?.at ?? 0))).toBe(true);
       },
-      { timeout: 30_000, interval: 50 },
+      { timeout: 60_000, interval: 50 },
     );
 
     await vi.waitFor(
       async () => expect((await compactionsOfParent()).length).toBeGreaterThanOrEqual(compactionsAtSpawn + 2),
       { timeout: 90_000, interval: 50 },
     );
-    // The child has been working on top of that prefix meanwhile.
-    await vi.waitFor(
-      async () => expect((await client.agents.messages(child?.id ?? "")).messages.length).toBeGreaterThan(3),
-      { timeout: 30_000, interval: 50 },
-    );
     const rebuilt = prefixOf(await client.agents.context(child?.id ?? ""));
     expect(rebuilt.bytes).toBe(atSpawn.bytes);
-    // And it is what the child's first request actually carried (the sim model's request log).
-    expect(firstSent.slice(0, rebuilt.messages.length).map(wire)).toEqual(rebuilt.messages.map(wire));
+    // What the child actually sent: before the fold, the rebuilt prefix itself; after it, the prefix's
+    // system prompt and then the child's own summary.
+    const beforeFold = childRequests.filter((request) => request.at < (fold?.at ?? 0));
+    for (const request of beforeFold) {
+      expect(request.messages.slice(0, rebuilt.messages.length).map(wire)).toEqual(
+        rebuilt.messages.map(wire),
+      );
+    }
+    const afterFold = childRequests.filter((request) => request.at >= (fold?.at ?? 0));
+    expect(afterFold.length).toBeGreaterThan(0);
+    for (const request of afterFold) {
+      expect(wire(request.messages[0] as ChatMessage)).toEqual(wire(rebuilt.messages[0] as ChatMessage));
+      expect(String(request.messages[1]?.content)).toContain("[Context summary");
+    }
     // The parent itself moved on: its own projection no longer starts with the same summary.
     const parentNow = await client.agents.context(parentId);
     expect(parentNow.compaction?.id).not.toBe(child?.forkCompactionId);

@@ -1,6 +1,7 @@
 import type { ChatMessage, CompactionEvent, StoredMessage } from "@longrun/protocol";
 import type { Boundary } from "./boundary.ts";
 import { resolveBoundary } from "./boundary.ts";
+import { splitPrefixSystem } from "./fork-system.ts";
 import { repairToolPairs } from "./repair.ts";
 import {
   planRestoration,
@@ -127,9 +128,12 @@ export function assembleHeader(input: HeaderInput): ProjectionItem[] {
   if (input.systemPrompt !== null)
     header.push(item({ role: "system", content: input.systemPrompt }, "system"));
   // A fork prefix was produced in the parent's request chain, never this one: always sanitized.
-  // Once a compaction folded the prefix into its summary, the prefix is no longer sent.
+  // Once a compaction folded the prefix into its summary, only its system prompt is still sent.
   if (compaction?.includesPrefix !== true) {
     for (const message of input.prefix ?? []) header.push(item(sanitizeMessage(message), "prefix"));
+  } else {
+    for (const message of splitPrefixSystem(input.prefix ?? []).system)
+      header.push(item(sanitizeMessage(message), "system"));
   }
   if (compaction === null) return header;
   header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));

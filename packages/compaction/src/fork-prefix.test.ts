@@ -83,6 +83,10 @@ describe("a forked sub-agent whose inherited prefix fills the window", () => {
     };
     const after = project(input(event));
     expect(after.marks).not.toContain("prefix");
+    // The fold takes the conversation, never the instructions: the request still opens with them.
+    expect(after.messages[0]).toEqual({ role: "system", content: "You are the parent agent." });
+    expect(after.marks[0]).toBe("system");
+    expect(transcript).not.toContain("You are the parent agent.");
     expect(after.tokens).toBeLessThan(before.tokens);
     expect(verifyProjection(after).ok).toBe(true);
     // A later compaction keeps the prefix folded and does not summarize it again.

@@ -2,6 +2,7 @@ import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } 
 import { contentText } from "@longrun/protocol";
 import { resolveBoundary } from "./boundary.ts";
 import { selectCutoff } from "./cutoff.ts";
+import { splitPrefixSystem } from "./fork-system.ts";
 import type { ProjectionInput } from "./project.ts";
 import { repairToolPairs } from "./repair.ts";
 import { sanitizeMessages } from "./sanitize.ts";
@@ -57,7 +58,11 @@ export function planCompaction(
     tokenizer,
     previousPinned: compaction?.pinnedMessage ?? null,
   });
-  const prefix = options.foldPrefix && compaction?.includesPrefix !== true ? (input.prefix ?? []) : [];
+  // The prefix's system prompt stays out of the fold: it is sent before the summary ever after.
+  const prefix =
+    options.foldPrefix && compaction?.includesPrefix !== true
+      ? splitPrefixSystem(input.prefix ?? []).rest
+      : [];
   if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
   const summarized = [
     ...sanitizeMessages(prefix),

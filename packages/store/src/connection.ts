@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { retryBusy } from "./busy-retry.ts";
 import { schema } from "./schema.ts";
 
 export type Database = LibSQLDatabase<typeof schema>;
@@ -18,6 +19,8 @@ export interface Location {
 }
 
 const BUSY_TIMEOUT_MS = 5000;
+/** Attempts to configure a new connection while other processes hold the file (about 10 s of backoff). */
+const OPEN_ATTEMPTS = 15;
 
 /** Resolves a file path, `file:` URL or remote URL. */
 export function resolveLocation(url: string): Location {
@@ -84,8 +87,29 @@ export class Connection {
   static async open(location: Location, authToken?: string): Promise<Connection> {
     if (location.file) mkdirSync(dirname(location.file), { recursive: true });
     const connection = new Connection(location, authToken);
-    await connection.#configure(true);
+    try {
+      // Switching a file to WAL needs an exclusive lock and SQLite does not wait for it (the busy
+      // timeout is not consulted): while another process writes, the PRAGMA fails at once. Retry it
+      // like any other busy error, on a fresh connection.
+      await retryBusy(() => connection.#configure(true), {
+        attempts: OPEN_ATTEMPTS,
+        onRetry: () => connection.#reconnect(),
+      });
+    } catch (error) {
+      connection.close();
+      throw error;
+    }
     return connection;
+  }
+
+  /** Fresh clients for both roles (a failed open starts over). */
+  async #reconnect(): Promise<void> {
+    this.#client.close();
+    if (this.#readClient !== this.#client) this.#readClient.close();
+    this.#client = this.#createClient();
+    this.#db = drizzle(this.#client, { schema });
+    this.#readClient = this.#isLocal() ? this.#createClient() : this.#client;
+    this.#readDb = this.#isLocal() ? drizzle(this.#readClient, { schema }) : this.#db;
   }
 
   get client(): Client {
@@ -136,22 +160,14 @@ export class Connection {
     if (first && this.#readClient !== this.#client) {
       await this.#readClient.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
-    // journal_mode is persistent in the file; set it once per open, not on every reconnect.
-    if (first) await this.#client.execute("PRAGMA journal_mode = WAL");
+    // journal_mode is persistent in the file: switch it only when it is not WAL yet (the switch needs
+    // an exclusive lock; reading the mode needs none).
+    if (first) {
+      const mode = await this.#client.execute("PRAGMA journal_mode");
+      if (String(mode.rows[0]?.journal_mode ?? "").toLowerCase() !== "wal") {
+        await this.#client.execute("PRAGMA journal_mode = WAL");
+      }
+    }
     await this.#client.execute("PRAGMA synchronous = NORMAL");
   }
-}
-
-/** True for errors worth a fresh connection and another attempt: busy/locked database or a closed client. */
-export function isRetryableError(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
-    if (typeof current !== "object") break;
-    const record = current as { code?: unknown; message?: unknown; cause?: unknown };
-    const code = typeof record.code === "string" ? record.code : "";
-    const message = typeof record.message === "string" ? record.message : "";
-    if (/SQLITE_BUSY|SQLITE_LOCKED|CLIENT_CLOSED/.test(code)) return true;
-    if (/database is locked|SQLITE_BUSY|database table is locked/i.test(message)) return true;
-    current = record.cause;
-  }
-  return false;
 }

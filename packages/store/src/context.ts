@@ -1,7 +1,7 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type { Client, Transaction as LibsqlTransaction } from "@libsql/client";
 import type { NewMessage } from "@longrun/protocol";
-import { type Connection, type Database, isRetryableError } from "./connection.ts";
+import { retryBusy } from "./busy-retry.ts";
+import type { Connection, Database } from "./connection.ts";
 import type { WriteQueue } from "./write-queue.ts";
 
 /** A drizzle transaction on the store's schema. */
@@ -27,23 +27,18 @@ export function createContext(
   queue: WriteQueue,
   countTokens: (message: NewMessage) => number,
 ): StoreContext {
-  /**
-   * Runs `task`, retrying busy/closed errors on a fresh connection with backoff: a busy connection may
-   * hold a stale snapshot until it is dropped (NOTES.md).
-   */
+  /** Runs `task` on the current client, retrying busy/closed errors on a fresh one. */
   const retrying =
     (current: () => Client, reopen: (failed: Client) => Promise<void>) =>
-    async <T>(task: () => Promise<T>): Promise<T> => {
-      for (let attemptIndex = 1; ; attemptIndex += 1) {
-        const client = current();
-        try {
-          return await task();
-        } catch (error) {
-          if (connection.closed || attemptIndex >= MAX_ATTEMPTS || !isRetryableError(error)) throw error;
-          await reopen(client);
-          await delay(Math.min(1000, 10 * 2 ** attemptIndex) * (0.5 + Math.random()));
-        }
-      }
+    <T>(task: () => Promise<T>): Promise<T> => {
+      let client = current();
+      return retryBusy(
+        () => {
+          client = current();
+          return task();
+        },
+        { attempts: MAX_ATTEMPTS, stop: () => connection.closed, onRetry: () => reopen(client) },
+      );
     };
   const attempt = retrying(
     () => connection.client,

@@ -1,8 +1,9 @@
 export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
 export type { AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
 export type { ApiKeyRepository } from "./api-keys.ts";
+export { isRetryableError } from "./busy-retry.ts";
 export type { CompactionRepository, NewCompaction } from "./compactions.ts";
-export { type Database, isRetryableError } from "./connection.ts";
+export type { Database } from "./connection.ts";
 export { estimateTokens, type Transaction } from "./context.ts";
 export type { EventRepository } from "./events.ts";
 export { isLeaseLost } from "./fence.ts";

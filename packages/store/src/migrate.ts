@@ -1,7 +1,7 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { migrate } from "drizzle-orm/libsql/migrator";
-import { type Connection, isRetryableError } from "./connection.ts";
+import { retryBusy } from "./busy-retry.ts";
+import type { Connection } from "./connection.ts";
 
 /** The committed drizzle-kit output, resolved from this file so it works from any working directory. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle", import.meta.url));
@@ -24,14 +24,9 @@ function isAlreadyExists(error: unknown): boolean {
  * finds the migration recorded and does nothing.
  */
 export async function runMigrations(connection: Connection): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await migrate(connection.db, { migrationsFolder: MIGRATIONS_FOLDER });
-      return;
-    } catch (error) {
-      if (attempt >= MAX_ATTEMPTS || !(isRetryableError(error) || isAlreadyExists(error))) throw error;
-      await connection.reopen();
-      await delay(Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random()));
-    }
-  }
+  await retryBusy(() => migrate(connection.db, { migrationsFolder: MIGRATIONS_FOLDER }), {
+    attempts: MAX_ATTEMPTS,
+    alsoRetry: isAlreadyExists,
+    onRetry: () => connection.reopen(),
+  });
 }

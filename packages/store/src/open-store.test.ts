@@ -2,9 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { LibsqlError } from "@libsql/client";
+import { createClient, LibsqlError } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
-import { Connection, isRetryableError, resolveLocation } from "./connection.ts";
+import { isRetryableError } from "./busy-retry.ts";
+import { Connection, resolveLocation } from "./connection.ts";
 import { createContext, estimateTokens } from "./context.ts";
 import { openStore } from "./open-store.ts";
 import { WriteQueue } from "./write-queue.ts";
@@ -111,6 +112,37 @@ describe("busy handling", () => {
     expect(isRetryableError(new LibsqlError("closed", "CLIENT_CLOSED"))).toBe(true);
     expect(isRetryableError(new LibsqlError("UNIQUE constraint failed", "SQLITE_CONSTRAINT"))).toBe(false);
     expect(isRetryableError("nope")).toBe(false);
+  });
+
+  it("opens a file another connection is writing to, before it is in WAL mode", async () => {
+    // The switch to WAL needs an exclusive lock and SQLite fails it at once (no busy timeout): this
+    // used to kill a worker that started while another process wrote.
+    const dir = await tempDir();
+    const url = join(dir, "held.db");
+    const holder = createClient({ url: `file:${url}` });
+    try {
+      await holder.execute("CREATE TABLE outside (x)");
+      const tx = await holder.transaction("write");
+      await tx.execute("INSERT INTO outside VALUES (1)");
+      let released = false;
+      const release = setTimeout(() => {
+        released = true;
+        tx.commit().catch(() => undefined);
+      }, 200);
+      const store = await openStore({ url });
+      clearTimeout(release);
+      try {
+        // It could only have opened after the other writer let go, and it is WAL now.
+        expect(released).toBe(true);
+        const mode = await store.db.all<{ journal_mode: string }>("PRAGMA journal_mode");
+        expect(mode[0]?.journal_mode).toBe("wal");
+        expect((await store.messages.append("a", { role: "user", content: "m" })).seq).toBe(0);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      holder.close();
+    }
   });
 
   it("reopens the connection and retries a write that hit SQLITE_BUSY", async () => {
