@@ -1,7 +1,7 @@
 import type { Command } from "@longrun/protocol";
 import { requireAgent, requireThread } from "./auth.ts";
 import type { GatewayAdapterDeps, LiveEvent } from "./gateway/index.ts";
-import { approvalOwner } from "./routes/agents.ts";
+import { approvalTarget } from "./routes/agents.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 /** Binds the gateway to the store, the live fan-out and the run controls; every command is tenant-scoped. */
@@ -36,9 +36,13 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
             return admitted;
           }
           case "approve": {
-            const agentId = await approvalOwner(deps, command.callId);
-            if (agentId) await requireAgent(store, tenantId, agentId);
-            await deps.runControl.resolveApproval(command);
+            const agentId = await approvalTarget(deps, tenantId, command.callId, command.agentId);
+            await deps.runControl.resolveApproval({
+              agentId,
+              callId: command.callId,
+              decision: command.decision,
+              reason: command.reason,
+            });
             return { ok: true };
           }
           case "compact": {

@@ -17,6 +17,7 @@ export function createJobHandlers(env: WorkerEnv): JobHandlers {
       try {
         return await work(payload, {
           attempt: context.attempt,
+          jobId: context.jobId,
           signal: cancel.signal,
           redelivered: context.redelivered,
         });

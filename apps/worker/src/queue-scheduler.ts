@@ -24,9 +24,18 @@ export function createQueueScheduler(queue: JobQueue, store: Store): Scheduler {
     async compact(job: CompactJob) {
       await queue.enqueue("agent.compact", job);
     },
-    async cancelRun() {
-      // Queued steps of a cancelled run are dropped when they start (the run is finished);
-      // running ones are aborted through the control channel.
+    async cancelRun(runId) {
+      // Running jobs are aborted through the control channel; queued ones go now, so a delayed step
+      // (a breaker wait) does not linger after the run ended.
+      return queue.removeWhere((job) => (job.payload as { runId?: unknown }).runId === runId);
+    },
+    async liveAgents() {
+      const live = await queue.listLive();
+      return new Set(
+        live
+          .map((job) => (job.payload as { agentId?: unknown }).agentId)
+          .filter((agentId): agentId is string => typeof agentId === "string"),
+      );
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   createToolRegistry,
   RunControl,
   type RuntimeDeps,
+  startMaintenance,
 } from "@longrun/runtime";
 import { openStore, type Store } from "@longrun/store";
 import { createQueueScheduler, type RunningWorker, startWorker, type WorkerRegistry } from "@longrun/worker";
@@ -89,6 +90,38 @@ export function startProcessWorker(
     leaseMs: config.leaseMs,
     ...(workerId ? { workerId } : {}),
   });
+}
+
+/**
+ * The reconciler and event retention of this process. In embedded mode the first pass is immediate
+ * (a fresh process: whatever was queued before is gone); in distributed mode one instance at a time
+ * reconciles, and a Redis that came back empty makes the next pass immediate.
+ */
+export function startProcessMaintenance(
+  infra: Infrastructure,
+  runtime: Runtime,
+  config: Pick<Config, "reconcileMs" | "staleMs" | "eventRetention">,
+  options: { embedded: boolean; jobsLost?: () => Promise<boolean> },
+) {
+  return startMaintenance(runtime.deps, runtime.runControl, runtime.coordinator, {
+    intervalMs: config.reconcileMs,
+    staleAfterMs: config.staleMs,
+    retention: config.eventRetention,
+    immediateFirstPass: options.embedded,
+    exclusive: !options.embedded,
+    ...(options.jobsLost ? { jobsLost: options.jobsLost } : {}),
+    onReport: (report) => {
+      if (report.recovered.length === 0 && report.stuck.length === 0) return;
+      console.log(
+        `[longrun] reconciler: ${report.activeRuns} active runs, ${report.recovered.length} jobs issued again, ${report.stuck.length} marked stuck`,
+      );
+    },
+    onError: (error) => console.error("[longrun] reconciler pass failed:", errorText(error)),
+  });
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Queue, worker and breaker figures for the operations view, scoped to a tenant's agents. */

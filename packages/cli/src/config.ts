@@ -44,6 +44,26 @@ const EnvSchema = z.object({
     .int()
     .min(100, "LONGRUN_STALLED_INTERVAL_MS must be at least 100")
     .default(5_000),
+  LONGRUN_RECONCILE_MS: z.coerce
+    .number({ message: "LONGRUN_RECONCILE_MS must be a number" })
+    .int()
+    .min(100, "LONGRUN_RECONCILE_MS must be at least 100")
+    .default(15_000),
+  LONGRUN_STALE_MS: z.coerce
+    .number({ message: "LONGRUN_STALE_MS must be a number" })
+    .int()
+    .min(100, "LONGRUN_STALE_MS must be at least 100")
+    .optional(),
+  LONGRUN_EVENT_MAX_AGE_MS: z.coerce
+    .number({ message: "LONGRUN_EVENT_MAX_AGE_MS must be a number" })
+    .int()
+    .min(60_000, "LONGRUN_EVENT_MAX_AGE_MS must be at least 60000 (one minute)")
+    .optional(),
+  LONGRUN_EVENTS_PER_THREAD: z.coerce
+    .number({ message: "LONGRUN_EVENTS_PER_THREAD must be a number" })
+    .int()
+    .min(100, "LONGRUN_EVENTS_PER_THREAD must be at least 100")
+    .optional(),
 });
 
 /** Validated configuration of one process (DESIGN §2). */
@@ -69,6 +89,12 @@ export interface Config {
   lockDurationMs: number;
   /** How often workers look for stalled jobs; use one value per deployment. */
   stalledIntervalMs: number;
+  /** How often the reconciler looks for runs that nothing moves. */
+  reconcileMs: number;
+  /** A run with no job, lease or event for this long is recovered by the reconciler. */
+  staleMs: number;
+  /** Event retention: older events are dropped (clients that were away longer get a resync). */
+  eventRetention: { maxAgeMs?: number; keepPerThread?: number };
 }
 
 export class ConfigError extends Error {
@@ -122,5 +148,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseMs: values.LONGRUN_LEASE_MS,
     lockDurationMs: values.LONGRUN_LOCK_MS,
     stalledIntervalMs: values.LONGRUN_STALLED_INTERVAL_MS,
+    reconcileMs: values.LONGRUN_RECONCILE_MS,
+    staleMs: values.LONGRUN_STALE_MS ?? Math.max(5_000, 2 * values.LONGRUN_LEASE_MS),
+    eventRetention: {
+      ...(values.LONGRUN_EVENT_MAX_AGE_MS !== undefined ? { maxAgeMs: values.LONGRUN_EVENT_MAX_AGE_MS } : {}),
+      ...(values.LONGRUN_EVENTS_PER_THREAD !== undefined
+        ? { keepPerThread: values.LONGRUN_EVENTS_PER_THREAD }
+        : {}),
+    },
   };
 }

@@ -7,6 +7,7 @@ import {
   createModelClient,
   type Infrastructure,
   openLog,
+  startProcessMaintenance,
   startProcessWorker,
 } from "./compose.ts";
 import { type Config, ConfigError } from "./config.ts";
@@ -43,10 +44,30 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
   return { infra, redis };
 }
 
+/**
+ * True once per loss: a marker key that only disappears when Redis lost its data (restarted empty,
+ * flushed). Every queued job and lease went with it, so the reconciler need not wait to see that
+ * nothing moves.
+ */
+export function redisDataLoss(redis: Redis, prefix: string): () => Promise<boolean> {
+  const key = `${prefix}:epoch`;
+  let known = false;
+  return async () => {
+    const created = (await redis.set(key, String(Date.now()), "NX")) === "OK";
+    const lost = created && known;
+    known = true;
+    return lost;
+  };
+}
+
 /** `longrun serve`: the API and gateway; jobs run on `longrun worker` processes. */
 export async function startServe(config: Config) {
   const { infra, redis } = await connectDistributed(config);
   const runtime = buildRuntime(infra, config);
+  const maintenance = startProcessMaintenance(infra, runtime, config, {
+    embedded: false,
+    jobsLost: redisDataLoss(redis, config.queuePrefix),
+  });
   // LONGRUN_TOKEN is registered for the default tenant, as in embedded mode (else: `longrun token create`).
   if (config.token) await ensureToken(infra.store, config.dataDir, config.token);
   const api = await startApi(infra, runtime, config, "distributed", async () => ({
@@ -63,6 +84,7 @@ export async function startServe(config: Config) {
     url: api.url,
     async close() {
       await api.stop();
+      await maintenance.stop();
       await infra.queue.close({ graceMs: 0 });
       await infra.bus.close();
       await infra.store.close();
@@ -79,9 +101,14 @@ export async function startDistributedWorker(
   const { infra, redis } = await connectDistributed(config);
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
+  const maintenance = startProcessMaintenance(infra, runtime, config, {
+    embedded: false,
+    jobsLost: redisDataLoss(redis, config.queuePrefix),
+  });
   return {
     worker,
     async close() {
+      await maintenance.stop();
       await worker.close(graceMs);
       await infra.bus.close();
       await infra.store.close();

@@ -8,6 +8,7 @@ import {
   createModelClient,
   type Infrastructure,
   openLog,
+  startProcessMaintenance,
   startProcessWorker,
 } from "./compose.ts";
 import type { Config } from "./config.ts";
@@ -46,6 +47,8 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
   const runtime = buildRuntime(infra, config);
   const token = await ensureToken(store, config.dataDir, config.token);
   const worker = await startProcessWorker(infra, runtime, config, "embedded");
+  // A restart on the same data dir: runs that were moving have no job in the new in-process queue.
+  const maintenance = startProcessMaintenance(infra, runtime, config, { embedded: true });
   const api = await startApi(infra, runtime, config, "embedded", async () => ({
     database: await store.ping().then(
       () => true,
@@ -59,6 +62,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
     simModelUrl: sim?.url ?? null,
     async close() {
       await api.stop();
+      await maintenance.stop();
       await worker.close(5_000);
       await infra.bus.close();
       await store.close();

@@ -18,6 +18,8 @@ export const AgentStatus = z.enum([
   "waiting_approval",
   "waiting_children",
   "compacting",
+  /** Held back for a while (circuit breaker cooldown, provider rate limit); the reason says until when. */
+  "waiting",
   "completed",
   "failed",
   "cancelled",
@@ -59,7 +61,11 @@ export const Agent = z.object({
 export type Agent = z.infer<typeof Agent>;
 
 export const RunKind = z.enum(["message", "compact", "spawn", "approval"]);
-export const RunStatus = z.enum(["queued", "running", "waiting", "completed", "failed", "cancelled"]);
+/**
+ * `stuck`: the reconciler found no job, lease or event moving the run for longer than its lease and
+ * could not restart it; the run's error says why. Still active: it can be cancelled or recover.
+ */
+export const RunStatus = z.enum(["queued", "running", "waiting", "stuck", "completed", "failed", "cancelled"]);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 export const Run = z.object({
@@ -94,6 +100,21 @@ export const PendingApproval = z.object({
   reason: z.string().optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
+
+/** A tool call that needs a human decision, and the decision once taken (exactly once). */
+export const Approval = z.object({
+  agentId: z.string(),
+  callId: z.string(),
+  threadId: z.string(),
+  messageId: z.string(),
+  toolName: z.string(),
+  arguments: z.string(),
+  requestedAt: z.number().int(),
+  decision: z.enum(["approve", "deny"]).nullable(),
+  reason: z.string().nullable(),
+  decidedAt: z.number().int().nullable(),
+});
+export type Approval = z.infer<typeof Approval>;
 
 /** Working state restored after a compaction: plan, TODOs, recently read files. */
 export const AgentState = z.object({

@@ -20,6 +20,10 @@ export const RunStarted = defineEvent("run.started", z.object({ kind: z.string()
 export const RunCompleted = defineEvent("run.completed", z.object({ report: z.string().optional() }));
 export const RunFailed = defineEvent("run.failed", z.object({ error: ErrorInfo }));
 export const RunCancelled = defineEvent("run.cancelled", z.object({ reason: z.string().optional() }));
+/** The reconciler found nothing moving the run and could not restart it; the reason says why. */
+export const RunStuck = defineEvent("run.stuck", z.object({ reason: z.string() }));
+/** A stuck run moves again (a worker took its job). */
+export const RunResumed = defineEvent("run.resumed", z.object({ reason: z.string().optional() }));
 export const AgentSpawned = defineEvent(
   "agent.spawned",
   z.object({
@@ -124,6 +128,8 @@ export const eventDefinitions = [
   RunCompleted,
   RunFailed,
   RunCancelled,
+  RunStuck,
+  RunResumed,
   AgentSpawned,
   AgentStatusChanged,
   MessageDelta,

@@ -1,6 +1,7 @@
 export {
   Agent,
   AgentInherit,
+  Approval,
   AgentState,
   AgentStatus,
   PendingApproval,

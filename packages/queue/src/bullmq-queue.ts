@@ -20,7 +20,7 @@ import {
 import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
 import { createJobEvents } from "./job-events.ts";
-import type { JobHandlers, JobQueue, QueueCounts, QueueStats } from "./job-queue.ts";
+import type { JobHandlers, JobQueue, LiveJob, QueueCounts, QueueStats } from "./job-queue.ts";
 import { runAttempt } from "./run-attempt.ts";
 
 /** Settings of the BullMQ adapter. Defaults suit crash recovery within seconds. */
@@ -197,6 +197,35 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
         return (await queue.remove(jobId)) === 1;
       }
       return false;
+    },
+
+    async listLive() {
+      const live: LiveJob[] = [];
+      for (const queue of Object.values(queues)) {
+        for (const [state, types] of [
+          ["waiting", ["wait", "prioritized"]],
+          ["delayed", ["delayed"]],
+          ["active", ["active"]],
+        ] as const) {
+          for (const job of await queue.getJobs([...types])) {
+            if (!job?.id) continue;
+            live.push({ id: job.id, name: job.name as JobName, payload: job.data, state });
+          }
+        }
+      }
+      return live;
+    },
+
+    async removeWhere(match) {
+      let removed = 0;
+      for (const queue of Object.values(queues)) {
+        for (const job of await queue.getJobs(["wait", "prioritized", "delayed"])) {
+          if (!job?.id || !match({ name: job.name as JobName, payload: job.data })) continue;
+          // A job that started meanwhile cannot be removed (remove answers 0); it finds its run finished.
+          removed += (await queue.remove(job.id)) === 1 ? 1 : 0;
+        }
+      }
+      return removed;
     },
 
     async stats() {

@@ -35,7 +35,6 @@ export const AgentStepPayload = z.object({
   threadId: id,
   agentId: id,
   runId: id,
-  reason: z.enum(["message", "resume", "retry"]).optional(),
   /** The agent's last seq when the step was scheduled; a step that finds the log moved on is stale. */
   expectSeq: z.number().int().min(-1).optional(),
   /** Set after an overflow-triggered compaction: a second provider overflow ends the agent. */
@@ -55,15 +54,6 @@ export const AgentCompactPayload = z.object({
 });
 export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
 
-/** A parent agent resumes after the children of one spawn call have finished. */
-export const AgentResumePayload = z.object({
-  threadId: id,
-  agentId: id,
-  runId: id,
-  spawnCallId: id,
-});
-export type AgentResumePayload = z.infer<typeof AgentResumePayload>;
-
 /** Every job longrun runs, with its payload schema, queue, retry policy and timeout. */
 export const jobCatalog = {
   "agent.step": defineJob({
@@ -78,12 +68,6 @@ export const jobCatalog = {
     retry: { attempts: 3, backoffMs: 2_000, backoff: "exponential" },
     timeoutMs: 5 * 60_000,
     dedupeKey: (payload) => `compact:${payload.agentId}`,
-  }),
-  "agent.resume": defineJob({
-    schema: AgentResumePayload,
-    queue: "agent",
-    retry: { attempts: 5, backoffMs: 1_000, backoff: "exponential" },
-    timeoutMs: 15 * 60_000,
   }),
 };
 

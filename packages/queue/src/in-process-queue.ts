@@ -202,6 +202,24 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       return true;
     },
 
+    async listLive() {
+      return [...store.jobs.values()].map((job) => ({
+        id: job.id,
+        name: job.name,
+        payload: job.payload,
+        state: job.state,
+      }));
+    },
+
+    async removeWhere(match) {
+      let removed = 0;
+      for (const job of [...store.jobs.values()]) {
+        if (job.state === "active" || !match({ name: job.name, payload: job.payload })) continue;
+        if (await this.remove(job.id)) removed += 1;
+      }
+      return removed;
+    },
+
     async stats() {
       const now = Date.now();
       const counts = (queue: QueueName): QueueCounts => {

@@ -2,7 +2,6 @@ export { type BullmqQueueOptions, createBullmqQueue } from "./bullmq-queue.ts";
 export { type Bus, type BusOptions, createMemoryBus, createRedisBus } from "./bus.ts";
 export {
   AgentCompactPayload,
-  AgentResumePayload,
   AgentStepPayload,
   backoffDelay,
   type JobCatalog,
@@ -35,6 +34,7 @@ export type {
   JobHandlers,
   JobOutcome,
   JobQueue,
+  LiveJob,
   ProcessOptions,
   QueueCounts,
   QueueStats,

@@ -9,6 +9,14 @@ export interface EnqueueOptions {
   dedupeKey?: string;
 }
 
+/** A job that is waiting, delayed or running. */
+export interface LiveJob {
+  id: string;
+  name: JobName;
+  payload: unknown;
+  state: "waiting" | "delayed" | "active";
+}
+
 /** Result of an enqueue: the id of the job that will run (the existing one when deduplicated). */
 export interface EnqueueResult {
   id: string;
@@ -79,6 +87,10 @@ export interface JobQueue {
   process(handlers: JobHandlers, options?: ProcessOptions): Promise<void>;
   /** Removes a waiting or delayed job; false if it is active, finished or unknown. */
   remove(jobId: string): Promise<boolean>;
+  /** Jobs waiting, delayed or running now, in any process sharing the backing store. */
+  listLive(): Promise<LiveJob[]>;
+  /** Removes the waiting and delayed jobs that match (never a running one); returns how many went. */
+  removeWhere(match: (job: Pick<LiveJob, "name" | "payload">) => boolean): Promise<number>;
   stats(): Promise<QueueStats>;
   /** Subscribes to this handle's worker events; returns the unsubscribe function. */
   onJobEvent(listener: (event: JobEvent) => void): () => void;

@@ -28,4 +28,22 @@ describe("redis lease", () => {
       await second.cleanup();
     }
   });
+
+  it("keeps tokens increasing after Redis lost every key, given the database's fence as the floor", async () => {
+    const redis = await createTestRedis();
+    try {
+      const lease = createRedisLease(redis.redis, redis.prefix);
+      const before = await lease.acquire("agent-1", 10_000);
+      await before!.release();
+      // Redis restarted empty: the counter is gone. The log recorded `before.token + 40` meanwhile.
+      await redis.redis.del(`${redis.prefix}:fence:agent-1`, `${redis.prefix}:lease:agent-1`);
+      const dbFence = before!.token + 40;
+      const after = await lease.acquire("agent-1", 10_000, { floor: dbFence });
+      expect(after!.token).toBe(dbFence + 1);
+      // The counter itself expires: the database is the authority, Redis only needs to outlive a lease.
+      expect(await redis.redis.pttl(`${redis.prefix}:fence:agent-1`)).toBeGreaterThan(60_000);
+    } finally {
+      await redis.cleanup();
+    }
+  });
 });

@@ -12,14 +12,27 @@ export interface LeaseHandle {
 
 /** One holder per key at a time (one step per agent), with fencing tokens for whoever writes after. */
 export interface Lease {
-  /** The lease, or null if someone else holds it. */
-  acquire(key: string, ttlMs: number): Promise<LeaseHandle | null>;
+  /**
+   * The lease, or null if someone else holds it. The token is above `floor` (the highest token the
+   * database of record has seen for this key) and above every token handed out before, so tokens
+   * never go backwards even when the lease store lost its counters (Redis restarted empty).
+   */
+  acquire(key: string, ttlMs: number, options?: { floor?: number }): Promise<LeaseHandle | null>;
+  /** True while someone holds the lease. */
+  isHeld(key: string): Promise<boolean>;
 }
+
+/** The token counters only need to outlive a lease: the database of record is the floor. */
+const FENCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 // Atomic so a token is never handed out without the lease that goes with it.
 const ACQUIRE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return nil end
-local token = redis.call('INCR', KEYS[2])
+local current = tonumber(redis.call('GET', KEYS[2]) or '0')
+local floor = tonumber(ARGV[2])
+if current < floor then current = floor end
+local token = current + 1
+redis.call('SET', KEYS[2], token, 'PX', ARGV[3])
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 return token`;
 const RENEW = `
@@ -29,13 +42,24 @@ const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
-/** Lease on Redis: `${prefix}:lease:<key>` holds the token; `${prefix}:fence:<key>` counts tokens (kept forever). */
+/** Lease on Redis: `${prefix}:lease:<key>` holds the token; `${prefix}:fence:<key>` counts tokens. */
 export function createRedisLease(redis: Redis, prefix: string): Lease {
   const leaseKey = (key: string) => `${prefix}:lease:${key}`;
   const fenceKey = (key: string) => `${prefix}:fence:${key}`;
   return {
-    async acquire(key, ttlMs) {
-      const result = await redis.eval(ACQUIRE, 2, leaseKey(key), fenceKey(key), Math.ceil(ttlMs));
+    async isHeld(key) {
+      return (await redis.exists(leaseKey(key))) === 1;
+    },
+    async acquire(key, ttlMs, options = {}) {
+      const result = await redis.eval(
+        ACQUIRE,
+        2,
+        leaseKey(key),
+        fenceKey(key),
+        Math.ceil(ttlMs),
+        Math.max(0, Math.floor(options.floor ?? 0)),
+        FENCE_TTL_MS,
+      );
       if (result === null) return null;
       const token = Number(result);
       return {
@@ -63,10 +87,14 @@ export function createMemoryLease(now: () => number = Date.now): Lease {
     return holder !== undefined && holder.token === token && holder.expiresAt > now();
   };
   return {
-    async acquire(key, ttlMs) {
+    async isHeld(key) {
+      const holder = holders.get(key);
+      return holder !== undefined && holder.expiresAt > now();
+    },
+    async acquire(key, ttlMs, options = {}) {
       const holder = holders.get(key);
       if (holder && holder.expiresAt > now()) return null;
-      const token = (fences.get(key) ?? 0) + 1;
+      const token = Math.max(fences.get(key) ?? 0, Math.floor(options.floor ?? 0)) + 1;
       fences.set(key, token);
       holders.set(key, { token, expiresAt: now() + ttlMs });
       return {

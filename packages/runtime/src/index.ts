@@ -28,6 +28,7 @@ export {
   abortableSleep,
   isContextOverflow,
   isInvalidEncryptedContent,
+  isPermanentProviderError,
   isRetryableProviderError,
   type ProviderRetryOptions,
   retryAfterMs,

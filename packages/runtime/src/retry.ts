@@ -127,6 +127,19 @@ export function isRetryableProviderError(error: unknown): boolean {
   return error instanceof TypeError && /fetch failed|network|socket/i.test(error.message);
 }
 
+/**
+ * True for provider errors that no retry can fix: a 4xx other than timeouts, conflicts and rate
+ * limits (an unknown model, bad credentials, a malformed request). Context overflow is not one: the
+ * runtime answers it with a compaction.
+ */
+export function isPermanentProviderError(error: unknown): boolean {
+  if (isAbort(error) || isContextOverflow(error) || isInvalidEncryptedContent(error)) return false;
+  const status = statusOf(error);
+  if (status === undefined || status < 400 || status >= 500) return false;
+  if (status === 429) return codesOf(error).includes("insufficient_quota");
+  return status !== 408 && status !== 409;
+}
+
 /** The wait a server asked for (retry-after-ms, retry-after seconds or HTTP date), in ms. */
 export function retryAfterMs(error: unknown, now: number = Date.now()): number | undefined {
   const millis = header(error, "retry-after-ms");

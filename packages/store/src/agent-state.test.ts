@@ -26,22 +26,26 @@ describe("agent state", () => {
     const next = await store.agentState.update("a", {
       todos: [{ content: "read", status: "completed" }],
       recentFiles: [{ path: "src/a.ts", readAt: 3 }],
-      pendingApprovals: [
-        {
-          callId: "c",
-          messageId: "m",
-          toolName: "write_file",
-          arguments: "{}",
-          requestedAt: 4,
-          decision: "approve",
-        },
-      ],
     });
     expect(next.plan).toBe("1. read 2. write");
     expect(next.updatedAt).toBeGreaterThan(0);
     const stored = await store.agentState.get("a");
     expect(stored).toEqual(next);
     expect(AgentState.parse(stored)).toEqual(stored);
+    // Pending approvals come from the approvals table, undecided ones only.
+    await store.approvals.request({
+      agentId: "a",
+      callId: "c",
+      threadId: "t",
+      messageId: "m",
+      toolName: "write_file",
+      arguments: "{}",
+    });
+    expect((await store.agentState.get("a")).pendingApprovals).toMatchObject([
+      { callId: "c", messageId: "m" },
+    ]);
+    await store.approvals.decide({ agentId: "a", callId: "c", decision: "approve" });
+    expect((await store.agentState.get("a")).pendingApprovals).toEqual([]);
     expect((await store.agentState.get("b")).todos).toEqual([]);
   });
 

@@ -1,17 +1,15 @@
-import type { AgentState } from "@longrun/protocol";
-import { eq, sql } from "drizzle-orm";
+import type { AgentState, PendingApproval } from "@longrun/protocol";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
-import { agentState } from "./schema.ts";
+import { agentState, approvals } from "./schema.ts";
 
-export type AgentStatePatch = Partial<Omit<AgentState, "agentId" | "updatedAt">>;
+export type AgentStatePatch = Partial<Pick<AgentState, "plan" | "todos" | "recentFiles">>;
 
 export interface AgentStateRepository {
-  /** The agent's working state; an empty one (updatedAt 0) if none was saved. */
+  /** The agent's working state (pending approvals from the approvals table); empty if none was saved. */
   get(agentId: string): Promise<AgentState>;
   /** Merges `patch` into the stored state (read and write in one transaction). */
   update(agentId: string, patch: AgentStatePatch): Promise<AgentState>;
-  /** The agent that has `callId` among its pending approvals, or null. */
-  findByPendingCall(callId: string): Promise<string | null>;
 }
 
 /** The state an agent has before anything is saved. */
@@ -21,49 +19,34 @@ export function emptyAgentState(agentId: string): AgentState {
 
 /** Plan, TODOs, recently read files and pending approvals: what a compaction restores. */
 export function createAgentStateRepository(context: StoreContext): AgentStateRepository {
+  const pendingOf = async (agentId: string): Promise<PendingApproval[]> => {
+    const rows = await context.read((db) =>
+      db
+        .select()
+        .from(approvals)
+        .where(and(eq(approvals.agentId, agentId), isNull(approvals.decision)))
+        .orderBy(asc(approvals.requestedAt)),
+    );
+    return rows.map((row) => ({
+      callId: row.callId,
+      messageId: row.messageId,
+      toolName: row.toolName,
+      arguments: row.arguments,
+      requestedAt: row.requestedAt,
+    }));
+  };
   return {
     async get(agentId) {
-      const rows = await context.read((db) =>
-        db.select().from(agentState).where(eq(agentState.agentId, agentId)).limit(1),
-      );
-      return rows[0] ?? emptyAgentState(agentId);
+      const [rows, pendingApprovals] = await Promise.all([
+        context.read((db) => db.select().from(agentState).where(eq(agentState.agentId, agentId)).limit(1)),
+        pendingOf(agentId),
+      ]);
+      const row = rows[0];
+      return row ? { ...row, pendingApprovals } : { ...emptyAgentState(agentId), pendingApprovals };
     },
-    async findByPendingCall(callId) {
-      const rows = await context.read((db) =>
-        db
-          .select({ agentId: agentState.agentId })
-          .from(agentState)
-          .where(
-            sql`exists (select 1 from json_each(${agentState.pendingApprovals}) where json_extract(value, '$.callId') = ${callId})`,
-          )
-          .limit(1),
-      );
-      return rows[0]?.agentId ?? null;
-    },
-    update(agentId, patch) {
-      return context.write(async (tx) => {
-        const rows = await tx.select().from(agentState).where(eq(agentState.agentId, agentId)).limit(1);
-        const next: AgentState = {
-          ...(rows[0] ?? emptyAgentState(agentId)),
-          ...patch,
-          agentId,
-          updatedAt: context.now(),
-        };
-        await tx
-          .insert(agentState)
-          .values(next)
-          .onConflictDoUpdate({
-            target: agentState.agentId,
-            set: {
-              plan: next.plan,
-              todos: next.todos,
-              recentFiles: next.recentFiles,
-              pendingApprovals: next.pendingApprovals,
-              updatedAt: next.updatedAt,
-            },
-          });
-        return next;
-      });
+    async update(agentId, patch) {
+      const next = await context.transact((unit) => unit.updateAgentState(agentId, patch));
+      return { ...next, pendingApprovals: await pendingOf(agentId) };
     },
   };
 }

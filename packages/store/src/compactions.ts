@@ -1,14 +1,14 @@
 import type { CompactionEvent } from "@longrun/protocol";
 import { asc, desc, eq, sql } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
-import { newId } from "./ids.ts";
 import { compactions } from "./schema.ts";
 
 /** A compaction to record; the store assigns id and createdAt unless given. */
 export type NewCompaction = Omit<CompactionEvent, "id" | "createdAt"> & { id?: string; createdAt?: number };
 
 export interface CompactionRepository {
-  insert(event: NewCompaction): Promise<CompactionEvent>;
+  /** Persists a compaction; with `fence`, only while the writer still holds the agent's lease. */
+  insert(event: NewCompaction, options?: { fence?: number }): Promise<CompactionEvent>;
   /** The compaction in force for an agent (the most recent), or null. */
   latest(agentId: string): Promise<CompactionEvent | null>;
   get(id: string): Promise<CompactionEvent | null>;
@@ -19,12 +19,7 @@ export interface CompactionRepository {
 /** Compaction events: summaries and the boundaries they join to. Never rewrite facts. */
 export function createCompactionRepository(context: StoreContext): CompactionRepository {
   return {
-    async insert(event) {
-      const createdAt = event.createdAt ?? context.now();
-      const row: CompactionEvent = { ...event, id: event.id ?? newId(createdAt), createdAt };
-      await context.write((tx) => tx.insert(compactions).values(row));
-      return row;
-    },
+    insert: (event, options) => context.transact((unit) => unit.insertCompaction(event, options)),
     async latest(agentId) {
       const rows = await context.read((db) =>
         db

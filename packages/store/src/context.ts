@@ -2,6 +2,7 @@ import type { Client, Transaction as LibsqlTransaction } from "@libsql/client";
 import type { NewMessage } from "@longrun/protocol";
 import { retryBusy } from "./busy-retry.ts";
 import type { Connection, Database } from "./connection.ts";
+import { createUnitOfWork, type UnitOfWork } from "./unit-of-work.ts";
 import type { WriteQueue } from "./write-queue.ts";
 
 /** A drizzle transaction on the store's schema. */
@@ -15,6 +16,8 @@ export interface StoreContext {
   write<T>(task: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Like `write`, on the raw libSQL transaction: the append hot paths skip drizzle's query building. */
   writeRaw<T>(task: (tx: LibsqlTransaction) => Promise<T>): Promise<T>;
+  /** One write transaction over the typed write operations (facts and their events together). */
+  transact<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   countTokens(message: NewMessage): number;
   now(): number;
 }
@@ -48,7 +51,7 @@ export function createContext(
     () => connection.readClient,
     (failed) => connection.reopenReader(failed),
   );
-  return {
+  const context: StoreContext = {
     read: (task) => readAttempt(() => task(connection.readDb)),
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
     write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
@@ -66,9 +69,11 @@ export function createContext(
           }
         }),
       ),
+    transact: (work) => context.writeRaw((tx) => work(createUnitOfWork(tx, context))),
     countTokens,
     now: () => Date.now(),
   };
+  return context;
 }
 
 /** A flat charge per image: counting a base64 data URL as text would overstate it a hundredfold. */

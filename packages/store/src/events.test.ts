@@ -58,9 +58,22 @@ describe("events", () => {
     for (let index = 0; index < 5; index += 1) await store.events.append(delta("t", `${index}`));
     expect(await store.events.prune("t", 4)).toBe(3);
     expect(await store.events.oldest("t")).toBe(4);
-    // Asking to prune everything keeps the newest, so the next seq continues.
-    expect(await store.events.prune("t", 100)).toBe(1);
+    // Pruning everything empties the log, yet the next seq continues from the head.
+    expect(await store.events.prune("t", 100)).toBe(2);
+    expect(await store.events.oldest("t")).toBeNull();
+    expect(await store.events.head("t")).toBe(5);
     expect((await store.events.append(delta("t", "next"))).seq).toBe(6);
+  });
+
+  it("applies retention by count per thread and by age, and seqs go on", async () => {
+    for (let index = 0; index < 10; index += 1) await store.events.append(delta("a", `${index}`));
+    for (let index = 0; index < 3; index += 1) await store.events.append(delta("b", `${index}`));
+    expect(await store.events.pruneRetention({ keepPerThread: 4 })).toBe(6);
+    expect(await store.events.oldest("a")).toBe(7);
+    expect(await store.events.oldest("b")).toBe(1);
+    expect(await store.events.pruneRetention({ maxAgeMs: 60_000 })).toBe(0);
+    expect(await store.events.pruneRetention({ maxAgeMs: -1 })).toBe(7);
+    expect((await store.events.append(delta("a", "next"))).seq).toBe(11);
   });
 
   it("reads a tenant's events across threads after per-thread cursors", async () => {

@@ -1,8 +1,8 @@
 import type { Transaction } from "@libsql/client";
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
-import { and, asc, eq, gt, lt, max, min, notInArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, min, notInArray, or, type SQL } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
-import { events, threads } from "./schema.ts";
+import { eventHeads, events, threads } from "./schema.ts";
 
 type EventRow = typeof events.$inferSelect;
 
@@ -17,10 +17,17 @@ export interface EventRepository {
   head(threadId: string): Promise<number>;
   /** Lowest seq still retained, null when the thread has none. */
   oldest(threadId: string): Promise<number | null>;
+  /** When the thread's newest retained event was written, null when it has none. */
+  lastAt(threadId: string): Promise<number | null>;
   /** A tenant's events across threads after per-thread cursors (absent thread: from the start). */
   afterForTenant(tenantId: string, cursors?: Record<string, number>, limit?: number): Promise<LongrunEvent[]>;
-  /** Deletes a thread's events with seq < beforeSeq (retention), never the newest; returns how many went. */
+  /** Deletes a thread's events with seq < beforeSeq; returns how many went. Seqs go on from the head. */
   prune(threadId: string, beforeSeq: number): Promise<number>;
+  /**
+   * Retention across all threads: drops events older than `maxAgeMs` and/or all but the newest
+   * `keepPerThread` of each thread. Clients that were away longer get an explicit resync.
+   */
+  pruneRetention(options: { maxAgeMs?: number; keepPerThread?: number }): Promise<number>;
 }
 
 /** Maps a row to the event envelope; data was validated when the event was made. */
@@ -37,64 +44,71 @@ export function toEvent(row: EventRow): LongrunEvent {
   return event as LongrunEvent;
 }
 
+/**
+ * Persists events inside the caller's write transaction. Each thread's seq comes from its counter row
+ * in `event_heads` (one statement per thread, never max(seq) over the log), gapless from 1.
+ */
+// Raw SQL on purpose: events are appended at least once per fact.
+export async function appendEventsIn(
+  tx: Transaction,
+  context: StoreContext,
+  inputs: NewEvent[],
+): Promise<LongrunEvent[]> {
+  const counts = new Map<string, number>();
+  for (const input of inputs) counts.set(input.threadId, (counts.get(input.threadId) ?? 0) + 1);
+  const next = new Map<string, number>();
+  for (const [threadId, count] of counts) {
+    const found = await tx.execute({
+      sql: `INSERT INTO event_heads (thread_id, seq) VALUES (?, ?)
+            ON CONFLICT (thread_id) DO UPDATE SET seq = seq + excluded.seq RETURNING seq`,
+      args: [threadId, count],
+    });
+    next.set(threadId, Number(found.rows[0]?.seq) - count + 1);
+  }
+  const now = context.now();
+  const rows: EventRow[] = inputs.map((input) => {
+    const seq = next.get(input.threadId) as number;
+    next.set(input.threadId, seq + 1);
+    return {
+      threadId: input.threadId,
+      seq,
+      agentId: input.agentId ?? null,
+      runId: input.runId ?? null,
+      type: input.type,
+      data: input.data,
+      createdAt: now,
+    };
+  });
+  for (let start = 0; start < rows.length; start += 500) {
+    const chunk = rows.slice(start, start + 500);
+    await tx.execute({
+      sql: `INSERT INTO events (thread_id, seq, agent_id, run_id, type, data, created_at) VALUES ${chunk
+        .map(() => "(?, ?, ?, ?, ?, ?, ?)")
+        .join(", ")}`,
+      args: chunk.flatMap((row) => [
+        row.threadId,
+        row.seq,
+        row.agentId,
+        row.runId,
+        row.type,
+        JSON.stringify(row.data),
+        row.createdAt,
+      ]),
+    });
+  }
+  return rows.map(toEvent);
+}
+
 /** The per-thread event log that clients replay from and subscribe after. */
 export function createEventRepository(context: StoreContext): EventRepository {
-  // Raw SQL on purpose: events are appended at least once per message, and drizzle's builder roughly
-  // halves the rate of this path.
-  const insertAll = async (tx: Transaction, inputs: NewEvent[]): Promise<LongrunEvent[]> => {
-    const heads = new Map<string, number>();
-    const now = context.now();
-    const rows: EventRow[] = [];
-    for (const input of inputs) {
-      let head = heads.get(input.threadId);
-      if (head === undefined) {
-        const found = await tx.execute({
-          sql: "SELECT max(seq) AS seq FROM events WHERE thread_id = ?",
-          args: [input.threadId],
-        });
-        const value = found.rows[0]?.seq;
-        head = value === null || value === undefined ? 0 : Number(value);
-      }
-      head += 1;
-      heads.set(input.threadId, head);
-      rows.push({
-        threadId: input.threadId,
-        seq: head,
-        agentId: input.agentId ?? null,
-        runId: input.runId ?? null,
-        type: input.type,
-        data: input.data,
-        createdAt: now,
-      });
-    }
-    for (let start = 0; start < rows.length; start += 500) {
-      const chunk = rows.slice(start, start + 500);
-      await tx.execute({
-        sql: `INSERT INTO events (thread_id, seq, agent_id, run_id, type, data, created_at) VALUES ${chunk
-          .map(() => "(?, ?, ?, ?, ?, ?, ?)")
-          .join(", ")}`,
-        args: chunk.flatMap((row) => [
-          row.threadId,
-          row.seq,
-          row.agentId,
-          row.runId,
-          row.type,
-          JSON.stringify(row.data),
-          row.createdAt,
-        ]),
-      });
-    }
-    return rows.map(toEvent);
-  };
-
   return {
     async append(event) {
-      const stored = await context.writeRaw((tx) => insertAll(tx, [event]));
+      const stored = await context.writeRaw((tx) => appendEventsIn(tx, context, [event]));
       return stored[0]!;
     },
     appendMany(inputs) {
       if (inputs.length === 0) return Promise.resolve([]);
-      return context.writeRaw((tx) => insertAll(tx, inputs));
+      return context.writeRaw((tx) => appendEventsIn(tx, context, inputs));
     },
     async after(threadId, afterSeq, limit) {
       const rows = await context.read((db) =>
@@ -109,10 +123,7 @@ export function createEventRepository(context: StoreContext): EventRepository {
     },
     async head(threadId) {
       const rows = await context.read((db) =>
-        db
-          .select({ seq: max(events.seq) })
-          .from(events)
-          .where(eq(events.threadId, threadId)),
+        db.select({ seq: eventHeads.seq }).from(eventHeads).where(eq(eventHeads.threadId, threadId)).limit(1),
       );
       return rows[0]?.seq ?? 0;
     },
@@ -124,6 +135,17 @@ export function createEventRepository(context: StoreContext): EventRepository {
           .where(eq(events.threadId, threadId)),
       );
       return rows[0]?.seq ?? null;
+    },
+    async lastAt(threadId) {
+      const rows = await context.read((db) =>
+        db
+          .select({ at: events.createdAt })
+          .from(events)
+          .where(eq(events.threadId, threadId))
+          .orderBy(desc(events.seq))
+          .limit(1),
+      );
+      return rows[0]?.at ?? null;
     },
     async afterForTenant(tenantId, cursors = {}, limit) {
       const entries = Object.entries(cursors);
@@ -150,19 +172,36 @@ export function createEventRepository(context: StoreContext): EventRepository {
       return rows.map((row) => toEvent(row.event));
     },
     async prune(threadId, beforeSeq) {
-      const deleted = await context.write(async (tx) => {
-        // The newest event always stays: seq is max+1, so an emptied log would restart at 1.
-        const found = await tx
-          .select({ seq: max(events.seq) })
-          .from(events)
-          .where(eq(events.threadId, threadId));
-        const limit = Math.min(beforeSeq, found[0]?.seq ?? 0);
-        return tx
+      // The head lives in event_heads, so even an emptied log goes on at head + 1.
+      const deleted = await context.write((tx) =>
+        tx
           .delete(events)
-          .where(and(eq(events.threadId, threadId), lt(events.seq, limit)))
-          .returning({ seq: events.seq });
-      });
+          .where(and(eq(events.threadId, threadId), lt(events.seq, beforeSeq)))
+          .returning({ seq: events.seq }),
+      );
       return deleted.length;
+    },
+    async pruneRetention({ maxAgeMs, keepPerThread }) {
+      return context.writeRaw(async (tx) => {
+        let deleted = 0;
+        if (maxAgeMs !== undefined) {
+          const result = await tx.execute({
+            sql: "DELETE FROM events WHERE created_at < ?",
+            args: [context.now() - maxAgeMs],
+          });
+          deleted += result.rowsAffected;
+        }
+        if (keepPerThread !== undefined) {
+          const result = await tx.execute({
+            sql: `DELETE FROM events WHERE rowid IN (
+                    SELECT e.rowid FROM events e JOIN event_heads h ON h.thread_id = e.thread_id
+                    WHERE e.seq <= h.seq - ?)`,
+            args: [keepPerThread],
+          });
+          deleted += result.rowsAffected;
+        }
+        return deleted;
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
 export type { AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
 export type { ApiKeyRepository } from "./api-keys.ts";
+export type { ApprovalRepository } from "./approvals.ts";
 export { isRetryableError } from "./busy-retry.ts";
 export type { CompactionRepository, NewCompaction } from "./compactions.ts";
 export type { Database } from "./connection.ts";
@@ -11,7 +12,14 @@ export { idTime, newId } from "./ids.ts";
 export type { AppendOptions, Boundary, MessageInput, MessageRepository } from "./messages.ts";
 export { MIGRATIONS_FOLDER } from "./migrate.ts";
 export { openStore, type Store, type StoreOptions } from "./open-store.ts";
-export type { CreateRunInput, RunPatch, RunRecord, RunRepository } from "./runs.ts";
+export {
+  ACTIVE_RUN_STATUSES,
+  type CreateRunInput,
+  type RunPatch,
+  type RunRecord,
+  type RunRepository,
+} from "./runs.ts";
 export * as schema from "./schema.ts";
 export type { CreateThreadInput, ThreadPatch, ThreadRepository } from "./threads.ts";
-export type { ToolRunRepository } from "./tool-runs.ts";
+export type { ToolRunRecord, ToolRunRepository } from "./tool-runs.ts";
+export type { ApprovalRequest, DecideResult, UnitOfWork } from "./unit-of-work.ts";

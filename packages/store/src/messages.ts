@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, gt, gte, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { checkFence } from "./fence.ts";
 import { newId } from "./ids.ts";
+import { json, parsed, textOrNull } from "./rows.ts";
 import { messages } from "./schema.ts";
 
 type MessageRow = typeof messages.$inferSelect;
@@ -73,11 +74,6 @@ const PLACEHOLDERS = `(${COLUMNS.split(",")
   .join(", ")})`;
 const INSERT_CHUNK = 200;
 
-const json = (value: unknown): string | null =>
-  value === undefined || value === null ? null : JSON.stringify(value);
-const parsed = <T>(value: unknown): T | null => (typeof value === "string" ? (JSON.parse(value) as T) : null);
-const textOrNull = (value: unknown): string | null => (typeof value === "string" ? value : null);
-
 /** Maps a raw `SELECT *` row (snake_case, JSON as text) to a drizzle-shaped row. */
 function fromRaw(row: Row): MessageRow {
   return {
@@ -97,90 +93,95 @@ function fromRaw(row: Row): MessageRow {
   };
 }
 
+/**
+ * Appends facts inside the caller's write transaction: seq is max+1 for the agent; a caller-chosen id
+ * that already exists returns the stored message unchanged (appending the same id twice is a no-op).
+ */
+// Raw SQL on purpose: this is the hottest write path, and drizzle's builder roughly halves its rate.
+export async function appendMessagesIn(
+  tx: Transaction,
+  context: StoreContext,
+  agentId: string,
+  inputs: MessageInput[],
+  fence: number | undefined,
+): Promise<StoredMessage[]> {
+  if (fence !== undefined) await checkFence(tx, agentId, fence);
+  const givenIds = inputs.flatMap((input) => (input.id ? [input.id] : []));
+  const existing = new Map<string, MessageRow>();
+  if (givenIds.length > 0) {
+    const found = await tx.execute({
+      sql: `SELECT * FROM messages WHERE id IN (${givenIds.map(() => "?").join(", ")})`,
+      args: givenIds,
+    });
+    for (const raw of found.rows) {
+      const row = fromRaw(raw);
+      if (row.agentId !== agentId) {
+        throw new LongrunError("conflict", `message ${row.id} belongs to another agent`);
+      }
+      existing.set(row.id, row);
+    }
+  }
+  const head = await tx.execute({
+    sql: "SELECT max(seq) AS seq FROM messages WHERE agent_id = ?",
+    args: [agentId],
+  });
+  const headSeq = head.rows[0]?.seq;
+  let nextSeq = headSeq === null || headSeq === undefined ? 0 : Number(headSeq) + 1;
+  const now = context.now();
+  const result: StoredMessage[] = [];
+  const rows: MessageRow[] = [];
+  for (const input of inputs) {
+    const known = input.id ? existing.get(input.id) : undefined;
+    if (known) {
+      result.push(toStoredMessage(known));
+      continue;
+    }
+    const row: MessageRow = {
+      id: input.id ?? newId(now),
+      agentId,
+      seq: nextSeq,
+      role: input.role,
+      content: input.content,
+      name: input.name ?? null,
+      toolCalls: input.toolCalls ?? null,
+      toolCallId: input.toolCallId ?? null,
+      toolStatus: input.toolStatus ?? null,
+      usage: input.usage ?? null,
+      providerState: input.providerState ?? null,
+      tokenCount: context.countTokens(input),
+      createdAt: now,
+    };
+    nextSeq += 1;
+    existing.set(row.id, row);
+    rows.push(row);
+    result.push(toStoredMessage(row));
+  }
+  for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+    const chunk = rows.slice(start, start + INSERT_CHUNK);
+    await tx.execute({
+      sql: `INSERT INTO messages (${COLUMNS}) VALUES ${chunk.map(() => PLACEHOLDERS).join(", ")}`,
+      args: chunk.flatMap((row) => [
+        row.id,
+        row.agentId,
+        row.seq,
+        row.role,
+        json(row.content),
+        row.name,
+        json(row.toolCalls),
+        row.toolCallId,
+        row.toolStatus,
+        json(row.usage),
+        json(row.providerState),
+        row.tokenCount,
+        row.createdAt,
+      ]),
+    });
+  }
+  return result;
+}
+
 /** The append-only conversation facts of each agent. */
 export function createMessageRepository(context: StoreContext): MessageRepository {
-  // Raw SQL on purpose: this is the hottest write path, and drizzle's builder roughly halves its rate.
-  const insertAll = async (
-    tx: Transaction,
-    agentId: string,
-    inputs: MessageInput[],
-    fence: number | undefined,
-  ): Promise<StoredMessage[]> => {
-    if (fence !== undefined) await checkFence(tx, agentId, fence);
-    const givenIds = inputs.flatMap((input) => (input.id ? [input.id] : []));
-    const existing = new Map<string, MessageRow>();
-    if (givenIds.length > 0) {
-      const found = await tx.execute({
-        sql: `SELECT * FROM messages WHERE id IN (${givenIds.map(() => "?").join(", ")})`,
-        args: givenIds,
-      });
-      for (const raw of found.rows) {
-        const row = fromRaw(raw);
-        if (row.agentId !== agentId) {
-          throw new LongrunError("conflict", `message ${row.id} belongs to another agent`);
-        }
-        existing.set(row.id, row);
-      }
-    }
-    const head = await tx.execute({
-      sql: "SELECT max(seq) AS seq FROM messages WHERE agent_id = ?",
-      args: [agentId],
-    });
-    const headSeq = head.rows[0]?.seq;
-    let nextSeq = headSeq === null || headSeq === undefined ? 0 : Number(headSeq) + 1;
-    const now = context.now();
-    const result: StoredMessage[] = [];
-    const rows: MessageRow[] = [];
-    for (const input of inputs) {
-      const known = input.id ? existing.get(input.id) : undefined;
-      if (known) {
-        result.push(toStoredMessage(known));
-        continue;
-      }
-      const row: MessageRow = {
-        id: input.id ?? newId(now),
-        agentId,
-        seq: nextSeq,
-        role: input.role,
-        content: input.content,
-        name: input.name ?? null,
-        toolCalls: input.toolCalls ?? null,
-        toolCallId: input.toolCallId ?? null,
-        toolStatus: input.toolStatus ?? null,
-        usage: input.usage ?? null,
-        providerState: input.providerState ?? null,
-        tokenCount: context.countTokens(input),
-        createdAt: now,
-      };
-      nextSeq += 1;
-      existing.set(row.id, row);
-      rows.push(row);
-      result.push(toStoredMessage(row));
-    }
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const chunk = rows.slice(start, start + INSERT_CHUNK);
-      await tx.execute({
-        sql: `INSERT INTO messages (${COLUMNS}) VALUES ${chunk.map(() => PLACEHOLDERS).join(", ")}`,
-        args: chunk.flatMap((row) => [
-          row.id,
-          row.agentId,
-          row.seq,
-          row.role,
-          json(row.content),
-          row.name,
-          json(row.toolCalls),
-          row.toolCallId,
-          row.toolStatus,
-          json(row.usage),
-          json(row.providerState),
-          row.tokenCount,
-          row.createdAt,
-        ]),
-      });
-    }
-    return result;
-  };
-
   const seqOf = async (agentId: string, messageId: string): Promise<number | null> => {
     const rows = await context.read((db) =>
       db
@@ -206,12 +207,14 @@ export function createMessageRepository(context: StoreContext): MessageRepositor
   return {
     async append(agentId, message, options) {
       const input: MessageInput = options?.id ? { ...message, id: options.id } : message;
-      const stored = await context.writeRaw((tx) => insertAll(tx, agentId, [input], options?.fence));
+      const stored = await context.writeRaw((tx) =>
+        appendMessagesIn(tx, context, agentId, [input], options?.fence),
+      );
       return stored[0]!;
     },
     appendMany(agentId, inputs, options) {
       if (inputs.length === 0) return Promise.resolve([]);
-      return context.writeRaw((tx) => insertAll(tx, agentId, inputs, options?.fence));
+      return context.writeRaw((tx) => appendMessagesIn(tx, context, agentId, inputs, options?.fence));
     },
     async get(id) {
       const rows = await context.read((db) => db.select().from(messages).where(eq(messages.id, id)).limit(1));

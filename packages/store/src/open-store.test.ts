@@ -4,6 +4,7 @@ import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createClient, LibsqlError } from "@libsql/client";
 import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATION_COUNT } from "./__fixtures__/migrations.ts";
 import { isRetryableError } from "./busy-retry.ts";
 import { Connection, resolveLocation } from "./connection.ts";
 import { createContext, estimateTokens } from "./context.ts";
@@ -35,7 +36,7 @@ describe("openStore", () => {
     try {
       expect(await second.messages.list("a")).toEqual([message]);
       const migrations = await second.db.all<{ n: number }>("SELECT count(*) AS n FROM __drizzle_migrations");
-      expect(migrations[0]?.n).toBe(1);
+      expect(migrations[0]?.n).toBe(MIGRATION_COUNT);
       const tables = await second.db.all<{ name: string }>(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY name",
       );
@@ -43,7 +44,9 @@ describe("openStore", () => {
         "agent_state",
         "agents",
         "api_keys",
+        "approvals",
         "compactions",
+        "event_heads",
         "events",
         "messages",
         "runs",

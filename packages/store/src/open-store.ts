@@ -2,6 +2,7 @@ import type { NewMessage } from "@longrun/protocol";
 import { type AgentStateRepository, createAgentStateRepository } from "./agent-state.ts";
 import { type AgentRepository, createAgentRepository } from "./agents.ts";
 import { type ApiKeyRepository, createApiKeyRepository } from "./api-keys.ts";
+import { type ApprovalRepository, createApprovalRepository } from "./approvals.ts";
 import { type CompactionRepository, createCompactionRepository } from "./compactions.ts";
 import { Connection, type Database, resolveLocation } from "./connection.ts";
 import { createContext, estimateTokens } from "./context.ts";
@@ -11,6 +12,7 @@ import { runMigrations } from "./migrate.ts";
 import { createRunRepository, type RunRepository } from "./runs.ts";
 import { createThreadRepository, type ThreadRepository } from "./threads.ts";
 import { createToolRunRepository, type ToolRunRepository } from "./tool-runs.ts";
+import type { UnitOfWork } from "./unit-of-work.ts";
 import { acquireWriteQueue, releaseWriteQueue } from "./write-queue.ts";
 
 export interface StoreOptions {
@@ -36,6 +38,12 @@ export interface Store {
   readonly agentState: AgentStateRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly toolRuns: ToolRunRepository;
+  readonly approvals: ApprovalRepository;
+  /**
+   * One write transaction: facts and the events that describe them commit together. Events returned
+   * by `unit.appendEvents` are persisted but not published: the caller publishes after commit.
+   */
+  transact<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   /** The current drizzle instance, for queries the repositories do not cover (may change after a reopen). */
   readonly db: Database;
   /** Resolves when the database answers a query (readiness). */
@@ -68,6 +76,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     agentState: createAgentStateRepository(context),
     apiKeys: createApiKeyRepository(context),
     toolRuns: createToolRunRepository(context),
+    approvals: createApprovalRepository(context),
+    transact: (work) => context.transact(work),
     get db() {
       return connection.db;
     },

@@ -29,11 +29,15 @@ export interface RunRepository {
   update(id: string, patch: RunPatch): Promise<RunRecord>;
   /** A thread's runs, oldest first. */
   listByThread(threadId: string): Promise<RunRecord[]>;
-  /** Runs of a thread still queued, running or waiting, oldest first. */
+  /** Runs of a thread still queued, running, waiting or stuck, oldest first. */
   active(threadId: string): Promise<RunRecord[]>;
+  /** Active runs of every thread, oldest first (the reconciler's scan). */
+  listActive(options?: { limit?: number }): Promise<RunRecord[]>;
 }
 
-const ACTIVE: RunStatus[] = ["queued", "running", "waiting"];
+/** Statuses of a run that has not ended. */
+export const ACTIVE_RUN_STATUSES: RunStatus[] = ["queued", "running", "waiting", "stuck"];
+const ACTIVE = ACTIVE_RUN_STATUSES;
 
 /** Runs: one unit of requested work on a thread (a message, a compaction, a spawn, an approval). */
 export function createRunRepository(context: StoreContext): RunRepository {
@@ -79,6 +83,16 @@ export function createRunRepository(context: StoreContext): RunRepository {
           .from(runs)
           .where(and(eq(runs.threadId, threadId), inArray(runs.status, ACTIVE)))
           .orderBy(asc(runs.createdAt), asc(runs.id)),
+      );
+    },
+    listActive(options = {}) {
+      return context.read((db) =>
+        db
+          .select()
+          .from(runs)
+          .where(inArray(runs.status, ACTIVE))
+          .orderBy(asc(runs.createdAt), asc(runs.id))
+          .limit(options.limit ?? 10_000),
       );
     },
   };

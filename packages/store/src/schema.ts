@@ -6,7 +6,6 @@ import type {
   CompactionTrigger,
   MessageContent,
   ModelProfile,
-  PendingApproval,
   ProviderState,
   RestoredItem,
   Role,
@@ -128,6 +127,7 @@ export const runs = sqliteTable(
     index("runs_thread_created_idx").on(table.threadId, table.createdAt),
     index("runs_thread_status_idx").on(table.threadId, table.status),
     index("runs_parent_idx").on(table.parentRunId),
+    index("runs_status_idx").on(table.status),
   ],
 );
 
@@ -152,8 +152,39 @@ export const agentState = sqliteTable("agent_state", {
   recentFiles: text("recent_files", { mode: "json" })
     .$type<Array<{ path: string; readAt: number }>>()
     .notNull(),
-  pendingApprovals: text("pending_approvals", { mode: "json" }).$type<PendingApproval[]>().notNull(),
   updatedAt: integer("updated_at").notNull(),
+});
+
+/**
+ * One row per tool call that needed a human decision. The decision is taken exactly once (an UPDATE
+ * that only matches an undecided row) and kept after the call ran, so a step retried after a crash
+ * finds it again instead of asking twice.
+ */
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    agentId: text("agent_id").notNull(),
+    callId: text("call_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    messageId: text("message_id").notNull(),
+    toolName: text("tool_name").notNull(),
+    arguments: text("arguments").notNull(),
+    requestedAt: integer("requested_at").notNull(),
+    decision: text("decision").$type<"approve" | "deny">(),
+    reason: text("reason"),
+    decidedAt: integer("decided_at"),
+  },
+  (table) => [
+    primaryKey({ columns: [table.agentId, table.callId] }),
+    index("approvals_thread_idx").on(table.threadId, table.requestedAt),
+    index("approvals_call_idx").on(table.callId),
+  ],
+);
+
+/** The last event seq of each thread: the next event takes seq + 1 in the same write transaction. */
+export const eventHeads = sqliteTable("event_heads", {
+  threadId: text("thread_id").primaryKey(),
+  seq: integer("seq").notNull(),
 });
 
 export const apiKeys = sqliteTable(
@@ -178,14 +209,27 @@ export const apiKeys = sqliteTable(
 export const toolRuns = sqliteTable(
   "tool_runs",
   {
-    callId: text("call_id").primaryKey(),
     agentId: text("agent_id").notNull(),
+    // Call ids are unique only within one agent's log: providers promise nothing more.
+    callId: text("call_id").notNull(),
     name: text("name").notNull(),
     startedAt: integer("started_at").notNull(),
     finishedAt: integer("finished_at"),
   },
-  (table) => [index("tool_runs_agent_idx").on(table.agentId)],
+  (table) => [primaryKey({ columns: [table.agentId, table.callId] })],
 );
 
 /** Every table, for `drizzle(client, { schema })`. */
-export const schema = { threads, agents, messages, compactions, runs, events, agentState, apiKeys, toolRuns };
+export const schema = {
+  threads,
+  agents,
+  messages,
+  compactions,
+  runs,
+  events,
+  eventHeads,
+  agentState,
+  approvals,
+  apiKeys,
+  toolRuns,
+};

@@ -1,5 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { ApprovalBody, CompactBody, type ContextView, type HistoryView, SpawnBody } from "@longrun/protocol";
+import {
+  ApprovalBody,
+  CompactBody,
+  type ContextView,
+  type HistoryView,
+  LongrunError,
+  SpawnBody,
+} from "@longrun/protocol";
 import { historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
 import { Hono } from "hono";
 import { type AuthEnv, requireAgent, requireThread } from "../auth.ts";
@@ -41,10 +48,25 @@ export function agentRoutes(deps: ServerDeps) {
     return context.json(view);
   });
 
+  app.post("/:id/approvals/:callId", async (context) => {
+    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
+    const body = await readBody(context, ApprovalBody);
+    await deps.runControl.resolveApproval({
+      agentId: agent.id,
+      callId: context.req.param("callId"),
+      decision: body.decision,
+      reason: body.reason,
+    });
+    return context.json({ ok: true as const });
+  });
+
   app.post("/:id/compact", async (context) => {
     const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    await readBody(context, CompactBody);
-    const run = await deps.runControl.admitCompaction(agent.id);
+    const body = await readBody(context, CompactBody);
+    const run = await deps.runControl.admitCompaction(
+      agent.id,
+      body.strategy ? { strategy: body.strategy } : {},
+    );
     deps.metrics.runs.inc({ kind: "compact" });
     return context.json({ runId: run.id, queued: run.status === "queued" }, 202);
   });
@@ -52,24 +74,10 @@ export function agentRoutes(deps: ServerDeps) {
   app.post("/:id/spawn", async (context) => {
     const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
     const body = await readBody(context, SpawnBody);
-    const run = await store.runs.create({
-      threadId: agent.threadId,
-      agentId: agent.id,
-      kind: "spawn",
-      status: "running",
-      input: null,
-    });
-    await store.runs.update(run.id, { startedAt: deps.runtime.now() });
-    await deps.runtime.events.emit({
-      threadId: agent.threadId,
-      agentId: agent.id,
-      runId: run.id,
-      type: "run.started",
-      data: { kind: "spawn" },
-    });
-    const agents = await deps.coordinator.spawnFromApi(agent.id, run.id, body.agents);
+    // Admitted like any run: behind an active run of the thread it waits its turn.
+    const { run, agents } = await deps.runControl.admitSpawn(agent.id, body.agents);
     deps.metrics.runs.inc({ kind: "spawn" });
-    return context.json({ runId: run.id, agents }, 201);
+    return context.json({ runId: run.id, agents, queued: run.status === "queued" }, 201);
   });
 
   app.get("/:id/history", async (context) => {
@@ -91,24 +99,44 @@ export function agentRoutes(deps: ServerDeps) {
   return app;
 }
 
-/** POST /v1/approvals/:callId */
+/** POST /v1/approvals/:callId — only when exactly one pending call of the caller's tenant has this id. */
 export function approvalRoutes(deps: ServerDeps) {
   const app = new Hono<AuthEnv>();
   app.post("/:callId", async (context) => {
     const body = await readBody(context, ApprovalBody);
     const callId = context.req.param("callId");
-    const agentId = await approvalOwner(deps, callId);
-    if (agentId) await requireAgent(deps.store, context.get("tenantId"), agentId);
-    await deps.runControl.resolveApproval({ callId, decision: body.decision, reason: body.reason });
+    const agentId = await approvalTarget(deps, context.get("tenantId"), callId);
+    await deps.runControl.resolveApproval({ agentId, callId, decision: body.decision, reason: body.reason });
     return context.json({ ok: true as const });
   });
   return app;
 }
 
-/** The agent a call id belongs to: pending its approval, or already run (a second decision conflicts). */
-export async function approvalOwner(deps: Pick<ServerDeps, "store">, callId: string): Promise<string | null> {
-  const pending = await deps.store.agentState.findByPendingCall(callId);
-  return pending ?? (await deps.store.toolRuns.get(callId))?.agentId ?? null;
+/**
+ * The agent whose call is meant: the one named (checked against the tenant), or the only agent of the
+ * tenant with that call pending. Errors never name another tenant's objects.
+ */
+export async function approvalTarget(
+  deps: Pick<ServerDeps, "store">,
+  tenantId: string,
+  callId: string,
+  agentId?: string,
+): Promise<string> {
+  if (agentId) return (await requireAgent(deps.store, tenantId, agentId)).id;
+  const pending = await deps.store.approvals.forTenant(tenantId, { callId, pending: true, limit: 2 });
+  if (pending.length === 0) {
+    // Already decided: a second decision is a conflict (decided once), not an unknown call.
+    const decided = await deps.store.approvals.forTenant(tenantId, { callId, limit: 2 });
+    if (decided.length === 1) return (decided[0] as { agentId: string }).agentId;
+    throw new LongrunError("not_found", `no pending approval for call ${callId}`);
+  }
+  if (pending.length > 1) {
+    throw new LongrunError(
+      "conflict",
+      `call id ${callId} is pending in several agents: use POST /v1/agents/:agentId/approvals/${callId}`,
+    );
+  }
+  return (pending[0] as { agentId: string }).agentId;
 }
 
 /** POST /v1/runs/:id/cancel — works from any server instance through the control channel. */

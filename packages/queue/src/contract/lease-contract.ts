@@ -28,6 +28,19 @@ export function runLeaseContract(name: string, factory: () => Promise<LeaseHarne
       expect(await lease.acquire("agent-2", 10_000)).not.toBeNull();
     });
 
+    it("never hands out a token at or below the floor, and says while a lease is held", async () => {
+      const lease = await open();
+      expect(await lease.isHeld("agent-1")).toBe(false);
+      const first = await lease.acquire("agent-1", 10_000, { floor: 79 });
+      expect(first!.token).toBe(80);
+      expect(await lease.isHeld("agent-1")).toBe(true);
+      await first!.release();
+      expect(await lease.isHeld("agent-1")).toBe(false);
+      // A lower floor (an older view of the database) never takes the counter back.
+      const second = await lease.acquire("agent-1", 10_000, { floor: 3 });
+      expect(second!.token).toBe(81);
+    });
+
     it("hands the lease to exactly one of many concurrent acquirers", async () => {
       const lease = await open();
       const results = await Promise.all(Array.from({ length: 20 }, () => lease.acquire("agent-1", 10_000)));

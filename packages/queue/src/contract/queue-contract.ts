@@ -13,7 +13,6 @@ export interface QueueHarness {
 const fast: PolicyOverrides = {
   "agent.step": { attempts: 3, backoffMs: 20 },
   "agent.compact": { attempts: 3, backoffMs: 20 },
-  "agent.resume": { attempts: 3, backoffMs: 20 },
 };
 
 const step = (runId = "run-1") => ({ threadId: "thread-1", agentId: "agent-1", runId });
@@ -68,11 +67,11 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
           return { ok: payload.runId };
         },
       });
-      const { id, deduplicated } = await queue.enqueue("agent.step", { ...step(), reason: "message" });
+      const { id, deduplicated } = await queue.enqueue("agent.step", { ...step(), expectSeq: 4 });
       expect(deduplicated).toBe(false);
       await expect(queue.waitForJob(id)).resolves.toEqual({ status: "completed", result: { ok: "run-1" } });
       expect(seen).toEqual([
-        { payload: { ...step(), reason: "message" }, attempt: 1, jobId: id, name: "agent.step" },
+        { payload: { ...step(), expectSeq: 4 }, attempt: 1, jobId: id, name: "agent.step" },
       ]);
     });
 
@@ -205,7 +204,7 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
     it("removes a waiting or delayed job, not a running one", async () => {
       const queue = await open();
       const delayed = await queue.enqueue("agent.step", step(), { delayMs: 60_000 });
-      const waiting = await queue.enqueue("agent.resume", { ...step(), spawnCallId: "call-1" });
+      const waiting = await queue.enqueue("agent.step", step("run-2"));
       expect(await queue.remove(delayed.id)).toBe(true);
       expect(await queue.remove(waiting.id)).toBe(true);
       expect(await queue.remove(delayed.id)).toBe(false);
@@ -218,6 +217,31 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
       const running = await queue.enqueue("agent.step", step());
       await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1));
       expect(await queue.remove(running.id)).toBe(false);
+      release.open();
+      await expect(queue.waitForJob(running.id)).resolves.toMatchObject({ status: "completed" });
+    });
+
+    it("lists live jobs and removes the queued ones of a run (cancel), never a running one", async () => {
+      const queue = await open();
+      const release = gate();
+      await queue.process({ "agent.step": () => release.promise });
+      const running = await queue.enqueue("agent.step", step("run-1"));
+      await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1));
+      await queue.enqueue("agent.step", { ...step("run-1"), agentId: "agent-2" }, { delayMs: 60_000 });
+      await queue.enqueue("agent.step", { ...step("run-1"), agentId: "agent-3" }, { delayMs: 60_000 });
+      await queue.enqueue("agent.compact", { ...step("run-2"), trigger: "auto" });
+      const live = await queue.listLive();
+      expect(
+        live.map((job) => `${job.name}:${(job.payload as { agentId: string }).agentId}:${job.state}`).sort(),
+      ).toEqual([
+        "agent.compact:agent-1:waiting",
+        "agent.step:agent-1:active",
+        "agent.step:agent-2:delayed",
+        "agent.step:agent-3:delayed",
+      ]);
+      const removed = await queue.removeWhere((job) => (job.payload as { runId: string }).runId === "run-1");
+      expect(removed).toBe(2);
+      expect((await queue.listLive()).map((job) => job.state).sort()).toEqual(["active", "waiting"]);
       release.open();
       await expect(queue.waitForJob(running.id)).resolves.toMatchObject({ status: "completed" });
     });

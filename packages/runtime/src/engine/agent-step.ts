@@ -19,6 +19,7 @@ export type StepOutcome =
   | { kind: "parked"; reason: "approval" | "children" }
   | { kind: "wait"; until: number; reason: string }
   | { kind: "exhausted"; reason: string }
+  | { kind: "failed"; reason: string }
   | { kind: "cancelled" };
 
 /**

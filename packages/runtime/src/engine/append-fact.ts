@@ -1,28 +1,49 @@
 import type { NewMessage, StoredMessage } from "@longrun/protocol";
+import type { UnitOfWork } from "@longrun/store";
+import { type Announce, commit } from "./commit.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 
-/** Appends one fact under the caller's fence and announces it. */
-export async function appendFact(
-  deps: RuntimeDeps,
-  where: { threadId: string; agentId: string; runId?: string; fence?: number },
+/** Where a fact is written: its thread, agent, run, and the lease fence of the writer. */
+export interface FactTarget {
+  threadId: string;
+  agentId: string;
+  runId?: string;
+  fence?: number;
+}
+
+/** Appends one fact under the target's fence and queues its `message.completed`, inside a transaction. */
+export async function appendFactIn(
+  unit: UnitOfWork,
+  announce: Announce,
+  where: FactTarget,
   message: NewMessage,
 ): Promise<StoredMessage> {
-  const stored = await deps.store.messages.append(where.agentId, message, { fence: where.fence });
-  await deps.events.emit({
+  const [stored] = await unit.appendMessages(where.agentId, [message], { fence: where.fence });
+  const fact = stored as StoredMessage;
+  announce({
     threadId: where.threadId,
     agentId: where.agentId,
     runId: where.runId,
     type: "message.completed",
     data: {
-      messageId: stored.id,
-      seq: stored.seq,
-      role: stored.role,
-      content: stored.content,
-      toolCalls: stored.toolCalls,
-      toolCallId: stored.toolCallId,
-      toolStatus: stored.toolStatus,
-      usage: stored.usage,
+      messageId: fact.id,
+      seq: fact.seq,
+      role: fact.role,
+      content: fact.content,
+      toolCalls: fact.toolCalls,
+      toolCallId: fact.toolCallId,
+      toolStatus: fact.toolStatus,
+      usage: fact.usage,
     },
   });
-  return stored;
+  return fact;
+}
+
+/** Appends one fact under the caller's fence and announces it (one transaction). */
+export function appendFact(
+  deps: Pick<RuntimeDeps, "store" | "events">,
+  where: FactTarget,
+  message: NewMessage,
+): Promise<StoredMessage> {
+  return commit(deps, (unit, announce) => appendFactIn(unit, announce, where, message));
 }

@@ -7,7 +7,7 @@ import {
   verifyProjection,
 } from "@longrun/compaction";
 import type { CompactionEvent, RestoredItem } from "@longrun/protocol";
-import { newId } from "@longrun/store";
+import { isLeaseLost, newId } from "@longrun/store";
 import { withProviderRetry } from "../retry.ts";
 import { loadAgentContext } from "./agent-context.ts";
 import { toolsFor } from "./agent-tools.ts";
@@ -33,20 +33,58 @@ export type CompactionOutcome =
  */
 export async function runCompaction(
   deps: RuntimeDeps,
+  job: CompactJob & { fence: number; signal: AbortSignal; compactionKey?: string },
+): Promise<CompactionOutcome> {
+  const progress: Progress = { started: false, ended: false };
+  const compactionKey = job.compactionKey ?? newId();
+  try {
+    return await compactOnce(deps, job, compactionKey, progress);
+  } catch (error) {
+    // Every `compaction.started` gets its terminal event, whatever ended the attempt (a cancel, a
+    // lost lease, a failed write).
+    if (progress.started && !progress.ended) {
+      const reason = job.signal.aborted
+        ? "cancelled: the run was cancelled while the compaction ran"
+        : isLeaseLost(error)
+          ? "abandoned: another worker took over the agent"
+          : `failed: ${error instanceof Error ? error.message : String(error)}`;
+      await deps.events.emit({
+        threadId: job.threadId,
+        agentId: job.agentId,
+        runId: job.runId,
+        type: "compaction.failed",
+        data: { compactionKey, trigger: job.trigger, reason, breaker: "closed", contextExhausted: false },
+      });
+    }
+    throw error;
+  }
+}
+
+/** Whether this attempt announced its start, and its end. */
+interface Progress {
+  started: boolean;
+  ended: boolean;
+}
+
+async function compactOnce(
+  deps: RuntimeDeps,
   job: CompactJob & { fence: number; signal: AbortSignal },
+  compactionKey: string,
+  progress: Progress,
 ): Promise<CompactionOutcome> {
   const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
-  const compactionKey = newId();
   const reportFailure = (
     reason: string,
     breaker: "closed" | "open" | "half_open",
     contextExhausted: boolean,
-  ) =>
-    deps.events.emit({
+  ) => {
+    progress.ended = true;
+    return deps.events.emit({
       ...where,
       type: "compaction.failed",
       data: { compactionKey, trigger: job.trigger, reason, breaker, contextExhausted },
     });
+  };
   const gate = await deps.breaker.check(
     job.agentId,
     job.trigger === "overflow" ? { bypass: "overflow" } : {},
@@ -58,6 +96,7 @@ export async function runCompaction(
 
   const context = await loadAgentContext(deps, job.agentId);
   const before = projectContext(deps, context);
+  progress.started = true;
   await deps.events.emit({
     ...where,
     type: "compaction.started",
@@ -105,6 +144,8 @@ export async function runCompaction(
       { maxAttempts: 2, baseMs: deps.retry?.baseMs, maxMs: deps.retry?.maxMs, signal: job.signal },
     );
   } catch (error) {
+    // A cancel is not the summarizer's failure: the breaker does not count it.
+    if (job.signal.aborted) throw error;
     const reason = `summary failed: ${error instanceof Error ? error.message : String(error)}`;
     const failure = await deps.breaker.recordFailure(job.agentId);
     if (failure.opened) {
@@ -177,7 +218,13 @@ export async function runCompaction(
     after = projectContext(deps, { ...context, compaction: provisional, facts: retained });
   }
   const { id: _provisionalId, createdAt: _createdAt, ...eventFields } = provisional;
-  const event = await deps.store.compactions.insert({ ...eventFields, tokensAfter: after.tokens });
+  // Cancelled meanwhile: the run is over, its compaction is not recorded.
+  if (job.signal.aborted) throw job.signal.reason ?? new Error("compaction cancelled");
+  // Recorded only while this worker still holds the agent's lease.
+  const event = await deps.store.compactions.insert(
+    { ...eventFields, tokensAfter: after.tokens },
+    { fence: job.fence },
+  );
   if (job.trigger === "manual")
     await recordManualCompaction(deps, job, `${before.tokens} → ${after.tokens} tokens`);
 
@@ -187,6 +234,7 @@ export async function runCompaction(
     await reportFailure(verdict.reason, "closed", true);
     return { kind: "exhausted", reason: verdict.reason };
   }
+  progress.ended = true;
   await deps.events.emit({
     ...where,
     type: "compaction.completed",

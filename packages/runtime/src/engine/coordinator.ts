@@ -7,7 +7,9 @@ import {
 } from "@longrun/protocol";
 import { z } from "zod";
 import type { AgentContext } from "./agent-context.ts";
+import { acquireAgentLease, type HeldLease } from "./agent-lease.ts";
 import { appendFact } from "./append-fact.ts";
+import { commit } from "./commit.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 
@@ -63,37 +65,57 @@ export class Coordinator {
       (child) => child.spawnCallId === call.id,
     );
     if (existing.length === 0) {
-      const forkPoint = context.facts.filter((fact) => fact.seq < message.seq).at(-1) ?? null;
-      await this.deps.store.agents.setStatus(where.agentId, "waiting_children");
-      await this.emitStatus(where.threadId, where.agentId, where.runId, "waiting_children");
-      for (const spec of parsed.data.agents) {
-        await this.createChild(context.agent, where.runId, call.id, spec, {
-          forkMessageId: forkPoint?.id ?? null,
-          forkCompactionId: context.compaction?.id ?? null,
+      await commit(this.deps, async (unit, announce) => {
+        await unit.setAgentStatus(where.agentId, "waiting_children");
+        announce({
+          threadId: where.threadId,
+          agentId: where.agentId,
+          runId: where.runId,
+          type: "agent.status",
+          data: { status: "waiting_children" },
         });
-      }
-    } else {
-      await this.resumeParentIfDone(existing[0]!);
+      });
     }
+    // A retried step (a crash mid-spawn) creates only the members still missing.
+    const forkPoint = context.facts.filter((fact) => fact.seq < message.seq).at(-1) ?? null;
+    for (const spec of parsed.data.agents.slice(existing.length)) {
+      await this.createChild(context.agent, where.runId, call.id, spec, {
+        forkMessageId: forkPoint?.id ?? null,
+        forkCompactionId: context.compaction?.id ?? null,
+      });
+    }
+    if (existing.length > 0) await this.resumeParentIfDone(existing[0]!);
     return "parked";
   }
 
-  /** Spawns a team from the API (`POST /v1/agents/:id/spawn`), not tied to a tool call. */
+  /**
+   * Spawns a team from the API (`POST /v1/agents/:id/spawn`), not tied to a tool call. Idempotent: a
+   * run whose children already exist (a restart mid-spawn) only creates the missing ones.
+   */
   async spawnFromApi(parentAgentId: string, runId: string, specs: SpawnAgentSpec[]): Promise<Agent[]> {
     const parent = await this.deps.store.agents.get(parentAgentId);
     if (!parent) throw new LongrunError("not_found", `agent ${parentAgentId} not found`);
+    const spawnCallId = `api:${runId}`;
+    const existing = (await this.deps.store.agents.children(parentAgentId)).filter(
+      (child) => child.spawnCallId === spawnCallId,
+    );
     const last = await this.deps.store.messages.last(parentAgentId);
     const compaction = await this.deps.store.compactions.latest(parentAgentId);
-    const children: Agent[] = [];
-    for (const spec of specs) {
+    const children: Agent[] = [...existing];
+    for (const spec of specs.slice(existing.length)) {
       children.push(
-        await this.createChild(parent, runId, `api:${runId}`, spec, {
+        await this.createChild(parent, runId, spawnCallId, spec, {
           forkMessageId: last?.id ?? null,
           forkCompactionId: compaction?.id ?? null,
         }),
       );
     }
     return children;
+  }
+
+  /** An agent's lease with a fence above everything the log has seen (see acquireAgentLease). */
+  acquireAgentLease(agentId: string, ttlMs = 30_000): Promise<HeldLease | null> {
+    return acquireAgentLease(this.deps, agentId, ttlMs);
   }
 
   private async createChild(
@@ -103,30 +125,35 @@ export class Coordinator {
     spec: SpawnAgentSpec,
     fork: { forkMessageId: string | null; forkCompactionId: string | null },
   ): Promise<Agent> {
-    const { store } = this.deps;
     const inherit = spec.inherit === "fork" && fork.forkMessageId ? "fork" : "fresh";
-    const child = await store.agents.create({
-      threadId: parent.threadId,
-      parentAgentId: parent.id,
-      name: spec.name,
-      inherit,
-      forkMessageId: inherit === "fork" ? fork.forkMessageId : null,
-      forkCompactionId: inherit === "fork" ? fork.forkCompactionId : null,
-      brief: spec.brief,
-      spawnCallId,
+    // The child, its first facts and its announcement commit together: a crash never leaves a child
+    // without its brief.
+    const child = await commit(this.deps, async (unit, announce) => {
+      const created = await unit.createAgent({
+        threadId: parent.threadId,
+        parentAgentId: parent.id,
+        name: spec.name,
+        inherit,
+        forkMessageId: inherit === "fork" ? fork.forkMessageId : null,
+        forkCompactionId: inherit === "fork" ? fork.forkCompactionId : null,
+        brief: spec.brief,
+        spawnCallId,
+        status: "queued",
+      });
+      const facts = [
+        ...(inherit === "fresh" ? [{ role: "system" as const, content: DEFAULT_SYSTEM_PROMPT }] : []),
+        { role: "user" as const, content: spec.brief },
+      ];
+      await unit.appendMessages(created.id, facts);
+      announce({
+        threadId: parent.threadId,
+        agentId: created.id,
+        runId,
+        type: "agent.spawned",
+        data: { name: spec.name, parentAgentId: parent.id, inherit, brief: spec.brief },
+      });
+      return created;
     });
-    if (inherit === "fresh") {
-      await store.messages.append(child.id, { role: "system", content: DEFAULT_SYSTEM_PROMPT });
-    }
-    await store.messages.append(child.id, { role: "user", content: spec.brief });
-    await this.deps.events.emit({
-      threadId: parent.threadId,
-      agentId: child.id,
-      runId,
-      type: "agent.spawned",
-      data: { name: spec.name, parentAgentId: parent.id, inherit, brief: spec.brief },
-    });
-    await store.agents.setStatus(child.id, "queued");
     await this.deps.scheduler.step({ threadId: parent.threadId, agentId: child.id, runId });
     return child;
   }
@@ -145,7 +172,7 @@ export class Coordinator {
     if (child.spawnCallId.startsWith("api:")) return "resumed";
     const parent = await store.agents.get(child.parentAgentId);
     if (!parent) return "none";
-    const lease = await this.deps.lease.acquire(`agent:${parent.id}`, 30_000);
+    const lease = await this.acquireAgentLease(parent.id);
     if (!lease) {
       // The parent is busy in another step; it will see the finished team when that step reruns.
       await this.deps.scheduler.step(
@@ -179,15 +206,25 @@ export class Coordinator {
     } finally {
       await lease.release();
     }
-    await store.agents.setStatus(parent.id, "queued");
-    await this.deps.scheduler.step(
-      { threadId: parent.threadId, agentId: parent.id, runId: await this.runOf(parent) },
-      { jobId: `resume.${parent.id}.${child.spawnCallId}` },
-    );
+    const runId = await this.runOf(parent);
+    await commit(this.deps, async (unit, announce) => {
+      await unit.setAgentStatus(parent.id, "queued");
+      announce({
+        threadId: parent.threadId,
+        agentId: parent.id,
+        runId,
+        type: "agent.status",
+        data: { status: "queued" },
+      });
+    });
+    // No fixed job id: BullMQ keeps finished jobs' ids, and a resume must never be dropped as a
+    // duplicate of an earlier one. A duplicate step is harmless (the log says what is left to do).
+    await this.deps.scheduler.step({ threadId: parent.threadId, agentId: parent.id, runId });
     return "resumed";
   }
 
-  private async reportOf(agent: Agent): Promise<string> {
+  /** One team member's report as its parent reads it (failures included). */
+  async reportOf(agent: Agent): Promise<string> {
     const last = await this.deps.store.messages.last(agent.id);
     const text = last?.role === "assistant" && typeof last.content === "string" ? last.content : "";
     if (agent.status === "completed") return `## ${agent.name} (completed)\n${text || "(no report)"}`;
@@ -197,10 +234,6 @@ export class Coordinator {
   private async runOf(agent: Agent): Promise<string> {
     const runs = await this.deps.store.runs.active(agent.threadId);
     return runs.find((run) => run.status !== "queued")?.id ?? runs[0]?.id ?? "none";
-  }
-
-  private async emitStatus(threadId: string, agentId: string, runId: string, status: Agent["status"]) {
-    await this.deps.events.emit({ threadId, agentId, runId, type: "agent.status", data: { status } });
   }
 }
 

@@ -1,5 +1,5 @@
 import { repairToolPairs, sanitizeMessages, toChatMessages } from "@longrun/compaction";
-import type { Agent, ChatMessage, CompactionEvent } from "@longrun/protocol";
+import { type Agent, type ChatMessage, type CompactionEvent, LongrunError } from "@longrun/protocol";
 import { restoredMessages } from "./restored-messages.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 
@@ -12,12 +12,18 @@ export async function buildForkPrefix(deps: RuntimeDeps, agent: Agent): Promise<
   if (!agent.parentAgentId || !agent.forkMessageId) return [];
   const { store } = deps;
   const parent = await store.agents.get(agent.parentAgentId);
-  if (!parent) return [];
+  if (!parent) throw forkAnchorMissing(agent, `parent agent ${agent.parentAgentId}`);
   const forkMessage = await store.messages.get(agent.forkMessageId);
-  if (!forkMessage) return [];
+  // An empty prefix would be a silent, different context: a missing anchor is an error, never silence.
+  if (!forkMessage || forkMessage.agentId !== parent.id) {
+    throw forkAnchorMissing(agent, `fork message ${agent.forkMessageId}`);
+  }
   const compaction: CompactionEvent | null = agent.forkCompactionId
     ? await store.compactions.get(agent.forkCompactionId)
     : null;
+  if (agent.forkCompactionId && !compaction) {
+    throw forkAnchorMissing(agent, `fork compaction ${agent.forkCompactionId}`);
+  }
   const [first] = await store.messages.list(parent.id, { afterSeq: -1, limit: 1 });
   const facts = compaction
     ? await store.messages.fromBoundary(parent.id, {
@@ -38,5 +44,21 @@ export async function buildForkPrefix(deps: RuntimeDeps, agent: Agent): Promise<
     : [];
   return sanitizeMessages(
     repairToolPairs([...grandPrefix, ...system, ...summary, ...toChatMessages(upToFork)]).messages,
+  );
+}
+
+function forkAnchorMissing(agent: Agent, what: string): LongrunError {
+  return new LongrunError(
+    "conflict",
+    `forked sub-agent ${agent.id} cannot rebuild its inherited prefix: ${what} is missing from the parent's log`,
+    { forkAnchorMissing: true, agentId: agent.id },
+  );
+}
+
+/** True for the error buildForkPrefix throws when the fork's anchor is gone. */
+export function isForkAnchorMissing(error: unknown): boolean {
+  return (
+    LongrunError.isInstance(error) &&
+    (error.details as { forkAnchorMissing?: unknown } | undefined)?.forkAnchorMissing === true
   );
 }

@@ -80,7 +80,20 @@ export async function createHarness(options: HarnessOptions = {}) {
       }
       await queue.enqueue("agent.compact", job);
     },
-    async cancelRun() {},
+    async cancelRun(runId) {
+      if (options.manual) {
+        const before = pending.length;
+        pending.splice(0, pending.length, ...pending.filter((job) => job.payload.runId !== runId));
+        return before - pending.length;
+      }
+      return queue.removeWhere((job) => (job.payload as { runId?: string }).runId === runId);
+    },
+    async liveAgents() {
+      const agents = options.manual
+        ? pending.map((job) => job.payload.agentId)
+        : (await queue.listLive()).map((job) => (job.payload as { agentId: string }).agentId);
+      return new Set(agents);
+    },
   };
   const extraHeaders = { ...options.headers };
   const deps: RuntimeDeps = {
@@ -161,8 +174,8 @@ export async function createHarness(options: HarnessOptions = {}) {
       if (!job) return null;
       const result =
         job.name === "agent.step"
-          ? await runner.step(job.payload, { attempt, signal })
-          : await runner.compact(job.payload, { attempt, signal });
+          ? await runner.step(job.payload, { attempt, signal, jobId: `manual-${job.payload.runId}` })
+          : await runner.compact(job.payload, { attempt, signal, jobId: `manual-${job.payload.runId}` });
       return { job, result };
     },
     /** Creates a thread (root agent + system prompt) and posts its task. */

@@ -16,6 +16,14 @@ export {
 export { callModel, callSummarizer, usageFromWire } from "./model-call.ts";
 export { createPersistingEventSink, EVENTS_CHANNEL, type PublishedEvent } from "./persisting-event-sink.ts";
 export { projectContext, restoredFilesOf } from "./projection.ts";
+export {
+  createReconciler,
+  type MaintenanceOptions,
+  type ReconcileReport,
+  type Reconciler,
+  type ReconcilerOptions,
+  startMaintenance,
+} from "./reconciler.ts";
 export { RunControl } from "./run-control.ts";
 export type { AgentLease, CompactJob, RuntimeDeps, Scheduler, StepJob } from "./runtime-deps.ts";
 export { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";

@@ -1,4 +1,3 @@
-import type { NewEvent } from "@longrun/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHarness, type Harness } from "./harness.test-helper.ts";
 
@@ -10,15 +9,18 @@ afterEach(async () => {
 
 /** The worker "dies" right after the model's answer is stored: the log moved on, the job did not finish. */
 function dieAfterAnswer(target: Harness) {
-  const original = target.deps.events.emit.bind(target.deps.events);
+  const sink = target.deps.events;
+  const publish = sink.publish.bind(sink);
   let died = false;
-  target.deps.events.emit = async (event: NewEvent) => {
-    const stored = await original(event);
-    if (!died && event.type === "message.completed" && event.data.role === "assistant") {
+  sink.publish = async (events) => {
+    await publish(events);
+    const answer = events.some(
+      (event) => event.type === "message.completed" && event.data.role === "assistant",
+    );
+    if (!died && answer) {
       died = true;
       throw new Error("worker killed");
     }
-    return stored;
   };
 }
 

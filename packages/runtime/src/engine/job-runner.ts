@@ -1,7 +1,10 @@
-import { LongrunError } from "@longrun/protocol";
+import { isLeaseLost } from "@longrun/store";
+import { isPermanentProviderError } from "../retry.ts";
+import { acquireAgentLease } from "./agent-lease.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { type CompactionOutcome, runCompaction } from "./compaction-runner.ts";
 import type { Coordinator } from "./coordinator.ts";
+import { isForkAnchorMissing } from "./fork-prefix.ts";
 import type { RunControl } from "./run-control.ts";
 import type { CompactJob, RuntimeDeps, StepJob } from "./runtime-deps.ts";
 
@@ -18,6 +21,8 @@ export interface JobRunnerOptions {
 /** What a queue hands a job besides its payload. */
 export interface JobAttempt {
   attempt: number;
+  /** The queue's job id (stable across redeliveries of the same job). */
+  jobId?: string;
   /** An earlier run of this attempt died mid-way (crash, stall, shutdown): its facts may be in the log. */
   redelivered?: boolean;
   signal: AbortSignal;
@@ -35,23 +40,38 @@ export function createJobRunner(options: JobRunnerOptions) {
   const { deps, runControl, coordinator } = options;
   const leaseMs = options.leaseMs ?? 30_000;
 
+  /**
+   * Runs `work` under the agent's lease. The lease is renewed in the background; a renewal that finds
+   * the lease taken over aborts the work (its appends would be refused by the fence anyway).
+   */
   async function withAgentLease<T>(
     agentId: string,
+    signal: AbortSignal,
     onBusy: () => Promise<void>,
-    work: (fence: number) => Promise<T>,
+    work: (fence: number, signal: AbortSignal) => Promise<T>,
   ) {
-    const lease = await deps.lease.acquire(`agent:${agentId}`, leaseMs);
+    const lease = await acquireAgentLease(deps, agentId, leaseMs);
     if (!lease) {
       await onBusy();
       return "busy" as const;
     }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener("abort", onAbort, { once: true });
     const renewal = setInterval(() => {
-      lease.renew().catch(() => undefined);
+      lease.renew().then(
+        (held) => {
+          if (!held) controller.abort(new Error(`lease lost: agent ${agentId}`));
+        },
+        () => undefined,
+      );
     }, leaseMs / 3);
     try {
-      return await work(lease.token);
+      return await work(lease.token, controller.signal);
     } finally {
       clearInterval(renewal);
+      signal.removeEventListener("abort", onAbort);
       await lease.release().catch(() => undefined);
     }
   }
@@ -72,16 +92,19 @@ export function createJobRunner(options: JobRunnerOptions) {
       ...(payload.afterOverflow ? { afterOverflow: true } : {}),
       ...(payload.compactionDeferred ? { compactionDeferred: true } : {}),
     };
+    if (run.status === "stuck") await runControl.markRunning(run.id);
     try {
       const outcome = await withAgentLease(
         job.agentId,
+        attempt.signal,
         () => deps.scheduler.step(job, { delayMs: 250 }),
-        async (fence) => {
+        async (fence, signal) => {
           await runControl.setAgentStatus(job.threadId, job.agentId, job.runId, "running");
-          return runAgentStep(deps, coordinator, { ...job, fence, signal: attempt.signal });
+          return runAgentStep(deps, coordinator, { ...job, fence, signal });
         },
       );
       if (outcome === "busy") return { skipped: "agent busy" };
+      if (await runFinished(job.runId)) return { skipped: "run finished" };
       await runControl.afterStep(job, outcome);
       return { outcome: outcome.kind };
     } catch (error) {
@@ -93,9 +116,11 @@ export function createJobRunner(options: JobRunnerOptions) {
     const job = { threadId: payload.threadId, agentId: payload.agentId, runId: payload.runId };
     const run = await deps.store.runs.get(payload.runId);
     if (!run || FINISHED.has(run.status)) return { skipped: "run finished" };
+    if (run.status === "stuck") await runControl.markRunning(run.id);
     try {
       const outcome = await withAgentLease(
         job.agentId,
+        attempt.signal,
         // Not scheduler.compact: the queue deduplicates compactions per agent while this job is still
         // active, so that re-enqueue would be dropped. A manual compaction is retried by the queue; an
         // automatic one by a step, which measures again and asks for the compaction if still needed.
@@ -103,9 +128,19 @@ export function createJobRunner(options: JobRunnerOptions) {
           if (payload.trigger === "manual") throw new Error("agent busy: manual compaction retried later");
           await deps.scheduler.step(job, { delayMs: 250 });
         },
-        (fence) => runCompaction(deps, { ...payload, fence, signal: attempt.signal }),
+        (fence, signal) =>
+          runCompaction(deps, {
+            ...payload,
+            fence,
+            signal,
+            // One key per job, kept across redeliveries: a crashed attempt's `compaction.started` is
+            // followed by the terminal event of the attempt that finishes it.
+            ...(attempt.jobId ? { compactionKey: `job:${attempt.jobId}` } : {}),
+          }),
       );
       if (outcome === "busy") return { skipped: "agent busy" };
+      // Cancelled while it ran: nothing is scheduled for a finished run.
+      if (await runFinished(job.runId)) return { skipped: "run finished", outcome: outcome.kind };
       await afterCompaction(job, payload.trigger, outcome);
       return { outcome: outcome.kind };
     } catch (error) {
@@ -113,9 +148,15 @@ export function createJobRunner(options: JobRunnerOptions) {
     }
   }
 
+  async function runFinished(runId: string): Promise<boolean> {
+    const run = await deps.store.runs.get(runId);
+    return !run || FINISHED.has(run.status);
+  }
+
   /**
-   * A job's error: a lost lease means another worker owns the agent now; the last attempt fails the
-   * run visibly; earlier ones are rethrown for the queue to retry.
+   * A job's error: a lost lease means another worker owns the agent now; an error that retrying
+   * cannot fix (a model the provider does not know, a broken fork anchor) fails the agent at once;
+   * the last attempt fails it visibly; earlier ones are rethrown for the queue to retry.
    */
   async function onJobError(
     error: unknown,
@@ -125,9 +166,12 @@ export function createJobRunner(options: JobRunnerOptions) {
     code: string,
   ): Promise<Record<string, unknown>> {
     if (isLeaseLost(error)) return { skipped: "lease lost" };
-    if (attempt.attempt < maxAttempts) throw error;
-    await runControl.failRun(job, { code, message: errorMessage(error) });
-    return { failed: errorMessage(error) };
+    if (await runFinished(job.runId)) return { skipped: "run finished" };
+    const permanent = permanentReason(error);
+    if (permanent === null && attempt.attempt < maxAttempts) throw error;
+    const message = permanent ?? errorMessage(error);
+    await runControl.failRun(job, { code, message });
+    return { failed: message };
   }
 
   async function afterCompaction(job: StepJob, trigger: CompactJob["trigger"], outcome: CompactionOutcome) {
@@ -149,11 +193,21 @@ export function createJobRunner(options: JobRunnerOptions) {
         await runControl.finishAgent(job, "context_exhausted", outcome.reason);
         return;
       case "failed":
-      case "blocked":
-        await deps.scheduler.step(job, {
-          delayMs: Math.max(0, (outcome.retryAt ?? deps.now()) - deps.now()),
-        });
+      case "blocked": {
+        const until = outcome.retryAt ?? deps.now();
+        if (until > deps.now()) {
+          // The breaker is open: say so and until when, instead of showing "compacting" all along.
+          await runControl.setAgentStatus(
+            job.threadId,
+            job.agentId,
+            job.runId,
+            "waiting",
+            `compaction breaker open: waiting until ${new Date(until).toISOString()}`,
+          );
+        }
+        await deps.scheduler.step(job, { delayMs: Math.max(0, until - deps.now()) });
         return;
+      }
       default: {
         const exhaustive: never = outcome;
         throw new Error(`unknown compaction outcome ${JSON.stringify(exhaustive)}`);
@@ -177,13 +231,14 @@ function describe(outcome: CompactionOutcome): string {
   }
 }
 
-function isLeaseLost(error: unknown): boolean {
-  return (
-    LongrunError.isInstance(error) &&
-    (error.details as { leaseLost?: boolean } | undefined)?.leaseLost === true
-  );
-}
-
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Why retrying this error cannot help, or null when it might. */
+function permanentReason(error: unknown): string | null {
+  if (isForkAnchorMissing(error)) return errorMessage(error);
+  if (isPermanentProviderError(error))
+    return `the model provider refused the request: ${errorMessage(error)}`;
+  return null;
 }

@@ -30,13 +30,19 @@ export function createPersistingEventSink(
     if (tenantId) tenants.set(threadId, tenantId);
     return tenantId;
   }
+  const publishOne = async (stored: LongrunEvent) => {
+    onEvent?.(stored);
+    const published: PublishedEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
+    await bus.publish(EVENTS_CHANNEL, published);
+  };
   return {
     async emit(event: NewEvent) {
       const stored = await store.events.append(event);
-      onEvent?.(stored);
-      const published: PublishedEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
-      await bus.publish(EVENTS_CHANNEL, published);
+      await publishOne(stored);
       return stored;
+    },
+    async publish(events) {
+      for (const event of events) await publishOne(event);
     },
     transient(event: NewEvent) {
       const tenantId = tenants.get(event.threadId);

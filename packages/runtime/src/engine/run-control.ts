@@ -3,15 +3,21 @@ import {
   LongrunError,
   type PostMessageResult,
   type Run,
+  type SpawnAgentSpec,
   type ThreadStatus,
 } from "@longrun/protocol";
+import type { RunRecord, UnitOfWork } from "@longrun/store";
 import type { StepOutcome } from "./agent-step.ts";
+import { appendFactIn } from "./append-fact.ts";
+import { type Announce, commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
 
+const TERMINAL_AGENT = new Set(["completed", "failed", "cancelled", "context_exhausted"]);
+
 /**
  * The life of runs: admission (one active run per thread, later ones queued behind it), what happens
- * after each step, cancellation and approvals.
+ * after each step, cancellation and approvals. Every change of state and its event commit together.
  */
 export class RunControl {
   constructor(
@@ -27,76 +33,111 @@ export class RunControl {
   }): Promise<PostMessageResult> {
     const agent = await this.targetAgent(input.threadId, input.agentId);
     const kind = input.content.trim() === "/compact" ? "compact" : "message";
-    const active = await this.deps.store.runs.active(input.threadId);
-    const run = await this.deps.store.runs.create({
+    const { run, position } = await this.admit({
       threadId: input.threadId,
       agentId: agent.id,
       kind,
-      status: "queued",
       input: kind === "message" ? input.content : null,
     });
-    if (active.length > 0) {
-      await this.deps.events.emit({
-        threadId: input.threadId,
-        agentId: agent.id,
-        runId: run.id,
-        type: "run.queued",
-        data: { kind, position: active.length },
-      });
-      return { runId: run.id, messageId: null, queued: true, position: active.length };
-    }
+    if (position > 0) return { runId: run.id, messageId: null, queued: true, position };
     const messageId = await this.startRun(run);
     return { runId: run.id, messageId, queued: false, position: 0 };
   }
 
   /** Admits a manual compaction of one agent (POST /v1/agents/:id/compact). */
-  async admitCompaction(agentId: string): Promise<Run> {
+  async admitCompaction(agentId: string, options: { strategy?: "partial" | "full" } = {}): Promise<Run> {
     const agent = await this.deps.store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
-    const active = await this.deps.store.runs.active(agent.threadId);
-    const run = await this.deps.store.runs.create({
+    const { run, position } = await this.admit({
       threadId: agent.threadId,
       agentId,
       kind: "compact",
-      status: "queued",
-      input: null,
+      // A queued compaction remembers its strategy until it starts.
+      input: options.strategy ? JSON.stringify({ strategy: options.strategy }) : null,
     });
-    if (active.length === 0) await this.startRun(run);
+    if (position === 0) await this.startRun(run);
     return (await this.deps.store.runs.get(run.id)) ?? run;
   }
 
+  /** Admits a team spawned through the API: queued behind an active run like any other. */
+  async admitSpawn(agentId: string, specs: SpawnAgentSpec[]): Promise<{ run: Run; agents: Agent[] }> {
+    const agent = await this.deps.store.agents.get(agentId);
+    if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
+    const { run, position } = await this.admit({
+      threadId: agent.threadId,
+      agentId,
+      kind: "spawn",
+      input: JSON.stringify({ agents: specs }),
+    });
+    if (position > 0) return { run, agents: [] };
+    await this.startRun(run);
+    const agents = (await this.deps.store.agents.children(agentId)).filter(
+      (child) => child.spawnCallId === `api:${run.id}`,
+    );
+    return { run: (await this.deps.store.runs.get(run.id)) ?? run, agents };
+  }
+
+  /** Creates a run; when another is active in the thread it waits behind it (position > 0). */
+  private async admit(input: {
+    threadId: string;
+    agentId: string;
+    kind: Run["kind"];
+    input: string | null;
+  }): Promise<{ run: RunRecord; position: number }> {
+    const active = await this.deps.store.runs.active(input.threadId);
+    const run = await this.deps.store.runs.create({ ...input, status: "queued" });
+    if (active.length === 0) return { run, position: 0 };
+    await this.deps.events.emit({
+      threadId: input.threadId,
+      agentId: input.agentId,
+      runId: run.id,
+      type: "run.queued",
+      data: { kind: input.kind, position: active.length },
+    });
+    return { run, position: active.length };
+  }
+
+  /**
+   * Starts a run in one transaction (run, thread and agent status, the user message and their events),
+   * then schedules its first job. A crash before the schedule leaves a running run with a queued
+   * agent and no job: the reconciler schedules it.
+   */
   private async startRun(run: Run): Promise<string | null> {
-    const { store, events, scheduler } = this.deps;
-    await store.runs.update(run.id, { status: "running", startedAt: this.deps.now() });
-    await this.setThreadStatus(run.threadId, "running");
-    await events.emit({
-      threadId: run.threadId,
-      agentId: run.agentId,
-      runId: run.id,
-      type: "run.started",
-      data: { kind: run.kind },
+    const { scheduler } = this.deps;
+    const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
+    const messageId = await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(run.id, {});
+      if (current.status !== "queued") return null;
+      await unit.updateRun(run.id, { status: "running", startedAt: this.deps.now() });
+      await this.threadStatusIn(unit, announce, run.threadId, "running");
+      announce({ ...where, type: "run.started", data: { kind: run.kind } });
+      if (run.kind === "compact") {
+        await this.agentStatusIn(unit, announce, where, "compacting");
+        return null;
+      }
+      if (run.kind === "spawn") return null;
+      const message = await appendFactIn(unit, announce, where, { role: "user", content: run.input ?? "" });
+      await this.agentStatusIn(unit, announce, where, "queued");
+      return message.id;
     });
+    await this.scheduleRunStart(run);
+    return messageId;
+  }
+
+  /** The first job of a started run (also what the reconciler re-issues when it was lost). */
+  async scheduleRunStart(run: Run): Promise<void> {
+    const job = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
     if (run.kind === "compact") {
-      await this.setAgentStatus(run.threadId, run.agentId, run.id, "compacting");
-      await scheduler.compact({
-        threadId: run.threadId,
-        agentId: run.agentId,
-        runId: run.id,
-        trigger: "manual",
-      });
-      return null;
+      const strategy = parseJson<{ strategy?: "partial" | "full" }>(run.input)?.strategy;
+      await this.deps.scheduler.compact({ ...job, trigger: "manual", ...(strategy ? { strategy } : {}) });
+      return;
     }
-    const message = await store.messages.append(run.agentId, { role: "user", content: run.input ?? "" });
-    await events.emit({
-      threadId: run.threadId,
-      agentId: run.agentId,
-      runId: run.id,
-      type: "message.completed",
-      data: { messageId: message.id, seq: message.seq, role: "user", content: message.content },
-    });
-    await this.setAgentStatus(run.threadId, run.agentId, run.id, "queued");
-    await scheduler.step({ threadId: run.threadId, agentId: run.agentId, runId: run.id });
-    return message.id;
+    if (run.kind === "spawn") {
+      const specs = parseJson<{ agents?: SpawnAgentSpec[] }>(run.input)?.agents ?? [];
+      await this.coordinator.spawnFromApi(run.agentId, run.id, specs);
+      return;
+    }
+    await this.deps.scheduler.step(job);
   }
 
   /** Applies a step's outcome: schedule the next job, park, or finish the agent (and its run). */
@@ -111,23 +152,29 @@ export class RunControl {
         await scheduler.compact({ ...job, trigger: outcome.trigger });
         return;
       case "wait":
+        // Say what the agent waits for and until when, rather than looking busy.
+        await this.setAgentStatus(job.threadId, job.agentId, job.runId, "waiting", waitReason(outcome));
         await scheduler.step(job, { delayMs: Math.max(0, outcome.until - this.deps.now()) });
         return;
       case "parked":
-        await this.setAgentStatus(
-          job.threadId,
-          job.agentId,
-          job.runId,
-          outcome.reason === "approval" ? "waiting_approval" : "waiting_children",
-        );
-        if (outcome.reason === "approval")
-          await this.deps.store.runs.update(job.runId, { status: "waiting" });
+        await commit(this.deps, async (unit, announce) => {
+          await this.agentStatusIn(
+            unit,
+            announce,
+            job,
+            outcome.reason === "approval" ? "waiting_approval" : "waiting_children",
+          );
+          if (outcome.reason === "approval") await unit.updateRun(job.runId, { status: "waiting" });
+        });
         return;
       case "completed":
         await this.finishAgent(job, "completed", outcome.report);
         return;
       case "exhausted":
         await this.finishAgent(job, "context_exhausted", outcome.reason);
+        return;
+      case "failed":
+        await this.finishAgent(job, "failed", outcome.reason);
         return;
       case "cancelled":
         return;
@@ -144,61 +191,62 @@ export class RunControl {
     status: "completed" | "failed" | "context_exhausted",
     detail: string,
   ): Promise<void> {
-    const { store, events } = this.deps;
-    await this.setAgentStatus(
-      job.threadId,
-      job.agentId,
-      job.runId,
-      status,
-      status === "completed" ? undefined : detail,
-    );
+    const { store } = this.deps;
     const agent = await store.agents.get(job.agentId);
     if (!agent) return;
     if (agent.parentAgentId) {
-      await this.coordinator.resumeParentIfDone(agent);
-      await this.finishApiTeamRun(agent);
+      await this.setAgentStatus(
+        job.threadId,
+        job.agentId,
+        job.runId,
+        status,
+        status === "completed" ? undefined : detail,
+      );
+      const finished = (await store.agents.get(job.agentId)) ?? agent;
+      await this.coordinator.resumeParentIfDone(finished);
+      await this.finishApiTeamRun(finished);
       return;
     }
-    const run = await store.runs.get(job.runId);
-    if (!run || run.finishedAt) return;
-    if (status === "completed") {
-      await store.runs.update(run.id, { status: "completed", finishedAt: this.deps.now() });
-      await events.emit({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
-      await this.setThreadStatus(job.threadId, "idle");
-    } else {
-      const error = { code: status, message: detail };
-      await store.runs.update(run.id, { status: "failed", finishedAt: this.deps.now(), error });
-      await events.emit({ ...where(job), type: "run.failed", data: { error } });
-      await this.setThreadStatus(
-        job.threadId,
-        status === "context_exhausted" ? "context_exhausted" : "failed",
-      );
-    }
+    await commit(this.deps, async (unit, announce) => {
+      await this.agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
+      const run = await unit.updateRun(job.runId, {}).catch(() => null);
+      if (!run || run.finishedAt) return;
+      if (status === "completed") {
+        await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
+        announce({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
+        await this.threadStatusIn(unit, announce, job.threadId, "idle");
+      } else {
+        const error = { code: status, message: detail };
+        await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
+        announce({ ...where(job), type: "run.failed", data: { error } });
+        await this.threadStatusIn(
+          unit,
+          announce,
+          job.threadId,
+          status === "context_exhausted" ? "context_exhausted" : "failed",
+        );
+      }
+    });
     await this.startNext(job.threadId);
   }
 
   /** Ends a manual compaction run: the turn is over until the next user message (I7). */
   async finishCompactionRun(job: StepJob, ok: boolean, detail: string): Promise<void> {
-    const { store, events } = this.deps;
-    const run = await store.runs.get(job.runId);
-    await this.setAgentStatus(
-      job.threadId,
-      job.agentId,
-      job.runId,
-      ok ? "idle" : "failed",
-      ok ? undefined : detail,
-    );
-    if (run && !run.finishedAt) {
-      if (ok) {
-        await store.runs.update(run.id, { status: "completed", finishedAt: this.deps.now() });
-        await events.emit({ ...where(job), type: "run.completed", data: { report: detail } });
-      } else {
-        const error = { code: "compaction_failed", message: detail };
-        await store.runs.update(run.id, { status: "failed", finishedAt: this.deps.now(), error });
-        await events.emit({ ...where(job), type: "run.failed", data: { error } });
+    await commit(this.deps, async (unit, announce) => {
+      await this.agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
+      const run = await unit.updateRun(job.runId, {}).catch(() => null);
+      if (run && !run.finishedAt) {
+        if (ok) {
+          await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
+          announce({ ...where(job), type: "run.completed", data: { report: detail } });
+        } else {
+          const error = { code: "compaction_failed", message: detail };
+          await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
+          announce({ ...where(job), type: "run.failed", data: { error } });
+        }
       }
-    }
-    await this.setThreadStatus(job.threadId, "idle");
+      await this.threadStatusIn(unit, announce, job.threadId, "idle");
+    });
     await this.startNext(job.threadId);
   }
 
@@ -215,102 +263,171 @@ export class RunControl {
     if (next) await this.startRun(next);
   }
 
-  /** Cancels a run: queued jobs removed, running steps aborted through the control channel by the caller. */
+  /** Cancels a run: its queued jobs are removed; running steps are aborted through the control channel. */
   async cancel(runId: string, reason = "cancelled by user"): Promise<Run> {
-    const { store, events, scheduler } = this.deps;
+    const { store, scheduler } = this.deps;
     const run = await store.runs.get(runId);
     if (!run) throw new LongrunError("not_found", `run ${runId} not found`);
     if (run.finishedAt) return run;
-    await store.runs.update(runId, { status: "cancelled", finishedAt: this.deps.now() });
-    await scheduler.cancelRun(runId);
-    for (const agent of await store.agents.listByThread(run.threadId)) {
-      if (!["completed", "failed", "cancelled", "context_exhausted", "idle"].includes(agent.status)) {
-        await this.setAgentStatus(
-          run.threadId,
-          agent.id,
-          runId,
+    const agents = await store.agents.listByThread(run.threadId);
+    const cancelled = await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(runId, {});
+      if (current.finishedAt) return false;
+      await unit.updateRun(runId, { status: "cancelled", finishedAt: this.deps.now() });
+      for (const agent of agents) {
+        if (TERMINAL_AGENT.has(agent.status) || agent.status === "idle") continue;
+        await this.agentStatusIn(
+          unit,
+          announce,
+          { threadId: run.threadId, agentId: agent.id, runId },
           agent.parentAgentId ? "cancelled" : "idle",
           reason,
         );
       }
-    }
-    await events.emit({
-      threadId: run.threadId,
-      agentId: run.agentId,
-      runId,
-      type: "run.cancelled",
-      data: { reason },
+      announce({
+        threadId: run.threadId,
+        agentId: run.agentId,
+        runId,
+        type: "run.cancelled",
+        data: { reason },
+      });
+      await this.threadStatusIn(unit, announce, run.threadId, "idle");
+      return true;
     });
-    await this.setThreadStatus(run.threadId, "idle");
-    await this.startNext(run.threadId);
+    if (cancelled) {
+      await scheduler.cancelRun(runId);
+      await this.startNext(run.threadId);
+    }
     return (await store.runs.get(runId)) ?? run;
   }
 
-  /** Records a user's decision on a parked tool call and resumes the agent. */
+  /**
+   * Records a user's decision on a parked tool call and resumes the agent. Exactly one decision per
+   * call wins, across every server instance: a second one is a conflict.
+   */
   async resolveApproval(input: {
+    agentId: string;
     callId: string;
     decision: "approve" | "deny";
     reason?: string;
   }): Promise<Agent> {
-    const { store, events, scheduler } = this.deps;
-    const agentId = await store.agentState.findByPendingCall(input.callId);
-    if (!agentId) {
-      // An approved call leaves the pending list when it runs; a second decision is a conflict, not unknown.
-      if (await store.toolRuns.get(input.callId))
-        throw new LongrunError("conflict", `call ${input.callId} was already approved`);
-      throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
-    }
-    const agent = await store.agents.get(agentId);
-    if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
-    const state = await store.agentState.get(agentId);
-    const pending = state.pendingApprovals.find((approval) => approval.callId === input.callId);
-    if (pending?.decision)
-      throw new LongrunError("conflict", `call ${input.callId} was already ${pending.decision}d`);
-    await store.agentState.update(agentId, {
-      pendingApprovals: state.pendingApprovals.map((approval) =>
-        approval.callId === input.callId
-          ? { ...approval, decision: input.decision, reason: input.reason }
-          : approval,
-      ),
-    });
+    const { store, scheduler } = this.deps;
+    const agent = await store.agents.get(input.agentId);
+    if (!agent) throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
     const runs = await store.runs.active(agent.threadId);
     const run = runs.find((candidate) => candidate.status !== "queued") ?? runs[0];
     const runId = run?.id ?? "none";
-    await events.emit({
-      threadId: agent.threadId,
-      agentId,
-      runId,
-      type: "approval.resolved",
-      data: { callId: input.callId, decision: input.decision, reason: input.reason },
+    const where = { threadId: agent.threadId, agentId: agent.id, runId };
+    await commit(this.deps, async (unit, announce) => {
+      const result = await unit.decideApproval({
+        agentId: agent.id,
+        callId: input.callId,
+        decision: input.decision,
+        reason: input.reason ?? null,
+      });
+      if (!result.ok && result.reason === "not_found") {
+        throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
+      }
+      if (!result.ok) {
+        throw new LongrunError(
+          "conflict",
+          `call ${input.callId} was already ${result.approval.decision === "approve" ? "approved" : "denied"}`,
+        );
+      }
+      announce({
+        ...where,
+        type: "approval.resolved",
+        data: { callId: input.callId, decision: input.decision, reason: input.reason },
+      });
+      if (run && run.status === "waiting") await unit.updateRun(run.id, { status: "running" });
+      await this.agentStatusIn(unit, announce, where, "queued");
     });
-    if (run) await store.runs.update(run.id, { status: "running" });
-    await this.setAgentStatus(agent.threadId, agentId, runId, "queued");
-    await scheduler.step({ threadId: agent.threadId, agentId, runId }, { jobId: `approval.${input.callId}` });
+    // No fixed job id: a later decision (another call) must never be dropped as a duplicate.
+    if (run) await scheduler.step(where);
     return agent;
   }
 
-  private async finishApiTeamRun(child: Agent): Promise<void> {
+  /**
+   * A team spawned through the API: once every member ended, the run completes and the reports reach
+   * the parent as one user-role fact (the parent made no tool call to answer).
+   */
+  async finishApiTeamRun(child: Agent): Promise<void> {
     if (!child.spawnCallId?.startsWith("api:")) return;
     const runId = child.spawnCallId.slice(4);
     const team = (await this.deps.store.agents.listByThread(child.threadId)).filter(
       (agent) => agent.spawnCallId === child.spawnCallId,
     );
-    if (
-      !team.every((agent) => ["completed", "failed", "cancelled", "context_exhausted"].includes(agent.status))
-    )
-      return;
+    if (!team.every((agent) => TERMINAL_AGENT.has(agent.status))) return;
     const run = await this.deps.store.runs.get(runId);
     if (!run || run.finishedAt) return;
-    await this.deps.store.runs.update(runId, { status: "completed", finishedAt: this.deps.now() });
-    await this.deps.events.emit({
-      threadId: child.threadId,
-      agentId: run.agentId,
-      runId,
-      type: "run.completed",
-      data: { report: `team of ${team.length} finished` },
-    });
-    await this.setThreadStatus(child.threadId, "idle");
+    const parent = await this.deps.store.agents.get(run.agentId);
+    if (!parent) return;
+    const reports = await Promise.all(team.map((agent) => this.coordinator.reportOf(agent)));
+    const lease = await this.coordinator.acquireAgentLease(parent.id);
+    // The parent is busy: the reconciler finishes the team run once it is free.
+    if (!lease) return;
+    try {
+      await commit(this.deps, async (unit, announce) => {
+        const current = await unit.updateRun(runId, {});
+        if (current.finishedAt) return;
+        await appendFactIn(
+          unit,
+          announce,
+          { threadId: child.threadId, agentId: parent.id, runId, fence: lease.token },
+          {
+            role: "user",
+            name: "team_report",
+            content: `Reports from the sub-agents spawned for you (run ${runId}):\n\n${reports.join("\n\n")}`,
+          },
+        );
+        await unit.updateRun(runId, { status: "completed", finishedAt: this.deps.now() });
+        announce({
+          threadId: child.threadId,
+          agentId: run.agentId,
+          runId,
+          type: "run.completed",
+          data: { report: `team of ${team.length} finished` },
+        });
+        await this.threadStatusIn(unit, announce, child.threadId, "idle");
+      });
+    } finally {
+      await lease.release().catch(() => undefined);
+    }
     await this.startNext(child.threadId);
+  }
+
+  /** Marks a run that cannot progress, with the reason, so it is visible instead of silent. */
+  async markStuck(run: Run, reason: string): Promise<void> {
+    await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(run.id, {});
+      if (current.finishedAt || current.status === "stuck") return;
+      await unit.updateRun(run.id, { status: "stuck", error: { code: "stuck", message: reason } });
+      announce({
+        threadId: run.threadId,
+        agentId: run.agentId,
+        runId: run.id,
+        type: "run.stuck",
+        data: { reason },
+      });
+    });
+  }
+
+  /** A stuck run that moves again is running again. */
+  async markRunning(runId: string): Promise<void> {
+    const run = await this.deps.store.runs.get(runId);
+    if (run?.status !== "stuck") return;
+    await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(runId, {});
+      if (current.status !== "stuck") return;
+      await unit.updateRun(runId, { status: "running", error: null });
+      announce({
+        threadId: run.threadId,
+        agentId: run.agentId,
+        runId,
+        type: "run.resumed",
+        data: { reason: "the run is moving again" },
+      });
+    });
   }
 
   private async targetAgent(threadId: string, agentId?: string): Promise<Agent> {
@@ -328,10 +445,7 @@ export class RunControl {
 
   /** Persists a thread's status and announces it when it changed. */
   async setThreadStatus(threadId: string, status: ThreadStatus): Promise<void> {
-    const before = await this.deps.store.threads.get(threadId);
-    if (before?.status === status) return;
-    await this.deps.store.threads.setStatus(threadId, status);
-    await this.deps.events.emit({ threadId, type: "thread.status", data: { status } });
+    await commit(this.deps, (unit, announce) => this.threadStatusIn(unit, announce, threadId, status));
   }
 
   /** Persists an agent's status and announces it. */
@@ -342,11 +456,42 @@ export class RunControl {
     status: Agent["status"],
     reason?: string,
   ) {
-    await this.deps.store.agents.setStatus(agentId, status);
-    await this.deps.events.emit({ threadId, agentId, runId, type: "agent.status", data: { status, reason } });
+    await commit(this.deps, (unit, announce) =>
+      this.agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
+    );
+  }
+
+  private async threadStatusIn(unit: UnitOfWork, announce: Announce, threadId: string, status: ThreadStatus) {
+    if (await unit.setThreadStatus(threadId, status)) {
+      announce({ threadId, type: "thread.status", data: { status } });
+    }
+  }
+
+  private async agentStatusIn(
+    unit: UnitOfWork,
+    announce: Announce,
+    target: { threadId: string; agentId: string; runId: string },
+    status: Agent["status"],
+    reason?: string,
+  ) {
+    await unit.setAgentStatus(target.agentId, status);
+    announce({ ...target, type: "agent.status", data: { status, reason } });
   }
 }
 
 function where(job: StepJob) {
   return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+}
+
+function waitReason(outcome: { until: number; reason: string }): string {
+  return `${outcome.reason}: waiting until ${new Date(outcome.until).toISOString()}`;
+}
+
+function parseJson<T>(text: string | null): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
 }

@@ -9,8 +9,10 @@ import type { EventSink } from "./event-sink.ts";
 export interface Scheduler {
   step(job: StepJob, options?: { delayMs?: number; jobId?: string }): Promise<void>;
   compact(job: CompactJob): Promise<void>;
-  /** Drops queued (not running) jobs of a run. */
-  cancelRun(runId: string): Promise<void>;
+  /** Drops queued (not running) jobs of a run; returns how many went. */
+  cancelRun(runId: string): Promise<number>;
+  /** Agents that have a job waiting, delayed or running right now (the reconciler's liveness view). */
+  liveAgents(): Promise<Set<string>>;
 }
 
 export interface StepJob {
@@ -33,10 +35,17 @@ export interface CompactJob {
 
 /** A short-lived exclusive hold on one agent, with a fencing token the store checks on append. */
 export interface AgentLease {
+  /**
+   * The lease, or null while someone else holds it. The token is above `floor` (the highest token
+   * the database has seen) and above every token this lease store handed out before.
+   */
   acquire(
     key: string,
     ttlMs: number,
+    options?: { floor?: number },
   ): Promise<{ token: number; release(): Promise<unknown>; renew(): Promise<boolean> } | null>;
+  /** True while someone holds the lease (the reconciler leaves such agents alone). */
+  isHeld(key: string): Promise<boolean>;
 }
 
 /** Everything one step or compaction needs; the same object in embedded and distributed mode. */

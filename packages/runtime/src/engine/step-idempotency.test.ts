@@ -8,17 +8,29 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** Makes the event sink throw once when `match` sees an event: the worker "dies" at that point. */
+/**
+ * Makes the event sink throw once when `match` sees an event: the worker "dies" right after the fact
+ * behind the event committed (events of a fact are published after its transaction).
+ */
 function dieOnce(target: Harness, match: (event: NewEvent) => boolean) {
-  const original = target.deps.events.emit.bind(target.deps.events);
+  const sink = target.deps.events;
+  const emit = sink.emit.bind(sink);
+  const publish = sink.publish.bind(sink);
   let died = false;
-  target.deps.events.emit = async (event) => {
-    const stored = await original(event);
+  const check = (event: NewEvent) => {
     if (!died && match(event)) {
       died = true;
       throw new Error("worker killed");
     }
+  };
+  sink.emit = async (event) => {
+    const stored = await emit(event);
+    check(event);
     return stored;
+  };
+  sink.publish = async (events) => {
+    await publish(events);
+    for (const event of events) check(event);
   };
 }
 
@@ -136,7 +148,12 @@ describe("bad tool calls and denials", () => {
     expect(agent?.status).toBe("waiting_approval");
     const state = await harness.store.agentState.get(rootAgentId);
     expect(state.pendingApprovals.map((approval) => approval.callId)).toEqual([callId]);
-    await harness.runControl.resolveApproval({ callId, decision: "deny", reason: "not now" });
+    await harness.runControl.resolveApproval({
+      agentId: rootAgentId,
+      callId,
+      decision: "deny",
+      reason: "not now",
+    });
     const end = await harness.waitForRunEnd(runId);
     expect(end.type).toBe("run.completed");
     const result = (await harness.store.messages.list(rootAgentId, { afterSeq: -1 })).find(

@@ -1,7 +1,8 @@
 import type { StoredMessage, ToolCall } from "@longrun/protocol";
 import { DEFAULT_OUTPUT_LIMIT, limitOutput } from "../tools/index.ts";
 import type { AgentContext } from "./agent-context.ts";
-import { appendFact } from "./append-fact.ts";
+import { appendFactIn } from "./append-fact.ts";
+import { commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 
@@ -46,22 +47,27 @@ export async function runToolPhase(
         continue;
       }
       if (decision.decision === "deny") {
-        await finishCall(deps, where, call, "error", deps.tools.denialResult(decision.reason));
+        await finishCall(deps, where, call, "error", deps.tools.denialResult(decision.reason ?? undefined));
         continue;
       }
     }
-    const firstRun = await deps.store.toolRuns.start({ agentId: where.agentId, callId: call.id, name });
+    const firstRun = await commit(deps, async (unit, announce) => {
+      const started = await unit.startToolRun({ agentId: where.agentId, callId: call.id, name });
+      if (started) {
+        announce({
+          threadId: where.threadId,
+          agentId: where.agentId,
+          runId: where.runId,
+          type: "tool.started",
+          data: { callId: call.id, name, arguments: call.function.arguments },
+        });
+      }
+      return started;
+    });
     if (!firstRun) {
       await finishCall(deps, where, call, "cancelled", UNKNOWN_OUTCOME);
       continue;
     }
-    await deps.events.emit({
-      threadId: where.threadId,
-      agentId: where.agentId,
-      runId: where.runId,
-      type: "tool.started",
-      data: { callId: call.id, name, arguments: call.function.arguments },
-    });
     const result = await deps.tools.execute(
       { id: call.id, name, arguments: call.function.arguments },
       toolContext(deps, context, where, message),
@@ -99,60 +105,58 @@ async function finishCall(
   status: "ok" | "error" | "cancelled",
   output: string,
 ): Promise<void> {
-  await appendFact(deps, where, {
-    role: "tool",
-    content: output,
-    toolCallId: call.id,
-    toolStatus: status,
-    name: call.function.name,
-  });
-  await deps.store.toolRuns.finish(call.id);
-  await deps.events.emit({
-    threadId: where.threadId,
-    agentId: where.agentId,
-    runId: where.runId,
-    type: "tool.completed",
-    data: { callId: call.id, name: call.function.name, status, output: output.slice(0, 2_000) },
+  // The result, the run record and both events commit together: a crash leaves none or all.
+  await commit(deps, async (unit, announce) => {
+    await appendFactIn(unit, announce, where, {
+      role: "tool",
+      content: output,
+      toolCallId: call.id,
+      toolStatus: status,
+      name: call.function.name,
+    });
+    await unit.finishToolRun(where.agentId, call.id);
+    announce({
+      threadId: where.threadId,
+      agentId: where.agentId,
+      runId: where.runId,
+      type: "tool.completed",
+      data: { callId: call.id, name: call.function.name, status, output: output.slice(0, 2_000) },
+    });
   });
 }
 
-/** Looks up (or requests) the user's decision on a call that needs approval. */
+/**
+ * The user's decision on a call that needs approval, or "pending" after requesting it. The decision
+ * is kept after use: a step retried after a crash finds the same decision (and the call's started
+ * record), never asks twice.
+ */
 async function approvalDecision(
   deps: RuntimeDeps,
   where: Where,
   message: StoredMessage,
   call: ToolCall,
-): Promise<"pending" | { decision: "approve" | "deny"; reason?: string }> {
-  const state = await deps.store.agentState.get(where.agentId);
-  const existing = state.pendingApprovals.find((approval) => approval.callId === call.id);
-  if (existing?.decision) {
-    await deps.store.agentState.update(where.agentId, {
-      pendingApprovals: state.pendingApprovals.filter((approval) => approval.callId !== call.id),
-    });
-    return { decision: existing.decision, reason: existing.reason };
-  }
-  if (!existing) {
-    await deps.store.agentState.update(where.agentId, {
-      pendingApprovals: [
-        ...state.pendingApprovals,
-        {
-          callId: call.id,
-          messageId: message.id,
-          toolName: call.function.name,
-          arguments: call.function.arguments,
-          requestedAt: deps.now(),
-        },
-      ],
-    });
-    await deps.events.emit({
-      threadId: where.threadId,
+): Promise<"pending" | { decision: "approve" | "deny"; reason: string | null }> {
+  const approval = await commit(deps, async (unit, announce) => {
+    const { approval, created } = await unit.requestApproval({
       agentId: where.agentId,
-      runId: where.runId,
-      type: "approval.requested",
-      data: { callId: call.id, name: call.function.name, arguments: call.function.arguments },
+      callId: call.id,
+      threadId: where.threadId,
+      messageId: message.id,
+      toolName: call.function.name,
+      arguments: call.function.arguments,
     });
-  }
-  return "pending";
+    if (created) {
+      announce({
+        threadId: where.threadId,
+        agentId: where.agentId,
+        runId: where.runId,
+        type: "approval.requested",
+        data: { callId: call.id, name: call.function.name, arguments: call.function.arguments },
+      });
+    }
+    return approval;
+  });
+  return approval.decision === null ? "pending" : { decision: approval.decision, reason: approval.reason };
 }
 
 function toolContext(deps: RuntimeDeps, context: AgentContext, where: Where, _message: StoredMessage) {

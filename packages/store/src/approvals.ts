@@ -1,0 +1,82 @@
+import type { Approval } from "@longrun/protocol";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { StoreContext } from "./context.ts";
+import { agents, approvals, threads } from "./schema.ts";
+import type { ApprovalRequest, DecideResult } from "./unit-of-work.ts";
+
+export interface ApprovalRepository {
+  /** Records a request (idempotent): the existing row, decided or not, when there is one. */
+  request(input: ApprovalRequest): Promise<{ approval: Approval; created: boolean }>;
+  /** Takes a decision exactly once across every process sharing the database. */
+  decide(input: {
+    agentId: string;
+    callId: string;
+    decision: "approve" | "deny";
+    reason?: string | null;
+  }): Promise<DecideResult>;
+  get(agentId: string, callId: string): Promise<Approval | null>;
+  /** A thread's approvals, oldest first (decided ones included). */
+  listByThread(threadId: string): Promise<Approval[]>;
+  /**
+   * A tenant's approvals, oldest first: with `callId`, only that call id's; with `pending`, only the
+   * undecided ones.
+   */
+  forTenant(
+    tenantId: string,
+    options?: { callId?: string; pending?: boolean; limit?: number },
+  ): Promise<Approval[]>;
+}
+
+const toApproval = (row: typeof approvals.$inferSelect): Approval => ({
+  ...row,
+  decision: row.decision ?? null,
+  reason: row.reason ?? null,
+  decidedAt: row.decidedAt ?? null,
+});
+
+/** Human decisions on tool calls, keyed by agent and call id. */
+export function createApprovalRepository(context: StoreContext): ApprovalRepository {
+  return {
+    request: (input) => context.transact((unit) => unit.requestApproval(input)),
+    decide: (input) => context.transact((unit) => unit.decideApproval(input)),
+    async get(agentId, callId) {
+      const rows = await context.read((db) =>
+        db
+          .select()
+          .from(approvals)
+          .where(and(eq(approvals.agentId, agentId), eq(approvals.callId, callId)))
+          .limit(1),
+      );
+      return rows[0] ? toApproval(rows[0]) : null;
+    },
+    async listByThread(threadId) {
+      const rows = await context.read((db) =>
+        db
+          .select()
+          .from(approvals)
+          .where(eq(approvals.threadId, threadId))
+          .orderBy(asc(approvals.requestedAt)),
+      );
+      return rows.map(toApproval);
+    },
+    async forTenant(tenantId, options = {}) {
+      const rows = await context.read((db) =>
+        db
+          .select({ approval: approvals })
+          .from(approvals)
+          .innerJoin(agents, eq(agents.id, approvals.agentId))
+          .innerJoin(threads, eq(threads.id, agents.threadId))
+          .where(
+            and(
+              eq(threads.tenantId, tenantId),
+              options.pending ? isNull(approvals.decision) : undefined,
+              options.callId === undefined ? undefined : eq(approvals.callId, options.callId),
+            ),
+          )
+          .orderBy(asc(approvals.requestedAt))
+          .limit(options.limit ?? 500),
+      );
+      return rows.map((row) => toApproval(row.approval));
+    },
+  };
+}
