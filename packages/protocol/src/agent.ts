@@ -65,7 +65,15 @@ export const RunKind = z.enum(["message", "compact", "spawn", "approval"]);
  * `stuck`: the reconciler found no job, lease or event moving the run for longer than its lease and
  * could not restart it; the run's error says why. Still active: it can be cancelled or recover.
  */
-export const RunStatus = z.enum(["queued", "running", "waiting", "stuck", "completed", "failed", "cancelled"]);
+export const RunStatus = z.enum([
+  "queued",
+  "running",
+  "waiting",
+  "stuck",
+  "completed",
+  "failed",
+  "cancelled",
+]);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 export const Run = z.object({

@@ -1,9 +1,9 @@
 export {
   Agent,
   AgentInherit,
-  Approval,
   AgentState,
   AgentStatus,
+  Approval,
   PendingApproval,
   Run,
   RunKind,
