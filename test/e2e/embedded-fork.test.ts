@@ -25,20 +25,27 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
 
   it("is rebuilt byte-identical after its parent has compacted twice more", async () => {
     const { client } = env;
-    const thread = await client.threads.create({ model: "sim", maxInputTokens: 8000, simSteps: 400 });
+    const thread = await client.threads.create({ model: "sim", maxInputTokens: 8000, simSteps: 60 });
     const parentId = thread.agents[0]?.id ?? "";
-    const { runId } = await client.threads.sendMessage(thread.id, {
+    const first = await client.threads.sendMessage(thread.id, {
       content: "Survey the warehouse service in depth.",
     });
+    const runEnded = (runId: string) =>
+      vi.waitFor(
+        async () => {
+          const detail = await client.threads.get(thread.id);
+          expect(detail.runs.find((run) => run.id === runId)?.finishedAt).toEqual(expect.any(Number));
+        },
+        { timeout: 90_000, interval: 50 },
+      );
     const compactionsOfParent = async (): Promise<LongrunEvent[]> =>
       (await client.threads.events(thread.id, { since: 0, limit: 10_000 })).filter(
         (event) => event.type === "compaction.completed" && event.agentId === parentId,
       );
-    await vi.waitFor(async () => expect((await compactionsOfParent()).length).toBeGreaterThanOrEqual(1), {
-      timeout: 60_000,
-      interval: 50,
-    });
+    await runEnded(first.runId);
+    expect((await compactionsOfParent()).length).toBeGreaterThanOrEqual(1);
 
+    // A team spawned through the API is admitted like any run: the thread is idle, so it starts now.
     const spawned = await client.agents.spawn(parentId, {
       agents: [{ name: "fork-child", brief: "Double-check the ledger module.", inherit: "fork" }],
     });
@@ -96,6 +103,12 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
       { timeout: 60_000, interval: 50 },
     );
 
+    // The team's report reaches the parent when the child is done; then the parent works on and
+    // compacts twice more.
+    await runEnded(spawned.runId ?? "");
+    const parentFacts = (await client.agents.messages(parentId, { limit: 5_000 })).messages;
+    expect(parentFacts.some((fact) => fact.name === "team_report")).toBe(true);
+    const second = await client.threads.sendMessage(thread.id, { content: "Now survey the billing module." });
     await vi.waitFor(
       async () => expect((await compactionsOfParent()).length).toBeGreaterThanOrEqual(compactionsAtSpawn + 2),
       { timeout: 90_000, interval: 50 },
@@ -120,6 +133,6 @@ describe("a forked sub-agent's prefix (embedded mode)", () => {
     const parentNow = await client.agents.context(parentId);
     expect(parentNow.compaction?.id).not.toBe(child?.forkCompactionId);
 
-    await client.runs.cancel(runId);
+    await client.runs.cancel(second.runId);
   }, 180_000);
 });
