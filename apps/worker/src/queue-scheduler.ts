@@ -29,6 +29,7 @@ export function createQueueScheduler(queue: JobQueue, store: Store): Scheduler {
       // (a breaker wait) does not linger after the run ended.
       return queue.removeWhere((job) => (job.payload as { runId?: unknown }).runId === runId);
     },
+    available: () => queue.available(),
     async liveAgents() {
       const live = await queue.listLive();
       return new Set(

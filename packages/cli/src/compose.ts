@@ -1,6 +1,6 @@
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
-import type { OpsView } from "@longrun/protocol";
-import type { Bus, JobQueue, Lease } from "@longrun/queue";
+import { LongrunError, type OpsView } from "@longrun/protocol";
+import { type Bus, isRedisUnavailable, type JobQueue, type Lease } from "@longrun/queue";
 import {
   type BreakerStore,
   Coordinator,
@@ -131,11 +131,17 @@ export async function collectOps(
   tenantId: string,
 ): Promise<Omit<OpsView, "failures" | "mode">> {
   const now = Date.now();
+  if (!infra.queue.available()) {
+    throw new LongrunError("unavailable", "the job queue (Redis) is unreachable; queue figures are unknown");
+  }
   const [stats, workers, threads] = await Promise.all([
     infra.queue.stats(),
     infra.workers.list(now),
     infra.store.threads.list(tenantId),
-  ]);
+  ]).catch((error: unknown) => {
+    if (isRedisUnavailable(error)) throw new LongrunError("unavailable", "Redis is unreachable");
+    throw error;
+  });
   const breakers: OpsView["breakers"] = [];
   for (const thread of threads.slice(0, 50)) {
     for (const agent of await infra.store.agents.listByThread(thread.id)) {

@@ -1,4 +1,4 @@
-import { createBullmqQueue, createRedisBus, createRedisLease } from "@longrun/queue";
+import { createBullmqQueue, createRedisBus, createRedisHealth, createRedisLease } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
 import { createRedisWorkerRegistry, type RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
@@ -23,7 +23,24 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
       "OPENAI_BASE_URL (or LONGRUN_SIM_URL for a standalone sim model) is required in distributed mode",
     ]);
   }
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  // One health view per process: an outage is logged once, not once per reconnect attempt.
+  const health = createRedisHealth();
+  // Fails fast while Redis is unreachable (leases, breaker, registry): a step that cannot take its lease
+  // is retried by the queue, an API read answers 503.
+  const redis = new Redis(config.redisUrl, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  health.watch(redis, "state");
+  try {
+    await redis.connect();
+  } catch (error) {
+    redis.disconnect();
+    throw new ConfigError([
+      `REDIS_URL: cannot reach Redis at ${redactUrl(config.redisUrl)}: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+  }
   const store = await openLog(config);
   const prefix = config.queuePrefix;
   const baseURL = config.openaiBaseUrl ?? `${process.env.LONGRUN_SIM_URL}/v1`;
@@ -32,16 +49,44 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
     queue: createBullmqQueue({
       connection: config.redisUrl,
       prefix,
+      health,
       lockDurationMs: config.lockDurationMs,
       stalledIntervalMs: config.stalledIntervalMs,
     }),
-    bus: createRedisBus(config.redisUrl, prefix),
+    bus: createRedisBus(config.redisUrl, prefix, { health }),
     lease: createRedisLease(redis, prefix),
     breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
     workers: createRedisWorkerRegistry(redis, prefix),
     model: createModelClient(baseURL, config.openaiApiKey ?? "sim"),
   };
   return { infra, redis };
+}
+
+/** Hides credentials in a URL for error messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**
@@ -75,10 +120,11 @@ export async function startServe(config: Config) {
       () => true,
       () => false,
     ),
-    redis: await redis.ping().then(
-      (answer) => answer === "PONG",
-      () => false,
-    ),
+    // Answers within a second either way: a readiness probe must never hang on a dead Redis.
+    redis: await withTimeout(
+      redis.ping().then((answer) => answer === "PONG"),
+      1_000,
+    ).catch(() => false),
   }));
   return {
     url: api.url,

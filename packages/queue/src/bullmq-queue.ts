@@ -21,6 +21,7 @@ import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
 import { createJobEvents } from "./job-events.ts";
 import type { JobHandlers, JobQueue, LiveJob, QueueCounts, QueueStats } from "./job-queue.ts";
+import { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";
 import { runAttempt } from "./run-attempt.ts";
 
 /** Settings of the BullMQ adapter. Defaults suit crash recovery within seconds. */
@@ -44,6 +45,8 @@ export interface BullmqQueueOptions {
   keepCompleted?: number;
   keepFailed?: number;
   onError?: (error: Error) => void;
+  /** Connection state of this process; errors are reported there once per outage, not per retry. */
+  health?: RedisHealth;
 }
 
 type AnyJob = Job<unknown, unknown, string>;
@@ -62,15 +65,39 @@ function isRequeueMark(progress: unknown): boolean {
 export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   const connection: ConnectionOptions =
     typeof options.connection === "string" ? { url: options.connection } : options.connection;
-  const onError = options.onError ?? ((error: Error) => console.error("[longrun/queue]", error));
+  const health = options.health ?? createRedisHealth();
+  const onError =
+    options.onError ??
+    ((error: Error) => {
+      if (isRedisUnavailable(error)) health.error("queue", error);
+      else console.error("[longrun/queue]", error);
+    });
+  // Producers fail fast while Redis is unreachable (no offline queue): a request that would enqueue
+  // gets a clear "unavailable" instead of hanging until Redis returns.
+  const producer: ConnectionOptions = { ...connection, enableOfflineQueue: false, maxRetriesPerRequest: 1 };
+  const producerUp = new Map<QueueName, boolean>();
   const keep = {
     removeOnComplete: { count: options.keepCompleted ?? 1_000 },
     removeOnFail: { count: options.keepFailed ?? 5_000 },
   };
   const queues = Object.fromEntries(
     QueueNames.options.map((name) => {
-      const queue = new Queue<unknown, unknown, string>(name, { connection, prefix: options.prefix });
+      const queue = new Queue<unknown, unknown, string>(name, {
+        connection: producer,
+        prefix: options.prefix,
+      });
       queue.on("error", onError);
+      queue.getBackend().connection.client.then(
+        (client) => {
+          producerUp.set(name, client.status === "ready");
+          client.on("ready", () => {
+            producerUp.set(name, true);
+            health.ready("queue");
+          });
+          client.on("close", () => producerUp.set(name, false));
+        },
+        () => undefined,
+      );
       return [name, queue];
     }),
   ) as Record<QueueName, Queue<unknown, unknown, string>>;
@@ -152,25 +179,38 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     await worker.waitUntilReady();
   };
 
+  async function addJob(request: ReturnType<typeof parseEnqueue>) {
+    const queue = queues[request.definition.queue];
+    const policy = resolvePolicy(request.name, options.policy);
+    // BullMQ answers a duplicate custom id with that id, so only a look-up tells them apart (racy, best effort).
+    const existed = request.explicitJobId && (await queue.getJob(request.jobId)) !== undefined;
+    const job = await queue.add(request.name, request.payload, {
+      jobId: request.jobId,
+      delay: request.delayMs > 0 ? request.delayMs : undefined,
+      attempts: policy.attempts,
+      backoff: { type: "exponential", delay: policy.backoffMs },
+      deduplication: request.dedupeKey ? { id: request.dedupeKey } : undefined,
+      ...keep,
+    });
+    const id = job.id as string;
+    return { id, deduplicated: existed || id !== request.jobId };
+  }
+
   return {
     kind: "bullmq",
 
+    available() {
+      return health.up && QueueNames.options.every((name) => producerUp.get(name) === true);
+    },
+
     async enqueue(name, payload, enqueueOptions) {
       const request = parseEnqueue(name, payload, enqueueOptions);
-      const queue = queues[request.definition.queue];
-      const policy = resolvePolicy(request.name, options.policy);
-      // BullMQ answers a duplicate custom id with that id, so only a look-up tells them apart (racy, best effort).
-      const existed = request.explicitJobId && (await queue.getJob(request.jobId)) !== undefined;
-      const job = await queue.add(request.name, request.payload, {
-        jobId: request.jobId,
-        delay: request.delayMs > 0 ? request.delayMs : undefined,
-        attempts: policy.attempts,
-        backoff: { type: "exponential", delay: policy.backoffMs },
-        deduplication: request.dedupeKey ? { id: request.dedupeKey } : undefined,
-        ...keep,
-      });
-      const id = job.id as string;
-      return { id, deduplicated: existed || id !== request.jobId };
+      try {
+        return await addJob(request);
+      } catch (error) {
+        if (!isRedisUnavailable(error)) throw error;
+        throw new LongrunError("unavailable", "the job queue (Redis) is unreachable; try again shortly");
+      }
     },
 
     async process(handlers, processOptions = {}) {

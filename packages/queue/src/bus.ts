@@ -1,4 +1,5 @@
 import { Redis, type RedisOptions } from "ioredis";
+import { createRedisHealth, type RedisHealth } from "./redis-health.ts";
 
 /** Publish/subscribe for event fan-out and control messages (cancel) between server instances. */
 export interface Bus {
@@ -13,6 +14,8 @@ export interface Bus {
 export interface BusOptions {
   /** Called when a handler throws or a message cannot be decoded; the other handlers still run. */
   onError?: (error: unknown, channel: string) => void;
+  /** Connection state of this process (Redis bus only): outages are logged once, not per retry. */
+  health?: RedisHealth;
 }
 
 type Handler = (message: unknown) => void;
@@ -37,12 +40,17 @@ export function createRedisBus(
   prefix: string,
   options: BusOptions = {},
 ): Bus {
-  const open = () =>
+  // The publisher fails fast while Redis is unreachable (live fan-out is best effort: every event is in
+  // the log first, and subscribers fill gaps from it); the subscriber reconnects and resubscribes.
+  const open = (extra: RedisOptions) =>
     typeof connection === "string"
-      ? new Redis(connection, { lazyConnect: true })
-      : new Redis({ ...connection, lazyConnect: true });
-  const publisher = open();
-  const subscriber = open();
+      ? new Redis(connection, { lazyConnect: true, ...extra })
+      : new Redis({ ...connection, lazyConnect: true, ...extra });
+  const publisher = open({ enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  const subscriber = open({});
+  const health = options.health ?? createRedisHealth();
+  health.watch(publisher, "bus");
+  health.watch(subscriber, "bus");
   const connected = Promise.all([publisher.connect(), subscriber.connect()]);
   // `live` settles when Redis confirmed the SUBSCRIBE, so a second subscriber waits for it too.
   const channels = new Map<string, { handlers: Set<Handler>; live: Promise<unknown> }>();

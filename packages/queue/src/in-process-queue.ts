@@ -156,6 +156,8 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
   return {
     kind: "in-process",
 
+    available: () => true,
+
     async enqueue(name, payload, enqueueOptions) {
       const request = parseEnqueue(name, payload, enqueueOptions);
       const existingByKey = request.dedupeKey ? store.dedupe.get(request.dedupeKey) : undefined;

@@ -41,3 +41,4 @@ export type {
 } from "./job-queue.ts";
 export { createMemoryLease, createRedisLease, type Lease, type LeaseHandle } from "./lease.ts";
 export { type KeepLeaseOptions, keepLease, type LeaseKeeper } from "./lease-keeper.ts";
+export { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";

@@ -81,6 +81,8 @@ export interface CloseOptions {
 /** The job queue: the same contract for BullMQ (distributed) and in-process (embedded) mode. */
 export interface JobQueue {
   readonly kind: "bullmq" | "in-process";
+  /** False while the backing store is unreachable: callers fail fast instead of waiting on it. */
+  available(): boolean;
   /** Validates the payload against the catalog (LongrunError "bad_request" if invalid) and enqueues it. */
   enqueue<N extends JobName>(name: N, payload: JobInput<N>, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** Starts workers for every queue that has at least one handler; resolves once they take jobs. */

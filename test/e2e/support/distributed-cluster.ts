@@ -21,7 +21,7 @@ export const FAST_RECOVERY = {
 
 /** One `longrun serve` or `longrun worker` OS process. */
 export interface ClusterProcess {
-  readonly role: "serve" | "worker";
+  readonly role: "serve" | "worker" | "start";
   readonly child: ChildProcess;
   /** Everything it wrote to stdout and stderr (for failure messages). */
   readonly output: string[];
@@ -55,8 +55,8 @@ export interface ClusterOptions {
 }
 
 /** Starts `node --import tsx packages/cli/src/main.ts <role>` and resolves once it printed `ready`. */
-async function startProcess(
-  role: "serve" | "worker",
+export async function startProcess(
+  role: "serve" | "worker" | "start",
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ process: ClusterProcess; line: string }> {

@@ -30,10 +30,16 @@ export function createPersistingEventSink(
     if (tenantId) tenants.set(threadId, tenantId);
     return tenantId;
   }
+  // Live fan-out is best effort: the event is already in the log, and a subscriber fills any gap from
+  // it. A bus that is down (Redis unreachable) must not fail the write that already committed.
   const publishOne = async (stored: LongrunEvent) => {
     onEvent?.(stored);
-    const published: PublishedEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
-    await bus.publish(EVENTS_CHANNEL, published);
+    try {
+      const published: PublishedEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
+      await bus.publish(EVENTS_CHANNEL, published);
+    } catch {
+      // Reported by the bus's connection health, once per outage.
+    }
   };
   return {
     async emit(event: NewEvent) {

@@ -84,6 +84,12 @@ export class RunControl {
     kind: Run["kind"];
     input: string | null;
   }): Promise<{ run: RunRecord; position: number }> {
+    if (this.deps.scheduler.available?.() === false) {
+      throw new LongrunError(
+        "unavailable",
+        "the job queue is unreachable; nothing was started, try again shortly",
+      );
+    }
     const active = await this.deps.store.runs.active(input.threadId);
     const run = await this.deps.store.runs.create({ ...input, status: "queued" });
     if (active.length === 0) return { run, position: 0 };
@@ -120,7 +126,13 @@ export class RunControl {
       await this.agentStatusIn(unit, announce, where, "queued");
       return message.id;
     });
-    await this.scheduleRunStart(run);
+    try {
+      await this.scheduleRunStart(run);
+    } catch (error) {
+      // The queue went away after the run was recorded: the run is durable, and the reconciler issues
+      // its first job once the queue is back. Nothing is lost, nothing is started twice.
+      if (!(LongrunError.isInstance(error) && error.code === "unavailable")) throw error;
+    }
     return messageId;
   }
 

@@ -13,6 +13,8 @@ export interface Scheduler {
   cancelRun(runId: string): Promise<number>;
   /** Agents that have a job waiting, delayed or running right now (the reconciler's liveness view). */
   liveAgents(): Promise<Set<string>>;
+  /** False while the queue is unreachable: new work is refused at once instead of hanging. */
+  available?(): boolean;
 }
 
 export interface StepJob {
