@@ -1,0 +1,92 @@
+/**
+ * Token counting of text without whitespace (issue 10 item 1): time per size, as a ratio to counting
+ * ordinary spaced text of the same size in the same run, and the longest event-loop stall while a
+ * 1 MB message is counted. `--plain` adds gpt-tokenizer's own count (quadratic) up to 80k characters.
+ * Run: cd packages/compaction && npx tsx bench/long-pieces.ts [--plain]
+ */
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { setTimeout as delay } from "node:timers/promises";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createTokenizer, estimateStoredTokens } from "../src/tokenizer.ts";
+
+const SIZES = [10_000, 80_000, 200_000, 1_000_000];
+const PLAIN_MAX = 80_000;
+
+function seeded(seed: number): (n: number) => number {
+  let state = seed >>> 0;
+  return (n) => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state % n;
+  };
+}
+
+function fromAlphabet(alphabet: string[], length: number, seed: number): string {
+  const next = seeded(seed);
+  const parts: string[] = [];
+  let size = 0;
+  while (size < length) {
+    const part = alphabet[next(alphabet.length)] as string;
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join("").slice(0, length);
+}
+
+const kinds: Record<string, (length: number) => string> = {
+  "letters, no spaces": (length) => fromAlphabet([..."abcdefghijklmnopqrstuvwxyz"], length, 1),
+  "one letter repeated": (length) => "a".repeat(length),
+  "CJK, no spaces": (length) => fromAlphabet([..."中文字符测试你好世界日本語"], length, 2),
+  "punctuation run": (length) => fromAlphabet([..."-=_*#~!"], length, 3),
+};
+// The baseline: words of random letters separated by spaces (no merge-cache help, no long pieces).
+const spaced = (length: number) =>
+  fromAlphabet(
+    Array.from(
+      { length: 2_000 },
+      (_, index) => `${fromAlphabet([..."abcdefghijklmnopqrstuvwxyz"], 6, index)} `,
+    ),
+    length,
+    4,
+  );
+
+function time(count: (text: string) => number, text: string): number {
+  const start = performance.now();
+  count(text);
+  return performance.now() - start;
+}
+
+const plain = process.argv.includes("--plain");
+const count = (text: string) => createTokenizer("o200k_base").count(text);
+count(spaced(20_000)); // warm-up: vocabulary load and JIT
+count(kinds["letters, no spaces"]?.(20_000) ?? "");
+
+console.log(`size       kind                   ms    x spaced baseline${plain ? "   gpt-tokenizer ms" : ""}`);
+for (const size of SIZES) {
+  const baseline = time(count, spaced(size));
+  console.log(`${String(size).padEnd(10)} ${"spaced words".padEnd(20)} ${baseline.toFixed(1).padStart(8)}`);
+  for (const [kind, make] of Object.entries(kinds)) {
+    const text = make(size);
+    const ms = time(count, text);
+    const before =
+      plain && size <= PLAIN_MAX
+        ? time((t) => countTokens(t), text)
+            .toFixed(1)
+            .padStart(12)
+        : "";
+    console.log(
+      `${String(size).padEnd(10)} ${kind.padEnd(20)} ${ms.toFixed(1).padStart(8)} ${(ms / baseline).toFixed(2).padStart(8)}x ${before}`,
+    );
+  }
+}
+
+// The longest stall of the event loop while one 1 MB user message is counted, as on append.
+for (const [kind, make] of Object.entries({ ...kinds, "spaced words": spaced })) {
+  const message = { role: "user" as const, content: make(1_000_000) };
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  await delay(20);
+  estimateStoredTokens(message, createTokenizer("o200k_base"));
+  await delay(20);
+  histogram.disable();
+  console.log(`1 MB message, ${kind}: longest event-loop stall ${(histogram.max / 1e6).toFixed(0)} ms`);
+}
