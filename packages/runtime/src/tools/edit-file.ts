@@ -1,6 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
-import { looksBinary } from "./text-file.ts";
+import { looksBinary, readAll, rewrite } from "./text-file.ts";
 import { defineTool, ok, ToolError } from "./types.ts";
 
 const EditFileArgs = z.object({
@@ -26,27 +25,32 @@ export const editFileTool = defineTool({
   schema: EditFileArgs,
   async run(args, { workspace, context }) {
     const target = await workspace.resolve(args.path);
-    const buffer = await readFile(target.absolute).catch((error: { code?: string }) => {
-      if (error.code === "EISDIR") throw new ToolError(`${target.relative} is a directory.`);
-      throw error;
-    });
-    if (looksBinary(buffer)) throw new ToolError(`${target.relative} is a binary file; it cannot be edited.`);
-    const text = buffer.toString("utf8");
-    const count = countOccurrences(text, args.oldText);
-    if (count === 0) {
-      throw new ToolError(
-        `oldText was not found in ${target.relative}; read the file again and copy the text exactly.`,
-      );
+    // Read and rewrite through one descriptor: the file edited is the file read, checked to be inside.
+    const handle = await workspace.openFile(target, "readWrite");
+    let text: string;
+    let index: number;
+    try {
+      const buffer = await readAll(handle);
+      if (looksBinary(buffer))
+        throw new ToolError(`${target.relative} is a binary file; it cannot be edited.`);
+      text = buffer.toString("utf8");
+      const count = countOccurrences(text, args.oldText);
+      if (count === 0) {
+        throw new ToolError(
+          `oldText was not found in ${target.relative}; read the file again and copy the text exactly.`,
+        );
+      }
+      if (count > 1) {
+        throw new ToolError(
+          `oldText appears ${count} times in ${target.relative}; include more surrounding text so it is unique.`,
+        );
+      }
+      index = text.indexOf(args.oldText);
+      // Slicing, not String.replace: "$&" and friends in newText must stay literal.
+      await rewrite(handle, text.slice(0, index) + args.newText + text.slice(index + args.oldText.length));
+    } finally {
+      await handle.close();
     }
-    if (count > 1) {
-      throw new ToolError(
-        `oldText appears ${count} times in ${target.relative}; include more surrounding text so it is unique.`,
-      );
-    }
-    const index = text.indexOf(args.oldText);
-    // Slicing, not String.replace: "$&" and friends in newText must stay literal.
-    const updated = text.slice(0, index) + args.newText + text.slice(index + args.oldText.length);
-    await writeFile(target.absolute, updated, "utf8");
     await context.recordRead(target.relative);
     const line = text.slice(0, index).split("\n").length;
     return ok(`Edited ${target.relative} at line ${line}: replaced 1 occurrence.`);

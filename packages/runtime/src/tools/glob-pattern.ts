@@ -1,3 +1,5 @@
+import { compileLinear, type LinearRegex } from "./linear-regex.ts";
+
 const MAGIC = /[*?[{\\]/;
 
 function escapeRegex(char: string): string {
@@ -95,9 +97,13 @@ function toRegexSource(pattern: string): string {
   return source;
 }
 
-/** Compile a glob (`**`, `*`, `?`, `[abc]`, `{a,b}`) into a RegExp over workspace-relative posix paths. */
-export function compileGlob(pattern: string): RegExp {
-  return new RegExp(`^${toRegexSource(pattern.replace(/^\.\//, ""))}$`);
+/**
+ * Compile a glob (`**`, `*`, `?`, `[abc]`, `{a,b}`) into a matcher over workspace-relative posix
+ * paths. It runs on RE2: as a backtracking RegExp, "*a*a*a*a*a*a*a*a*b" against a long name of "a"s
+ * takes exponential time.
+ */
+export function compileGlob(pattern: string): LinearRegex {
+  return compileLinear(`^${toRegexSource(pattern.replace(/^\.\//, ""))}$`, "glob");
 }
 
 /** True when `path` matches the glob pattern. */

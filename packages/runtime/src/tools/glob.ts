@@ -40,6 +40,7 @@ export const globTool = defineTool({
         if (matcher.test(file.relative)) matches.push(file.relative);
       }
     }
+    signal?.throwIfAborted(); // a walk cut short by a cancel is not a complete answer
     if (matches.length === 0) return ok(`No files match ${args.pattern}`);
     matches.sort();
     const shown = matches.slice(0, MAX_RESULTS);

@@ -1,5 +1,4 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.ts";
 
@@ -19,9 +18,9 @@ export const listDirTool = defineTool({
     const target = await workspace.resolve(args.path ?? ".");
     let entries: Dirent[];
     try {
-      entries = await readdir(target.absolute, { withFileTypes: true });
+      entries = await workspace.readDir(target);
     } catch (error) {
-      if ((error as { code?: string }).code === "ENOTDIR") {
+      if (error instanceof ToolError && error.message.endsWith("is not a directory.")) {
         throw new ToolError(`${target.relative} is a file, not a folder; use read_file.`);
       }
       throw error;

@@ -1,6 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { z } from "zod";
-import { looksBinary, splitLines } from "./text-file.ts";
+import { looksBinary, readAll, splitLines } from "./text-file.ts";
 import { defineTool, ok, ToolError } from "./types.ts";
 
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -22,15 +21,21 @@ export const readFileTool = defineTool({
   schema: ReadFileArgs,
   async run(args, { workspace, context, outputLimit }) {
     const target = await workspace.resolve(args.path);
-    const info = await stat(target.absolute);
-    if (info.isDirectory()) throw new ToolError(`${target.relative} is a directory; use list_dir.`);
-    if (info.size > MAX_FILE_BYTES) {
-      throw new ToolError(
-        `${target.relative} is ${info.size} bytes, too large to read; use grep to search it.`,
-      );
+    const handle = await workspace.openFile(target);
+    let buffer: Buffer;
+    let fileBytes: number;
+    try {
+      fileBytes = (await handle.stat()).size;
+      if (fileBytes > MAX_FILE_BYTES) {
+        throw new ToolError(
+          `${target.relative} is ${fileBytes} bytes, too large to read; use grep to search it.`,
+        );
+      }
+      buffer = await readAll(handle, fileBytes);
+    } finally {
+      await handle.close();
     }
-    const buffer = await readFile(target.absolute);
-    if (looksBinary(buffer)) throw new ToolError(`${target.relative} is a binary file (${info.size} bytes).`);
+    if (looksBinary(buffer)) throw new ToolError(`${target.relative} is a binary file (${fileBytes} bytes).`);
     const lines = splitLines(buffer.toString("utf8"));
     if (lines.length === 0) {
       await context.recordRead(target.relative);

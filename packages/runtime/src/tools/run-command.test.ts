@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createToolRegistry } from "./registry.ts";
 import { createTestWorkspace, type TestWorkspace } from "./test-workspace.ts";
 
@@ -79,5 +80,43 @@ describe("run_command", () => {
     setImmediate(() => controller.abort());
     const result = await pending;
     expect(result.status).toBe("cancelled");
+  });
+
+  describe("leaves no process behind", () => {
+    // A background child, one that left the process group with setsid, and a double fork whose
+    // grandchild is orphaned in a new session: none may outlive the call.
+    const escapers =
+      "sleep 30 & echo $! > bg.pid; setsid sleep 30 & echo $! > setsid.pid; " +
+      "setsid sh -c 'sleep 30 & echo $! > double.pid'; echo started";
+    const pids = () =>
+      ["bg.pid", "setsid.pid", "double.pid"].map((file) =>
+        Number(readFileSync(path.join(ws.dir, file), "utf8").trim()),
+      );
+
+    it("after a normal exit", async () => {
+      const result = await run({ command: escapers });
+      expect(result.status).toBe("ok");
+      expect(result.output).toMatch(/^started\n\[exit code: 0\]\n\[killed 3 processes it left running\]$/);
+      const started = pids();
+      expect(started.every((pid) => pid > 0)).toBe(true);
+      expect(started.filter(alive)).toEqual([]);
+    });
+
+    it("after a timeout", async () => {
+      const result = await run({ command: `${escapers}; sleep 30`, timeoutMs: 500 });
+      expect(result.output).toMatch(/timed out after 500 ms/);
+      expect(pids().filter(alive)).toEqual([]);
+    });
+
+    it("after a cancel", async () => {
+      const controller = new AbortController();
+      const pending = run({ command: `${escapers}; sleep 30` }, { signal: controller.signal });
+      await vi.waitFor(() => expect(existsSync(path.join(ws.dir, "double.pid"))).toBe(true), {
+        timeout: 10_000,
+      });
+      controller.abort();
+      expect((await pending).status).toBe("cancelled");
+      expect(pids().filter(alive)).toEqual([]);
+    });
   });
 });

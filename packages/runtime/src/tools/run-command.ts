@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { BoundedBuffer } from "./bounded-buffer.ts";
-import { defineTool, type ToolResult } from "./types.ts";
+import { COMMAND_MARKER, killMarked } from "./process-sweep.ts";
+import { defineTool } from "./types.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 30 * 60_000;
-/** After the group is killed, a grandchild that escaped the group may still hold the pipes open. */
+/** After the sweep, a process that escaped it (cleared environment) may still hold the pipes open. */
 const CLOSE_GRACE_MS = 2_000;
 
 // Commands get a small, explicit environment: the server's secrets (API keys, tokens) are not theirs.
@@ -53,73 +55,89 @@ const RunCommandArgs = z.object({
     .describe(`Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}).`),
 });
 
-/** run_command: a shell command in the workspace; timeout kills its process group; output bounded. */
+/** How the command ended, before the sweep of what it left behind. */
+type Ending = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
+
+/**
+ * run_command: a shell command in the workspace; output bounded. When the call ends — exit, timeout
+ * or cancel — its process group and every process carrying its marker are killed, so nothing it
+ * started (`cmd &`, `setsid`, double forks) outlives it.
+ */
 export const runCommandTool = defineTool({
   name: "run_command",
   description:
     "Run a shell command (/bin/sh -c) with the workspace as the current folder. Returns combined " +
-    "stdout/stderr (long output is cut in the middle) and the exit code. May require user approval.",
+    "stdout/stderr (long output is cut in the middle) and the exit code. Processes it leaves running " +
+    "in the background are killed when it ends. May require user approval.",
   schema: RunCommandArgs,
-  run(args, { workspace, signal, outputLimit }) {
+  async run(args, { workspace, signal, outputLimit }) {
     const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    return new Promise<ToolResult>((resolve) => {
-      const output = new BoundedBuffer(Math.floor(outputLimit / 2));
-      const child = spawn("/bin/sh", ["-c", args.command], {
-        cwd: workspace.root,
-        env: commandEnv(workspace.root),
-        detached: true, // its own process group, so a timeout kills grandchildren too
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
-      child.stdout.on("data", (chunk: Buffer) => output.append(decoders.stdout.write(chunk)));
-      child.stderr.on("data", (chunk: Buffer) => output.append(decoders.stderr.write(chunk)));
-
-      let stopped: "timeout" | "cancelled" | null = null;
-      let settled = false;
-      let graceTimer: NodeJS.Timeout | undefined;
-      const stop = (reason: "timeout" | "cancelled") => {
-        if (stopped) return;
-        stopped = reason;
-        killGroup(child.pid);
-      };
-      const timer = setTimeout(() => stop("timeout"), timeoutMs);
-      const onAbort = () => stop("cancelled");
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) onAbort();
-
-      const finish = (code: number | null, exitSignal: NodeJS.Signals | null, spawnError?: Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        clearTimeout(graceTimer);
-        signal?.removeEventListener("abort", onAbort);
-        output.append(decoders.stdout.end() + decoders.stderr.end());
-        const text = output.text();
-        const body = text === "" ? "(no output)" : text.replace(/\n$/, "");
-        if (spawnError)
-          resolve({ status: "error", output: `Could not start the command: ${spawnError.message}` });
-        else if (stopped === "timeout") {
-          resolve({
-            status: "error",
-            output: `${body}\n[timed out after ${timeoutMs} ms; process group killed]`,
-          });
-        } else if (stopped === "cancelled") {
-          resolve({ status: "cancelled", output: `${body}\n[cancelled; process group killed]` });
-        } else if (code === null) {
-          resolve({ status: "error", output: `${body}\n[killed by signal ${exitSignal ?? "unknown"}]` });
-        } else {
-          resolve({ status: code === 0 ? "ok" : "error", output: `${body}\n[exit code: ${code}]` });
-        }
-      };
-      child.on("error", (error) => finish(null, null, error));
-      child.on("close", (code, exitSignal) => finish(code, exitSignal));
-      child.on("exit", (code, exitSignal) => {
-        graceTimer = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish(code, exitSignal);
-        }, CLOSE_GRACE_MS);
-      });
+    const marker = randomUUID();
+    const output = new BoundedBuffer(Math.floor(outputLimit / 2));
+    const child = spawn("/bin/sh", ["-c", args.command], {
+      cwd: workspace.root,
+      env: { ...commandEnv(workspace.root), [COMMAND_MARKER]: marker },
+      detached: true, // its own process group, so a timeout kills grandchildren too
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
+    child.stdout.on("data", (chunk: Buffer) => output.append(decoders.stdout.write(chunk)));
+    child.stderr.on("data", (chunk: Buffer) => output.append(decoders.stderr.write(chunk)));
+    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+
+    let stopped: "timeout" | "cancelled" | null = null;
+    const stop = (reason: "timeout" | "cancelled") => {
+      if (stopped) return;
+      stopped = reason;
+      killGroup(child.pid);
+    };
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const onAbort = () => stop("cancelled");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+
+    let ending: Ending;
+    try {
+      ending = await new Promise<Ending>((resolve) => {
+        child.once("exit", (code, exitSignal) => resolve({ code, signal: exitSignal }));
+        child.once("error", (error) => resolve({ error }));
+      });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    // However it ended, nothing it started may outlive the call: the sweep first (it counts what it
+    // kills), then the group, for a member that cleared its environment.
+    const leftovers = child.pid === undefined ? 0 : await killMarked(marker);
+    killGroup(child.pid);
+    // A process that escaped the sweep (it cleared its environment) may still hold the pipes open.
+    let graceTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      closed,
+      new Promise((resolve) => (graceTimer = setTimeout(resolve, CLOSE_GRACE_MS))),
+    ]);
+    clearTimeout(graceTimer);
+    child.stdout.destroy();
+    child.stderr.destroy();
+
+    output.append(decoders.stdout.end() + decoders.stderr.end());
+    const text = output.text();
+    const body = text === "" ? "(no output)" : text.replace(/\n$/, "");
+    if ("error" in ending)
+      return { status: "error", output: `Could not start the command: ${ending.error.message}` };
+    if (stopped === "timeout") {
+      return { status: "error", output: `${body}\n[timed out after ${timeoutMs} ms; process group killed]` };
+    }
+    if (stopped === "cancelled")
+      return { status: "cancelled", output: `${body}\n[cancelled; process group killed]` };
+    const note =
+      leftovers > 0 ? `\n[killed ${leftovers} process${leftovers === 1 ? "" : "es"} it left running]` : "";
+    if (ending.code === null) {
+      return { status: "error", output: `${body}\n[killed by signal ${ending.signal ?? "unknown"}]${note}` };
+    }
+    return {
+      status: ending.code === 0 ? "ok" : "error",
+      output: `${body}\n[exit code: ${ending.code}]${note}`,
+    };
   },
 });

@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 
 /** Bytes inspected to decide whether a file is binary. */
 const SNIFF_BYTES = 8000;
@@ -26,4 +26,27 @@ export function splitLines(text: string): string[] {
   const lines = text.split(/\r?\n/);
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** Reads an open file from the start: at most `limit` bytes (default: its size when opened). */
+export async function readAll(handle: FileHandle, limit?: number): Promise<Buffer> {
+  const size = limit ?? (await handle.stat()).size;
+  const buffer = Buffer.alloc(size);
+  let filled = 0;
+  while (filled < size) {
+    const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Replaces the whole content of an open file. */
+export async function rewrite(handle: FileHandle, content: string): Promise<void> {
+  const buffer = Buffer.from(content, "utf8");
+  await handle.truncate(0);
+  for (let written = 0; written < buffer.length; ) {
+    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, written);
+    written += bytesWritten;
+  }
 }

@@ -1,5 +1,4 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Workspace } from "./workspace.ts";
 
@@ -14,8 +13,9 @@ export interface WalkedFile {
 }
 
 /**
- * Yield the regular files under `start` (depth-first, sorted by name). Symlinks are not followed,
- * so a walk never leaves the workspace; `maxEntries` bounds the work on huge trees.
+ * Yield the regular files under `start` (depth-first, sorted by name). Symlinks are not followed and
+ * each folder is read from a verified descriptor, so a walk never leaves the workspace; open the
+ * files it yields with `workspace.openFile`. `maxEntries` bounds the work on huge trees.
  */
 export async function* walkFiles(
   workspace: Workspace,
@@ -30,9 +30,10 @@ export async function* walkFiles(
     if (options.signal?.aborted) return;
     let entries: Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      // Read from a descriptor checked to be inside: a folder swapped for a symlink is skipped.
+      entries = await workspace.readDir({ absolute: dir, relative: workspace.relative(dir) });
     } catch {
-      continue; // unreadable folders are skipped, not fatal
+      continue; // unreadable, swapped or vanished folders are skipped, not fatal
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];

@@ -1,5 +1,7 @@
-import { lstat, realpath } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import path from "node:path";
+import { createInside, isInside, openInside, READ, READ_WRITE, readDirInside } from "./safe-fs.ts";
 import { ToolError } from "./types.ts";
 
 /** A path inside the workspace: the real absolute path and its workspace-relative posix form. */
@@ -15,11 +17,15 @@ export interface Workspace {
   resolve(input: string, options?: { allowMissing?: boolean }): Promise<ResolvedPath>;
   /** Workspace-relative posix path of a real absolute path inside the workspace. */
   relative(absolute: string): string;
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const rel = path.relative(root, candidate);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  /**
+   * Opens a regular file for reading (or reading and rewriting); what was opened is checked to be
+   * inside, so a path swapped for a symlink after `resolve` is refused, not followed.
+   */
+  openFile(target: ResolvedPath, mode?: "read" | "readWrite"): Promise<FileHandle>;
+  /** Creates or truncates a file, creating missing folders, through verified folder descriptors. */
+  createFile(target: ResolvedPath): Promise<{ handle: FileHandle; existed: boolean }>;
+  /** The entries of a folder, read from a descriptor checked to be inside. */
+  readDir(target: ResolvedPath): Promise<Dirent[]>;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -99,5 +105,29 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
     return { absolute: real, relative: relative(real) };
   }
 
-  return { root, resolve, relative };
+  async function openFile(target: ResolvedPath, mode: "read" | "readWrite" = "read"): Promise<FileHandle> {
+    const { handle } = await openInside(
+      root,
+      target.absolute,
+      mode === "read" ? READ : READ_WRITE,
+      target.relative,
+    );
+    const info = await handle.stat();
+    if (info.isFile()) return handle;
+    await handle.close();
+    throw new ToolError(
+      info.isDirectory()
+        ? `${target.relative} is a directory; use list_dir.`
+        : `${target.relative} is not a regular file; refused.`,
+    );
+  }
+
+  return {
+    root,
+    resolve,
+    relative,
+    openFile,
+    createFile: (target) => createInside(root, target.absolute, target.relative),
+    readDir: (target) => readDirInside(root, target.absolute, target.relative),
+  };
 }

@@ -1,7 +1,6 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
-import { defineTool, ok, ToolError } from "./types.ts";
+import { rewrite } from "./text-file.ts";
+import { defineTool, ok } from "./types.ts";
 
 const WriteFileArgs = z.object({
   path: z.string().min(1).describe("File path relative to the workspace; missing folders are created."),
@@ -15,15 +14,18 @@ export const writeFileTool = defineTool({
   schema: WriteFileArgs,
   async run(args, { workspace, context }) {
     const target = await workspace.resolve(args.path, { allowMissing: true });
-    const existing = await stat(target.absolute).catch(() => null);
-    if (existing?.isDirectory()) throw new ToolError(`${target.relative} is a directory.`);
-    // The missing folders are created below the resolved (real) path, so they cannot leave the workspace.
-    await mkdir(path.dirname(target.absolute), { recursive: true });
-    await writeFile(target.absolute, args.content, "utf8");
+    // Folders and file are created one verified descriptor at a time, so nothing swapped in on the
+    // way can redirect the write outside the workspace.
+    const { handle, existed } = await workspace.createFile(target);
+    try {
+      await rewrite(handle, args.content);
+    } finally {
+      await handle.close();
+    }
     await context.recordRead(target.relative);
     const lines = args.content === "" ? 0 : args.content.split("\n").length;
     return ok(
-      `${existing ? "Overwrote" : "Created"} ${target.relative} (${args.content.length} characters, ${lines} lines)`,
+      `${existed ? "Overwrote" : "Created"} ${target.relative} (${args.content.length} characters, ${lines} lines)`,
     );
   },
 });
