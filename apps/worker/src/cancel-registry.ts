@@ -1,11 +1,9 @@
+import { ControlMessage } from "@longrun/protocol";
 import type { Bus } from "@longrun/queue";
 
 export const CONTROL_CHANNEL = "control";
 
-export interface ControlMessage {
-  type: "cancel";
-  runId: string;
-}
+export { ControlMessage };
 
 /**
  * Maps run ids to the AbortControllers of the steps running them in this process, fed by the
@@ -18,8 +16,9 @@ export class CancelRegistry {
   /** Listens on the control channel; resolves once the subscription is live. */
   async start(bus: Bus): Promise<void> {
     this.unsubscribe = await bus.subscribe(CONTROL_CHANNEL, (message) => {
-      const control = message as ControlMessage;
-      if (control?.type === "cancel") this.abort(control.runId);
+      // Parsed on receipt like every message that crosses a process; anything else is ignored.
+      const control = ControlMessage.safeParse(message);
+      if (control.success && control.data.type === "cancel") this.abort(control.data.runId);
     });
   }
 

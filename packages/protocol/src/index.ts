@@ -19,6 +19,7 @@ export {
   RestoredItem,
   StageSavings,
 } from "./compaction.ts";
+export { ControlMessage } from "./control.ts";
 export { defineEvent, type EventDefinition } from "./define-event.ts";
 export { LongrunError, statusOf } from "./errors.ts";
 export {

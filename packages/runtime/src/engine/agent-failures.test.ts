@@ -127,3 +127,35 @@ describe("compaction failures and limits", () => {
     expect(requests.slice(firstCompaction).filter(({ entry }) => entry.carriesProviderState)).toEqual([]);
   }, 120_000);
 });
+
+describe("errors that retrying cannot fix", () => {
+  it("fails the run at once when the provider does not know the model (no retry storm)", async () => {
+    harness = await createHarness({ simSteps: 3, maxInputTokens: 64_000 });
+    const { runId, threadId } = await harness.startThread("Look at the project.", { model: "gpt-unknown" });
+    const end = await harness.waitForRunEnd(runId);
+    expect(end.type).toBe("run.failed");
+    const error = (end.data as { error: { code: string; message: string } }).error;
+    expect(error.message).toMatch(/provider refused the request.*does not exist/);
+    // One request, not five retried attempts of five provider retries each.
+    expect(harness.sim.log.entries.filter((entry) => entry.status === 404)).toHaveLength(1);
+    const thread = await harness.store.threads.get(threadId);
+    expect(thread?.status).toBe("failed");
+  });
+
+  it("shows an open breaker as a wait with its end, not as compacting for the whole cooldown", async () => {
+    harness = await createHarness({
+      simSteps: 400,
+      maxInputTokens: 8_000,
+      breaker: { threshold: 1, baseCooldownMs: 60_000, maxCooldownMs: 60_000 },
+      sim: { faults: { summaryFail: 100 } },
+    });
+    const { runId } = await harness.startThread("Explore everything in the project.");
+    const waiting = await harness.waitForEvent(
+      (event) => event.type === "agent.status" && (event.data as { status: string }).status === "waiting",
+    );
+    expect((waiting.data as { reason?: string }).reason).toMatch(
+      /breaker open: waiting until \d{4}-\d\d-\d\dT/,
+    );
+    await harness.runControl.cancel(runId);
+  });
+});
