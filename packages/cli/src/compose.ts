@@ -157,8 +157,19 @@ export async function collectOps(
       });
     }
   }
+  const mine = new Set(threads.map((thread) => thread.id));
+  const stuckRuns = (await infra.store.runs.listActive())
+    .filter((run) => run.status === "stuck" && mine.has(run.threadId))
+    .map((run) => ({
+      runId: run.id,
+      threadId: run.threadId,
+      agentId: run.agentId,
+      reason: run.error?.message ?? "stuck",
+      startedAt: run.startedAt,
+    }));
   return {
     workers,
+    stuckRuns,
     queues: Object.entries(stats).map(([name, counts]) => ({
       name,
       waiting: counts.waiting,

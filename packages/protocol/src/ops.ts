@@ -33,6 +33,18 @@ export const OpsView = z.object({
       openUntil: z.number().int().nullable(),
     }),
   ),
+  /** The caller's runs the reconciler marked stuck: nothing moves them and recovery did not help. */
+  stuckRuns: z
+    .array(
+      z.object({
+        runId: z.string(),
+        threadId: z.string(),
+        agentId: z.string(),
+        reason: z.string(),
+        startedAt: z.number().int().nullable(),
+      }),
+    )
+    .default([]),
   failures: z.array(
     z.object({
       at: z.number().int(),
