@@ -20,7 +20,23 @@ export interface CreateAgentInput {
   status?: AgentStatus;
 }
 
+/** What a step checks under the lease, in one read: is its cached view of the agent still current? */
+export interface AgentProbe {
+  agentStatus: AgentStatus;
+  fence: number;
+  /** Seq of the agent's newest fact, -1 when it has none. */
+  lastSeq: number;
+  /** The compaction in force (the newest), null when never compacted. */
+  compactionId: string | null;
+  /** Last change of the agent's plan, TODOs or recent files (0 when never saved). */
+  stateUpdatedAt: number;
+  /** Status of the given run, null when it does not exist. */
+  runStatus: string | null;
+}
+
 export interface AgentRepository {
+  /** One statement: the figures a step needs to trust (or refresh) its cached context. Null: no agent. */
+  probe(agentId: string, runId: string): Promise<AgentProbe | null>;
   create(input: CreateAgentInput): Promise<AgentRecord>;
   get(id: string): Promise<AgentRecord | null>;
   /** A thread's agents in creation order (the root agent first). */
@@ -39,6 +55,32 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
     return rows[0] ?? null;
   };
   return {
+    async probe(agentId, runId) {
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT a.status AS agent_status, a.fence AS fence,
+                  (SELECT max(seq) FROM messages WHERE agent_id = a.id) AS last_seq,
+                  (SELECT id FROM compactions WHERE agent_id = a.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
+                  (SELECT updated_at FROM agent_state WHERE agent_id = a.id) AS state_updated_at,
+                  (SELECT status FROM runs WHERE id = ?) AS run_status
+                FROM agents a WHERE a.id = ?`,
+          args: [runId, agentId],
+        }),
+      );
+      const row = result.rows[0];
+      if (!row) return null;
+      return {
+        agentStatus: String(row.agent_status) as AgentStatus,
+        fence: Number(row.fence),
+        lastSeq: row.last_seq === null || row.last_seq === undefined ? -1 : Number(row.last_seq),
+        compactionId: typeof row.compaction_id === "string" ? row.compaction_id : null,
+        stateUpdatedAt:
+          row.state_updated_at === null || row.state_updated_at === undefined
+            ? 0
+            : Number(row.state_updated_at),
+        runStatus: typeof row.run_status === "string" ? row.run_status : null,
+      };
+    },
     async create(input) {
       const now = context.now();
       const row: AgentRecord = {

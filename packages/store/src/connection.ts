@@ -5,6 +5,7 @@ import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { retryBusy } from "./busy-retry.ts";
 import { schema } from "./schema.ts";
+import { createClientEngine, createNativeEngine, type SqlEngine } from "./sql-engine.ts";
 
 export type Database = LibSQLDatabase<typeof schema>;
 
@@ -49,6 +50,7 @@ export class Connection {
   // transaction is open fails with TRANSACTION_ACTIVE instead of waiting. WAL lets it read concurrently.
   #readClient: Client;
   #readDb: Database;
+  #engine: SqlEngine | null = null;
   #closed = false;
 
   private constructor(
@@ -72,6 +74,16 @@ export class Connection {
 
   get readClient(): Client {
     return this.#readClient;
+  }
+
+  /** Raw SQL: native prepared statements for a local file, the async client otherwise. */
+  get engine(): SqlEngine {
+    if (this.#engine) return this.#engine;
+    this.#engine =
+      this.location.file !== null
+        ? createNativeEngine(this.location.file, BUSY_TIMEOUT_MS)
+        : createClientEngine({ writer: () => this.#client, reader: () => this.#readClient });
+    return this.#engine;
   }
 
   /** Replaces the read connection after a failure on it. */
@@ -139,6 +151,7 @@ export class Connection {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#engine?.close();
     this.#client.close();
     if (this.#readClient !== this.#client) this.#readClient.close();
   }

@@ -1,7 +1,8 @@
-import type { Client, Transaction as LibsqlTransaction } from "@libsql/client";
+import type { Client } from "@libsql/client";
 import type { NewMessage } from "@longrun/protocol";
 import { retryBusy } from "./busy-retry.ts";
 import type { Connection, Database } from "./connection.ts";
+import type { SqlExecutor } from "./sql-engine.ts";
 import { createUnitOfWork, type UnitOfWork } from "./unit-of-work.ts";
 import type { WriteQueue } from "./write-queue.ts";
 
@@ -14,8 +15,10 @@ export interface StoreContext {
   read<T>(task: (db: Database) => Promise<T>): Promise<T>;
   /** Runs `task` inside `BEGIN IMMEDIATE`, queued behind this process's other writers, retried on busy. */
   write<T>(task: (tx: Transaction) => Promise<T>): Promise<T>;
-  /** Like `write`, on the raw libSQL transaction: the append hot paths skip drizzle's query building. */
-  writeRaw<T>(task: (tx: LibsqlTransaction) => Promise<T>): Promise<T>;
+  /** Like `write`, in raw SQL on prepared statements: the hot paths skip drizzle's query building. */
+  writeRaw<T>(task: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** A read in raw SQL on prepared statements (the read connection). */
+  readRaw<T>(task: (reader: SqlExecutor) => Promise<T>): Promise<T>;
   /** One write transaction over the typed write operations (facts and their events together). */
   transact<T>(work: (unit: UnitOfWork) => Promise<T>): Promise<T>;
   countTokens(message: NewMessage): number;
@@ -47,6 +50,13 @@ export function createContext(
     () => connection.client,
     (failed) => connection.reopen(failed),
   );
+  // Raw SQL runs on the engine (native prepared statements for a local file): a busy error reopens it.
+  const rawAttempt = <T>(task: () => Promise<T>): Promise<T> =>
+    retryBusy(task, {
+      attempts: MAX_ATTEMPTS,
+      stop: () => connection.closed,
+      onRetry: async () => connection.engine.reopen(),
+    });
   const readAttempt = retrying(
     () => connection.readClient,
     (failed) => connection.reopenReader(failed),
@@ -55,20 +65,8 @@ export function createContext(
     read: (task) => readAttempt(() => task(connection.readDb)),
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
     write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
-    writeRaw: (task) =>
-      queue.run(() =>
-        attempt(async () => {
-          const tx = await connection.client.transaction("write");
-          try {
-            const result = await task(tx);
-            await tx.commit();
-            return result;
-          } finally {
-            // Rolls back if the task or the commit failed; a no-op after a successful commit.
-            tx.close();
-          }
-        }),
-      ),
+    writeRaw: (task) => queue.run(() => rawAttempt(() => connection.engine.transaction(task))),
+    readRaw: (task) => rawAttempt(() => task(connection.engine.reader)),
     transact: (work) => context.writeRaw((tx) => work(createUnitOfWork(tx, context))),
     countTokens,
     now: () => Date.now(),

@@ -1,8 +1,8 @@
-import type { Transaction } from "@libsql/client";
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
 import { and, asc, desc, eq, gt, lt, min, notInArray, or, type SQL } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { eventHeads, events, threads } from "./schema.ts";
+import type { SqlExecutor } from "./sql-engine.ts";
 
 type EventRow = typeof events.$inferSelect;
 
@@ -50,7 +50,7 @@ export function toEvent(row: EventRow): LongrunEvent {
  */
 // Raw SQL on purpose: events are appended at least once per fact.
 export async function appendEventsIn(
-  tx: Transaction,
+  tx: SqlExecutor,
   context: StoreContext,
   inputs: NewEvent[],
 ): Promise<LongrunEvent[]> {

@@ -1,5 +1,5 @@
 export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
-export type { AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
+export type { AgentProbe, AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
 export type { ApiKeyRepository } from "./api-keys.ts";
 export type { ApprovalRepository } from "./approvals.ts";
 export { isRetryableError } from "./busy-retry.ts";

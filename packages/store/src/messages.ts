@@ -1,4 +1,4 @@
-import type { Row, Transaction } from "@libsql/client";
+import type { Row } from "@libsql/client";
 import { LongrunError, type NewMessage, type StoredMessage } from "@longrun/protocol";
 import { and, asc, count, desc, eq, gt, gte, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
@@ -6,11 +6,16 @@ import { checkFence } from "./fence.ts";
 import { newId } from "./ids.ts";
 import { json, parsed, textOrNull } from "./rows.ts";
 import { messages } from "./schema.ts";
+import type { SqlExecutor } from "./sql-engine.ts";
 
 type MessageRow = typeof messages.$inferSelect;
 
-/** A message to append, optionally with a caller-chosen id (appending the same id twice is a no-op). */
-export type MessageInput = NewMessage & { id?: string };
+/**
+ * A message to append, optionally with a caller-chosen id (appending the same id twice is a no-op)
+ * and its token count when the caller already has it (counting a large message takes a while: do it
+ * before the write transaction, not inside it).
+ */
+export type MessageInput = NewMessage & { id?: string; tokenCount?: number };
 
 export interface AppendOptions {
   /** Caller-chosen id; if a message with this id already exists it is returned unchanged. */
@@ -99,13 +104,15 @@ function fromRaw(row: Row): MessageRow {
  */
 // Raw SQL on purpose: this is the hottest write path, and drizzle's builder roughly halves its rate.
 export async function appendMessagesIn(
-  tx: Transaction,
+  tx: SqlExecutor,
   context: StoreContext,
   agentId: string,
   inputs: MessageInput[],
   fence: number | undefined,
 ): Promise<StoredMessage[]> {
   if (fence !== undefined) await checkFence(tx, agentId, fence);
+  const only = inputs[0];
+  if (inputs.length === 1 && only && !only.id) return [await appendOne(tx, context, agentId, only)];
   const givenIds = inputs.flatMap((input) => (input.id ? [input.id] : []));
   const existing = new Map<string, MessageRow>();
   if (givenIds.length > 0) {
@@ -148,7 +155,7 @@ export async function appendMessagesIn(
       toolStatus: input.toolStatus ?? null,
       usage: input.usage ?? null,
       providerState: input.providerState ?? null,
-      tokenCount: context.countTokens(input),
+      tokenCount: input.tokenCount ?? context.countTokens(input),
       createdAt: now,
     };
     nextSeq += 1;
@@ -178,6 +185,50 @@ export async function appendMessagesIn(
     });
   }
   return result;
+}
+
+/** The common case in one statement: one new fact, its seq taken from the agent's head inside the insert. */
+async function appendOne(
+  tx: SqlExecutor,
+  context: StoreContext,
+  agentId: string,
+  input: MessageInput,
+): Promise<StoredMessage> {
+  const now = context.now();
+  const row: MessageRow = {
+    id: newId(now),
+    agentId,
+    seq: 0,
+    role: input.role,
+    content: input.content,
+    name: input.name ?? null,
+    toolCalls: input.toolCalls ?? null,
+    toolCallId: input.toolCallId ?? null,
+    toolStatus: input.toolStatus ?? null,
+    usage: input.usage ?? null,
+    providerState: input.providerState ?? null,
+    tokenCount: input.tokenCount ?? context.countTokens(input),
+    createdAt: now,
+  };
+  const inserted = await tx.execute({
+    sql: `INSERT INTO messages (${COLUMNS}) VALUES (?, ?, (SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE agent_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    args: [
+      row.id,
+      agentId,
+      agentId,
+      row.role,
+      json(row.content),
+      row.name,
+      json(row.toolCalls),
+      row.toolCallId,
+      row.toolStatus,
+      json(row.usage),
+      json(row.providerState),
+      row.tokenCount,
+      row.createdAt,
+    ],
+  });
+  return toStoredMessage({ ...row, seq: Number(inserted.rows[0]?.seq) });
 }
 
 /** The append-only conversation facts of each agent. */

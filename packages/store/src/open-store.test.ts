@@ -155,16 +155,31 @@ describe("busy handling", () => {
     try {
       const context = createContext(connection, new WriteQueue(), estimateTokens);
       let calls = 0;
-      const result = await context.writeRaw(async (tx) => {
+      const result = await context.write(async (tx) => {
         calls += 1;
         clients.add(connection.client);
         if (calls < 3) throw new LibsqlError("database is locked", "SQLITE_BUSY");
-        return (await tx.execute("SELECT 7 AS n")).rows[0]?.n;
+        return (await tx.all<{ n: number }>("SELECT 7 AS n"))[0]?.n;
       });
       expect(result).toBe(7);
       expect(calls).toBe(3);
       // Each retry ran on a fresh client, never on the one that saw BUSY.
       expect(clients.size).toBe(3);
+      // The raw-SQL engine (native prepared statements) is reopened the same way.
+      const engine = connection.engine;
+      const reopen = engine.reopen.bind(engine);
+      let reopened = 0;
+      engine.reopen = () => {
+        reopened += 1;
+        reopen();
+      };
+      let rawCalls = 0;
+      const raw = await context.writeRaw(async (tx) => {
+        rawCalls += 1;
+        if (rawCalls < 3) throw new LibsqlError("database is locked", "SQLITE_BUSY");
+        return (await tx.execute({ sql: "SELECT 8 AS n" })).rows[0]?.n;
+      });
+      expect([raw, rawCalls, reopened]).toEqual([8, 3, 2]);
       await expect(
         context.write(async () => {
           throw new LibsqlError("UNIQUE constraint failed", "SQLITE_CONSTRAINT");

@@ -1,4 +1,3 @@
-import type { Transaction as SqlTx } from "@libsql/client";
 import {
   type AgentState,
   type AgentStatus,
@@ -20,6 +19,7 @@ import { newId } from "./ids.ts";
 import { appendMessagesIn, type MessageInput } from "./messages.ts";
 import { agentFromRow, approvalFromRow, json, parsed, runFromRow } from "./rows.ts";
 import type { RunPatch, RunRecord } from "./runs.ts";
+import type { SqlExecutor as SqlTx } from "./sql-engine.ts";
 
 /** Outcome of deciding an approval: exactly one decision per call ever wins. */
 export type DecideResult =
@@ -67,6 +67,8 @@ export interface UnitOfWork {
     reason?: string | null;
   }): Promise<DecideResult>;
   updateAgentState(agentId: string, patch: AgentStatePatch): Promise<Omit<AgentState, "pendingApprovals">>;
+  /** Writes the whole state the caller holds (one statement; the caller knows it is current). */
+  writeAgentState(state: Omit<AgentState, "pendingApprovals" | "updatedAt">): Promise<number>;
   /** Persists a compaction; with `fence`, only while the writer still holds the agent's lease. */
   insertCompaction(event: NewCompaction, options?: { fence?: number }): Promise<CompactionEvent>;
 }
@@ -231,6 +233,23 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
         ],
       });
       return next;
+    },
+
+    async writeAgentState(state) {
+      const updatedAt = context.now();
+      await tx.execute({
+        sql: `INSERT INTO agent_state (agent_id, plan, todos, recent_files, updated_at) VALUES (?, ?, ?, ?, ?)
+              ON CONFLICT (agent_id) DO UPDATE SET plan = excluded.plan, todos = excluded.todos,
+              recent_files = excluded.recent_files, updated_at = excluded.updated_at`,
+        args: [
+          state.agentId,
+          state.plan,
+          JSON.stringify(state.todos),
+          JSON.stringify(state.recentFiles),
+          updatedAt,
+        ],
+      });
+      return updatedAt;
     },
 
     async insertCompaction(event, options) {

@@ -1,0 +1,83 @@
+import type { StoredMessage } from "@longrun/protocol";
+import type { AgentProbe } from "@longrun/store";
+import { type AgentContext, loadAgentContext } from "./agent-context.ts";
+import type { RuntimeDeps } from "./runtime-deps.ts";
+
+/**
+ * An agent's context as a worker keeps it between steps: read once, then extended with the facts the
+ * worker appends itself. It is trusted only while a probe (one read under the lease) shows the log,
+ * the compaction in force and the working state unchanged since; otherwise it is read again.
+ */
+export interface AgentSession {
+  context: AgentContext;
+  /** Seq of the newest fact in `context.facts` (or of the boundary's predecessor), -1 for none. */
+  lastSeq: number;
+  compactionId: string | null;
+  stateUpdatedAt: number;
+  /** The highest fence this process knows for the agent (the floor of its next lease). */
+  fence: number;
+}
+
+/** Appends a fact the session's own worker wrote (the log and the session stay in step). */
+export function recordFact(session: AgentSession, fact: StoredMessage): void {
+  session.context = { ...session.context, facts: [...session.context.facts, fact] };
+  session.lastSeq = fact.seq;
+}
+
+/** Sessions of the agents this process ran recently (bounded: the least recently used goes first). */
+export class SessionCache {
+  readonly #sessions = new Map<string, AgentSession>();
+  constructor(private readonly limit = 256) {}
+
+  get(agentId: string): AgentSession | undefined {
+    const session = this.#sessions.get(agentId);
+    if (session) {
+      this.#sessions.delete(agentId);
+      this.#sessions.set(agentId, session);
+    }
+    return session;
+  }
+
+  set(agentId: string, session: AgentSession): void {
+    this.#sessions.delete(agentId);
+    this.#sessions.set(agentId, session);
+    if (this.#sessions.size > this.limit) {
+      const oldest = this.#sessions.keys().next().value;
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+  }
+
+  drop(agentId: string): void {
+    this.#sessions.delete(agentId);
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+}
+
+/** True when the cached session still describes the agent the probe read. */
+export function sessionIsCurrent(session: AgentSession, probe: AgentProbe): boolean {
+  return (
+    session.lastSeq === probe.lastSeq &&
+    session.compactionId === probe.compactionId &&
+    session.stateUpdatedAt === probe.stateUpdatedAt
+  );
+}
+
+/** Reads an agent's context from the log and wraps it as a session. */
+export async function openSession(
+  deps: RuntimeDeps,
+  agentId: string,
+  probe: AgentProbe,
+): Promise<AgentSession> {
+  const context = await loadAgentContext(deps, agentId);
+  const last = context.facts.at(-1);
+  return {
+    context,
+    lastSeq: last ? last.seq : probe.lastSeq,
+    compactionId: context.compaction?.id ?? null,
+    stateUpdatedAt: context.state.updatedAt,
+    fence: probe.fence,
+  };
+}
