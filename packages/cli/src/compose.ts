@@ -13,7 +13,7 @@ import {
 import { openStore, type Store } from "@longrun/store";
 import { createQueueScheduler, type RunningWorker, startWorker, type WorkerRegistry } from "@longrun/worker";
 import OpenAI from "openai";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/load-config.ts";
 
 /** The shared services of one process, embedded or distributed. */
 export interface Infrastructure {
@@ -51,13 +51,13 @@ export function createModelClient(baseURL: string, apiKey: string): OpenAI {
 /** Wires the runtime: events persisted then published, jobs on the queue, breaker on the store given. */
 export function buildRuntime(
   infra: Infrastructure,
-  config: Pick<Config, "timeZone">,
-  options: { breaker?: { baseCooldownMs?: number; threshold?: number }; searchEndpoint?: string } = {},
+  config: Pick<Config, "timeZone" | "searchUrl">,
+  options: { breaker?: { baseCooldownMs?: number; threshold?: number } } = {},
 ): Runtime {
   const deps: RuntimeDeps = {
     store: infra.store,
     model: infra.model,
-    tools: createToolRegistry({ searchEndpoint: options.searchEndpoint ?? process.env.LONGRUN_SEARCH_URL }),
+    tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
     events: createPersistingEventSink(infra.store, infra.bus),
     scheduler: createQueueScheduler(infra.queue, infra.store),
