@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { delimiter, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { commandHelp, defaultText, environmentHelp, mainHelp } from "./help.ts";
 import { ConfigError, knownVariables, loadConfig } from "./load-config.ts";
@@ -152,5 +154,14 @@ describe("help generated from the variables", () => {
     expect(commandHelp("token")).toContain("--tenant T");
     expect(commandHelp("sim")).toContain("--port N");
     expect(commandHelp("nope")).toBeNull();
+  });
+});
+
+describe("the README's configuration table", () => {
+  it("lists exactly the variables of the schema", () => {
+    const readme = readFileSync(fileURLToPath(new URL("../../../../README.md", import.meta.url)), "utf8");
+    const section = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Modes"));
+    const documented = [...section.matchAll(/^\| `([A-Z_]+)`/gm)].map((match) => match[1]);
+    expect(documented.sort()).toEqual(knownVariables().sort());
   });
 });
