@@ -1,5 +1,5 @@
 import react from "@vitejs/plugin-react";
-import { defineConfig, loadEnv } from "vite";
+import { defaultClientConditions, defineConfig, loadEnv } from "vite";
 
 // The server serves dist/ at "/"; under `vite dev` the API is proxied to a local server
 // (LONGRUN_API, default http://127.0.0.1:8787).
@@ -8,6 +8,8 @@ export default defineConfig(({ mode }) => {
   return {
     base: "/",
     plugins: [react()],
+    // Workspace packages resolve to their TypeScript source (see vitest.source-conditions.ts).
+    resolve: { conditions: ["@longrun/source", ...defaultClientConditions] },
     build: { outDir: "dist", emptyOutDir: true, sourcemap: false, target: "es2022" },
     server: {
       proxy: {

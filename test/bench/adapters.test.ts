@@ -1,19 +1,23 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BenchAdapter } from "./adapters/adapter.ts";
 import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
-import { callPoints, loadCorpus } from "./corpus.ts";
+import { type CorpusFile, callPoints, simCorpus } from "./corpus.ts";
 import { fits, keepsLatestUser, satisfiesI1 } from "./invariants.ts";
 import { listTokens } from "./tokens.ts";
 
-// The smallest real transcript keeps this fast; a 4k budget forces every method to act.
-const file = loadCorpus().find((entry) => entry.name === "swe-demo-marshmallow-1867");
+// A short sim explorer session keeps this fast; a 4k budget forces every method to act.
+let file: CorpusFile;
 const BUDGET = 4_000;
 
+beforeAll(async () => {
+  const corpus = await simCorpus(12);
+  file = corpus.find((entry) => entry.name === "sim-explorer") as CorpusFile;
+});
+
 async function walk(adapter: BenchAdapter) {
-  if (file === undefined) throw new Error("corpus file swe-demo-marshmallow-1867 not found");
   const prepared = adapter.prepare(file.messages, BUDGET);
   const outcomes = [];
   for (const end of callPoints(file.messages)) {
@@ -24,7 +28,7 @@ async function walk(adapter: BenchAdapter) {
   return outcomes;
 }
 
-describe("bench adapters on a real transcript", () => {
+describe("bench adapters on a sim transcript", () => {
   const adapters = [
     createTrimMessagesAdapter("cached"),
     createClearToolUsesAdapter("per-call"),

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ChatMessage, StageSavings } from "@longrun/protocol";
 import type { AdapterResult, BenchAdapter } from "./adapters/adapter.ts";
-import { type CorpusFile, callPoints, loadCorpus, subsampleEvenly } from "./corpus.ts";
+import { benchCorpus, type CorpusFile, callPoints, subsampleEvenly } from "./corpus.ts";
 import { fits, keepsLastToolResults, keepsLatestUser, satisfiesI1 } from "./invariants.ts";
 import { formatMs, formatShare, quantile, renderTable, share } from "./stats.ts";
 import { listTokens } from "./tokens.ts";
@@ -233,7 +233,7 @@ function hasSavings(adapter: BenchAdapter): adapter is BenchAdapter & SavingsSou
 
 /** Run the compaction bench: tables per budget on stdout, full figures in the results file. */
 export async function runCompactionBench(options: CompactionBenchOptions): Promise<AdapterSummary[]> {
-  const corpus = options.corpus ?? loadCorpus();
+  const corpus = options.corpus ?? (await benchCorpus());
   const all: AdapterSummary[] = [];
   const savings: FileSavings[] = [];
   const started = performance.now();

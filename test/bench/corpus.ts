@@ -1,21 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { ChatMessage } from "@longrun/protocol";
+import { SIM_SCRIPTS } from "@longrun/sim-model";
+import { corpusDir, simTranscript, startTestSimModel } from "@longrun/testing";
 
 /** One corpus transcript: its file name and its messages in order. */
 export interface CorpusFile {
   name: string;
   messages: ChatMessage[];
-}
-
-/** Repository root, resolved from this file (test/bench/corpus.ts). */
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-/** Corpus directory: LONGRUN_CORPUS_DIR, else ../shared/corpus beside the repo. */
-export function corpusDir(): string {
-  const override = process.env.LONGRUN_CORPUS_DIR;
-  return override ? path.resolve(override) : path.resolve(repoRoot, "../shared/corpus");
 }
 
 /** Parse one JSONL transcript into validated chat messages. */
@@ -26,8 +18,8 @@ export function parseTranscript(text: string): ChatMessage[] {
     .map((line) => ChatMessage.parse(JSON.parse(line)));
 }
 
-/** Load every *.jsonl transcript of the corpus, sorted by file name. */
-export function loadCorpus(dir: string = corpusDir()): CorpusFile[] {
+/** Load every *.jsonl transcript of a folder, sorted by file name. */
+export function loadCorpus(dir: string): CorpusFile[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith(".jsonl"))
     .sort()
@@ -35,6 +27,34 @@ export function loadCorpus(dir: string = corpusDir()): CorpusFile[] {
       name: name.replace(/\.jsonl$/, ""),
       messages: parseTranscript(readFileSync(path.join(dir, name), "utf8")),
     }));
+}
+
+/** One sim transcript per scripted agent, `steps` tool-calling turns each (made offline, deterministic). */
+export async function simCorpus(steps: number): Promise<CorpusFile[]> {
+  const sim = await startTestSimModel({ logBodies: false });
+  try {
+    const files: CorpusFile[] = [];
+    for (const script of SIM_SCRIPTS) {
+      const messages = await simTranscript({ baseURL: sim.baseURL, script, steps });
+      files.push({ name: `sim-${script}`, messages: messages.map((message) => ChatMessage.parse(message)) });
+    }
+    return files;
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * The bench's transcripts: the real corpus when LONGRUN_CORPUS_DIR names one (other people's data,
+ * never in this repository), else sim transcripts of every scripted agent, said so on stdout.
+ */
+export async function benchCorpus(simSteps = 80): Promise<CorpusFile[]> {
+  const dir = corpusDir();
+  if (dir) return loadCorpus(dir);
+  console.log(
+    `LONGRUN_CORPUS_DIR is not set: measuring on sim transcripts (${simSteps} steps per scripted agent)`,
+  );
+  return simCorpus(simSteps);
 }
 
 /** Call points: every index i where message i is an assistant message; the input is messages[0..i). */

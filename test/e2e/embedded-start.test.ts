@@ -17,7 +17,7 @@ interface Started {
 
 /** Runs `longrun start` as a user would (PORT=0) and reads the URL and token it prints. */
 function startCli(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "start"], {
+  const child = spawn(process.execPath, ["packages/cli/bin/longrun.js", "start"], {
     cwd: REPO,
     env: { ...process.env, PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_TOKEN: "" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -14,7 +14,7 @@ import {
 import { openStore, type Store } from "@longrun/store";
 import { createQueueScheduler, type RunningWorker, startWorker, type WorkerRegistry } from "@longrun/worker";
 import OpenAI from "openai";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/load-config.ts";
 
 /** The shared services of one process, embedded or distributed. */
 export interface Infrastructure {
@@ -52,13 +52,13 @@ export function createModelClient(baseURL: string, apiKey: string): OpenAI {
 /** Wires the runtime: events persisted then published, jobs on the queue, breaker on the store given. */
 export function buildRuntime(
   infra: Infrastructure,
-  config: Pick<Config, "timeZone">,
-  options: { breaker?: { baseCooldownMs?: number; threshold?: number }; searchEndpoint?: string } = {},
+  config: Pick<Config, "timeZone" | "searchUrl">,
+  options: { breaker?: { baseCooldownMs?: number; threshold?: number } } = {},
 ): Runtime {
   const deps: RuntimeDeps = {
     store: infra.store,
     model: infra.model,
-    tools: createToolRegistry({ searchEndpoint: options.searchEndpoint ?? process.env.LONGRUN_SEARCH_URL }),
+    tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
     events: createPersistingEventSink(infra.store, infra.bus),
     scheduler: createQueueScheduler(infra.queue, infra.store),
@@ -100,13 +100,16 @@ export function startProcessWorker(
 export function startProcessMaintenance(
   infra: Infrastructure,
   runtime: Runtime,
-  config: Pick<Config, "reconcileMs" | "staleMs" | "eventRetention">,
+  config: Pick<Config, "reconcileMs" | "staleMs" | "leaseMs" | "eventMaxAgeMs" | "eventsPerThread">,
   options: { embedded: boolean; jobsLost?: () => Promise<boolean> },
 ) {
   return startMaintenance(runtime.deps, runtime.runControl, runtime.coordinator, {
     intervalMs: config.reconcileMs,
-    staleAfterMs: config.staleMs,
-    retention: config.eventRetention,
+    staleAfterMs: config.staleMs ?? Math.max(5_000, 2 * config.leaseMs),
+    retention: {
+      ...(config.eventMaxAgeMs !== undefined ? { maxAgeMs: config.eventMaxAgeMs } : {}),
+      ...(config.eventsPerThread !== undefined ? { keepPerThread: config.eventsPerThread } : {}),
+    },
     immediateFirstPass: options.embedded,
     exclusive: !options.embedded,
     ...(options.jobsLost ? { jobsLost: options.jobsLost } : {}),

@@ -1,5 +1,6 @@
 import { createBullmqQueue, createRedisBus, createRedisHealth, createRedisLease } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
+import type { Store } from "@longrun/store";
 import { createRedisWorkerRegistry, type RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
 import {
@@ -10,19 +11,24 @@ import {
   startProcessMaintenance,
   startProcessWorker,
 } from "./compose.ts";
-import { type Config, ConfigError } from "./config.ts";
+import { type Config, ConfigError } from "./config/load-config.ts";
+import { preflight } from "./preflight.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
 
-/** Distributed mode's shared services: BullMQ, Redis pub/sub, Redis leases and breaker state. */
-export async function connectDistributed(config: Config): Promise<{ infra: Infrastructure; redis: Redis }> {
-  if (!config.redisUrl)
-    throw new ConfigError(["REDIS_URL is required for `longrun serve` and `longrun worker`"]);
-  if (!config.openaiBaseUrl && !process.env.LONGRUN_SIM_URL) {
-    throw new ConfigError([
-      "OPENAI_BASE_URL (or LONGRUN_SIM_URL for a standalone sim model) is required in distributed mode",
-    ]);
-  }
+/**
+ * Distributed mode's shared services: BullMQ, Redis pub/sub, Redis leases and breaker state. It
+ * assumes its dependencies answer; `longrun serve` and `longrun worker` check them first (preflight).
+ */
+export async function connectDistributed(
+  config: Config,
+  openStore: () => Promise<Store> = () => openLog(config),
+): Promise<{ infra: Infrastructure; redis: Redis }> {
+  const problems = [
+    ...(config.redisUrl ? [] : ["REDIS_URL: required in distributed mode"]),
+    ...(config.modelEndpoint ? [] : ["OPENAI_BASE_URL or LONGRUN_SIM_URL: required in distributed mode"]),
+  ];
+  if (problems.length > 0 || !config.redisUrl || !config.modelEndpoint) throw new ConfigError(problems);
   // One health view per process: an outage is logged once, not once per reconnect attempt.
   const health = createRedisHealth();
   // Fails fast while Redis is unreachable (leases, breaker, registry): a step that cannot take its lease
@@ -41,9 +47,8 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
       `REDIS_URL: cannot reach Redis at ${redactUrl(config.redisUrl)}: ${error instanceof Error ? error.message : String(error)}`,
     ]);
   }
-  const store = await openLog(config);
+  const store = await openStore();
   const prefix = config.queuePrefix;
-  const baseURL = config.openaiBaseUrl ?? `${process.env.LONGRUN_SIM_URL}/v1`;
   const infra: Infrastructure = {
     store,
     queue: createBullmqQueue({
@@ -57,7 +62,7 @@ export async function connectDistributed(config: Config): Promise<{ infra: Infra
     lease: createRedisLease(redis, prefix),
     breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
     workers: createRedisWorkerRegistry(redis, prefix),
-    model: createModelClient(baseURL, config.openaiApiKey ?? "sim"),
+    model: createModelClient(config.modelEndpoint.baseURL, config.modelEndpoint.apiKey),
   };
   return { infra, redis };
 }
@@ -105,9 +110,15 @@ export function redisDataLoss(redis: Redis, prefix: string): () => Promise<boole
   };
 }
 
+/** Checks every dependency, then connects: a process that starts can reach all it needs. */
+async function connectChecked(config: Config, role: "serve" | "worker") {
+  const store = await preflight(config, role, () => openLog(config));
+  return connectDistributed(config, async () => store);
+}
+
 /** `longrun serve`: the API and gateway; jobs run on `longrun worker` processes. */
 export async function startServe(config: Config) {
-  const { infra, redis } = await connectDistributed(config);
+  const { infra, redis } = await connectChecked(config, "serve");
   const runtime = buildRuntime(infra, config);
   const maintenance = startProcessMaintenance(infra, runtime, config, {
     embedded: false,
@@ -142,9 +153,8 @@ export async function startServe(config: Config) {
 /** `longrun worker`: processes agent steps and compactions from BullMQ. */
 export async function startDistributedWorker(
   config: Config,
-  graceMs = 10_000,
 ): Promise<{ worker: RunningWorker; close(): Promise<void> }> {
-  const { infra, redis } = await connectDistributed(config);
+  const { infra, redis } = await connectChecked(config, "worker");
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
   const maintenance = startProcessMaintenance(infra, runtime, config, {
@@ -155,7 +165,7 @@ export async function startDistributedWorker(
     worker,
     async close() {
       await maintenance.stop();
-      await worker.close(graceMs);
+      await worker.close(config.workerDrainMs);
       await infra.bus.close();
       await infra.store.close();
       redis.disconnect();

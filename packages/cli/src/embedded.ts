@@ -11,7 +11,7 @@ import {
   startProcessMaintenance,
   startProcessWorker,
 } from "./compose.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/load-config.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
 
@@ -29,11 +29,12 @@ export interface EmbeddedInstance {
  */
 export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
   await mkdir(config.dataDir, { recursive: true });
-  const sim = config.openaiBaseUrl ? null : await startSimModel({ port: 0 });
-  const model = createModelClient(
-    config.openaiBaseUrl ?? (sim as NonNullable<typeof sim>).baseURL,
-    config.openaiApiKey ?? "sim",
-  );
+  const sim = config.modelEndpoint ? null : await startSimModel({ port: 0 });
+  const endpoint = config.modelEndpoint ?? {
+    baseURL: (sim as NonNullable<typeof sim>).baseURL,
+    apiKey: "sim",
+  };
+  const model = createModelClient(endpoint.baseURL, endpoint.apiKey);
   const store = await openLog(config);
   const infra: Infrastructure = {
     store,

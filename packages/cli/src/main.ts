@@ -1,22 +1,16 @@
-#!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { startDistributedWorker, startServe } from "./distributed.ts";
-import { startEmbedded } from "./embedded.ts";
-import { runReplayCommand } from "./replay/command.ts";
-import { createTokenCommand } from "./token-command.ts";
+import { commandHelp, mainHelp } from "./config/help.ts";
+import { type Config, ConfigError, loadConfig } from "./config/load-config.ts";
+import type { ConfigCommand } from "./config/variables.ts";
+import { StartupError } from "./startup-error.ts";
 
-const USAGE = `longrun — long-running agents inside a finite context window
+// Commands load their modules when they run, so `--help` and a bad variable answer at once, without
+// loading the server, the runtime and the queue.
 
-Usage:
-  longrun start                 embedded mode: API, dashboard, in-process workers, sim model
-  longrun serve                 distributed API server (needs REDIS_URL)
-  longrun worker                distributed worker (needs REDIS_URL)
-  longrun replay <transcript.jsonl> --max-input-tokens N --out DIR
-  longrun token create [--tenant T]
-Configuration is read from the environment; see README.md.`;
+/** Exit codes: 0 done, 1 failed at run time or a dependency is unreachable, 2 bad usage or configuration. */
+const RUNNING = -1;
 
-/** Stops a long-running command on SIGINT/SIGTERM, gracefully. */
+/** Stops a long-running command on SIGINT/SIGTERM, gracefully; a second signal exits at once. */
 function onSignal(close: () => Promise<void>) {
   let closing = false;
   const handler = (signal: string) => {
@@ -35,44 +29,40 @@ function onSignal(close: () => Promise<void>) {
   process.on("SIGTERM", handler);
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (!command || command === "help" || command === "--help") {
-    console.log(USAGE);
-    return command ? 0 : 1;
-  }
-  if (command === "replay") return runReplayCommand(rest);
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+async function run(command: string, rest: string[], config: () => Config): Promise<number> {
   switch (command) {
     case "start": {
-      const instance = await startEmbedded(config);
+      const settings = config();
+      const [{ openLog }, { preflight }, { startEmbedded }] = await Promise.all([
+        import("./compose.ts"),
+        import("./preflight.ts"),
+        import("./embedded.ts"),
+      ]);
+      // Checked (and the database migrated) before anything listens; startEmbedded reopens the file.
+      await (await preflight(settings, "start", () => openLog(settings))).close();
+      const instance = await startEmbedded(settings);
       console.log(`longrun is running (embedded mode${instance.simModelUrl ? ", sim model" : ""})`);
       console.log(`  dashboard: ${instance.dashboardUrl}`);
       console.log(`  API:       ${instance.url}/v1   (Authorization: Bearer ${instance.token})`);
       console.log(`  token:     ${instance.token}`);
       onSignal(() => instance.close());
-      return -1;
+      return RUNNING;
     }
     case "serve": {
-      const server = await startServe(config);
+      const settings = config();
+      const { startServe } = await import("./distributed.ts");
+      const server = await startServe(settings);
       console.log(`longrun server listening on ${server.url}`);
       onSignal(() => server.close());
-      return -1;
+      return RUNNING;
     }
     case "worker": {
-      const worker = await startDistributedWorker(config);
+      const settings = config();
+      const { startDistributedWorker } = await import("./distributed.ts");
+      const worker = await startDistributedWorker(settings);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
       onSignal(() => worker.close());
-      return -1;
+      return RUNNING;
     }
     case "token": {
       const { values, positionals } = parseArgs({
@@ -80,22 +70,60 @@ async function main(argv: string[]): Promise<number> {
         options: { tenant: { type: "string" } },
         allowPositionals: true,
       });
-      if (positionals[0] !== "create") {
-        console.error("usage: longrun token create [--tenant T]");
+      if (positionals[0] !== "create" || positionals.length > 1) {
+        console.error(
+          `unknown token command: ${positionals.join(" ") || "(none)"}\n\n${commandHelp("token")}`,
+        );
         return 2;
       }
-      console.log(await createTokenCommand(config, values.tenant ?? "default"));
+      const settings = config();
+      const { createTokenCommand } = await import("./token-command.ts");
+      console.log(await createTokenCommand(settings, values.tenant ?? "default"));
       return 0;
     }
+    case "sim": {
+      const { startSimCommand } = await import("./sim-command.ts");
+      const sim = await startSimCommand(rest);
+      console.log(`sim model listening on ${sim.url} (OpenAI-compatible API at ${sim.baseURL})`);
+      onSignal(() => sim.close());
+      return RUNNING;
+    }
     default:
-      console.error(`unknown command: ${command}\n\n${USAGE}`);
+      console.error(`unknown command: ${command}\n\n${mainHelp()}`);
       return 2;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === "help" || command === "--help" || command === "-h") {
+    console.log(mainHelp());
+    return command ? 0 : 2;
+  }
+  if (command === "replay") return (await import("./replay/command.ts")).runReplayCommand(rest);
+  if (rest.includes("--help") || rest.includes("-h")) {
+    const help = commandHelp(command);
+    if (help) {
+      console.log(help);
+      return 0;
+    }
+  }
+  try {
+    const envCommand = (["start", "serve", "worker", "token"] as const).find((name) => name === command);
+    return await run(command, rest, () => loadConfig(process.env, envCommand as ConfigCommand | undefined));
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof StartupError) {
+      console.error(error.message);
+      console.error(`\n\`longrun ${command} --help\` lists the variables and their defaults.`);
+      return error instanceof ConfigError ? 2 : 1;
+    }
+    throw error;
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => {
-    if (code >= 0) process.exit(code);
+    if (code !== RUNNING) process.exit(code);
   },
   (error) => {
     console.error(error instanceof Error ? error.message : error);

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { createMetrics, type RunningServer, startServer } from "@longrun/server";
 import { CONTROL_CHANNEL } from "@longrun/worker";
 import { collectOps, type Infrastructure, type Runtime } from "./compose.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/load-config.ts";
 import { createLiveEvents } from "./live-events.ts";
 
 /** The built dashboard, served at `/` when present. */

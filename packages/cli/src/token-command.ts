@@ -1,5 +1,5 @@
 import { openLog } from "./compose.ts";
-import type { Config } from "./config.ts";
+import type { Config } from "./config/load-config.ts";
 
 /** `longrun token create`: mints a token for a tenant and prints it once. */
 export async function createTokenCommand(config: Config, tenantId: string): Promise<string> {

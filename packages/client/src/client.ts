@@ -1,4 +1,5 @@
 import type { Command } from "@longrun/protocol";
+import NodeWebSocket from "ws";
 import { type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.ts";
 import {
   ClientSubscription,
@@ -15,7 +16,7 @@ export interface ClientOptions {
   /** Server origin, e.g. `http://127.0.0.1:8787`. */
   baseUrl: string;
   token: string;
-  /** Default `globalThis.WebSocket`; in Node 20 pass `WebSocket` from the `ws` package. */
+  /** Default `globalThis.WebSocket`, else (Node 20 has none) the `ws` package's. */
   WebSocket?: WebSocketConstructor;
   /** Default the global `fetch`. */
   fetch?: typeof fetch;
@@ -46,15 +47,7 @@ export function createClient(options: ClientOptions): LongrunClient {
 
   const connect = (): Connection => {
     if (connection) return connection;
-    const WebSocketImpl =
-      options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket ?? undefined;
-    if (!WebSocketImpl) {
-      throw new LongrunApiError(
-        0,
-        "bad_request",
-        "no WebSocket available: pass options.WebSocket (e.g. from ws)",
-      );
-    }
+    const WebSocketImpl = options.WebSocket ?? defaultWebSocket();
     connection = new Connection({
       url: options.wsUrl ?? socketUrl(options.baseUrl, options.token),
       WebSocket: WebSocketImpl,
@@ -94,6 +87,15 @@ export function createClient(options: ClientOptions): LongrunClient {
       connection = null;
     },
   };
+}
+
+/**
+ * The platform's WebSocket (browsers, Node 22+), else the `ws` package's. In a browser bundle `ws`
+ * resolves to a stub that is never reached, because a browser always has the global.
+ */
+function defaultWebSocket(): WebSocketConstructor {
+  const global = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  return global ?? (NodeWebSocket as unknown as WebSocketConstructor);
 }
 
 /** `http(s)://host/base` → `ws(s)://host/base/v1/ws?token=…`. */

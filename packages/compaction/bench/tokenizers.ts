@@ -1,12 +1,19 @@
 /**
  * Measures gpt-tokenizer vs js-tiktoken on the real corpus (all message text + tool-call JSON).
- * Run: cd packages/compaction && npx tsx bench/tokenizers.ts
+ * Run: LONGRUN_CORPUS_DIR=<folder of *.jsonl transcripts> npx tsx packages/compaction/bench/tokenizers.ts
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
-const corpusDir = "/work/shared/corpus";
+const configured = process.env.LONGRUN_CORPUS_DIR?.trim();
+if (!configured) {
+  console.error(
+    "set LONGRUN_CORPUS_DIR to a folder of *.jsonl transcripts (the corpus is not in this repository)",
+  );
+  process.exit(2);
+}
+const corpusDir = resolve(configured);
 
 function corpusTexts(): string[] {
   const texts: string[] = [];

@@ -1,12 +1,23 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ChatMessage, StoredMessage } from "@longrun/protocol";
 import { estimateStoredTokens, type Tokenizer } from "./tokenizer.ts";
 
-export const CORPUS_DIR = "/work/shared/corpus";
+const configured = process.env.LONGRUN_CORPUS_DIR?.trim();
 
-/** Names of the corpus files starting with a prefix ("cc-", "mini-"). */
+/**
+ * The real-transcript corpus (opt-in): LONGRUN_CORPUS_DIR, or null when unset. The transcripts are
+ * other people's data and never live in this repository; `.ci/run` points the variable at them.
+ */
+export const CORPUS_DIR: string | null = configured ? resolve(configured) : null;
+
+/** The line a skipped corpus test file prints. */
+export const CORPUS_SKIP_NOTICE =
+  "skipped the real-transcript tests: set LONGRUN_CORPUS_DIR to a folder of *.jsonl transcripts to run them (.ci/run sets it)";
+
+/** Names of the corpus files starting with a prefix ("cc-", "mini-"); none when the corpus is off. */
 export function corpusFiles(prefix = ""): string[] {
+  if (!CORPUS_DIR) return [];
   return readdirSync(CORPUS_DIR)
     .filter((name) => name.endsWith(".jsonl") && name.startsWith(prefix))
     .sort();
@@ -14,6 +25,7 @@ export function corpusFiles(prefix = ""): string[] {
 
 /** One corpus file as wire messages. */
 export function readCorpus(name: string): ChatMessage[] {
+  if (!CORPUS_DIR) throw new Error(CORPUS_SKIP_NOTICE);
   return readFileSync(join(CORPUS_DIR, name), "utf8")
     .split("\n")
     .filter((line) => line.trim() !== "")

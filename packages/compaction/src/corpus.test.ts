@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { assembleRaw } from "./assemble.ts";
 import { classifyTool, shellCommandOf } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
-import { corpusFacts, corpusFiles, readCorpus } from "./corpus.test-helper.ts";
+import {
+  CORPUS_DIR,
+  CORPUS_SKIP_NOTICE,
+  corpusFacts,
+  corpusFiles,
+  readCorpus,
+} from "./corpus.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
 import { project } from "./project.ts";
 import { createTokenizer } from "./tokenizer.ts";
@@ -13,7 +19,9 @@ const tokenizer = createTokenizer("o200k_base");
 const WRITE_SIGNS =
   /(^|[^0-9&])>(?!\s*\/dev\/null|&)|\bsed\s+-i|<<|git\s+(apply|checkout|commit|stash|reset)|(^|&&|;|\||\n)\s*(python\d?|pip|rm|mv|cp|mkdir|touch|chmod|patch|tee)\b/;
 
-describe("shell classification on the mini-swe-agent corpus", () => {
+if (!CORPUS_DIR) console.info(CORPUS_SKIP_NOTICE);
+
+describe.skipIf(!CORPUS_DIR)("shell classification on the mini-swe-agent corpus", () => {
   const commands = corpusFiles("mini-").flatMap((file) =>
     readCorpus(file).flatMap((message) =>
       (message.tool_calls ?? []).map((call) => shellCommandOf(call.function.arguments) ?? ""),
@@ -47,7 +55,7 @@ describe("shell classification on the mini-swe-agent corpus", () => {
   });
 });
 
-describe("deterministic stages on the Claude Code corpus", () => {
+describe.skipIf(!CORPUS_DIR)("deterministic stages on the Claude Code corpus", () => {
   for (const file of corpusFiles("cc-")) {
     it(`${file}: collapse saves tokens and keeps tool pairs valid`, () => {
       const raw = assembleRaw(corpusFacts(file, tokenizer), null, tokenizer);

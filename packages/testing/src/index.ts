@@ -1,4 +1,11 @@
+export { corpusDir, corpusDirOrSkip, corpusFiles, corpusSkipNotice } from "./corpus.ts";
 export { createTempStore, type TempStore } from "./database.ts";
 export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from "./redis.ts";
 export { startTestSimModel, type TestSimModel } from "./sim-model.ts";
+export {
+  type SimTranscriptOptions,
+  simTranscript,
+  writeSimTranscripts,
+  writeTranscript,
+} from "./sim-transcript.ts";
 export { createTempWorkspace, SAMPLE_PROJECT, type TempWorkspace } from "./workspace.ts";

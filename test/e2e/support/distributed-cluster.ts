@@ -8,9 +8,10 @@ import { fileURLToPath } from "node:url";
 import { type SimModelOptions, type SimModelServer, startSimModel } from "@longrun/sim-model";
 import { createTestRedis, type TestRedis } from "@longrun/testing";
 
-/** The repository root: processes run from here so `--import tsx` and the workspaces resolve. */
+/** The repository root: processes run from here so the workspaces resolve. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const CLI_MAIN = join(REPO_ROOT, "packages/cli/src/main.ts");
+/** The `longrun` command (`npx longrun`), run by node itself: no npx wrapper between us and the process. */
+const LONGRUN_BIN = join(REPO_ROOT, "packages/cli/bin/longrun.js");
 
 /** Timings small enough that a SIGKILLed worker's jobs and leases come back within seconds. */
 export const FAST_RECOVERY = {
@@ -54,14 +55,14 @@ export interface ClusterOptions {
   env?: Record<string, string>;
 }
 
-/** Starts `node --import tsx packages/cli/src/main.ts <role>` and resolves once it printed `ready`. */
+/** Starts `longrun <role>` and resolves once it printed `ready`. */
 export async function startProcess(
   role: "serve" | "worker" | "start",
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<{ process: ClusterProcess; line: string }> {
-  // `node --import tsx`, not `npx tsx`: npx and the tsx CLI fork, and SIGKILL must hit the worker itself.
-  const child = spawn(process.execPath, ["--import", "tsx", CLI_MAIN, role], {
+  // `node <bin>`, not `npx longrun`: npx forks, and SIGKILL must hit the worker itself.
+  const child = spawn(process.execPath, [LONGRUN_BIN, role], {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,32 +1,22 @@
-import { readdirSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { ChatMessage } from "@longrun/protocol";
 import {
   countRequest,
+  SIM_SCRIPTS,
   type SimModelServer,
   SUMMARY_MAX_TOKENS,
   simModelName,
   startSimModel,
 } from "@longrun/sim-model";
+import { corpusDirOrSkip, corpusFiles, simTranscript, writeTranscript } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replayTranscript, requestFileName } from "./replay.ts";
 import type { ReplayReport, ReplayStep } from "./report.ts";
 import { endpointSummarizer } from "./sim-summarizer.ts";
 import { callPoints, readTranscript, type Transcript } from "./transcript.ts";
-
-export const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-export const CORPUS_DIR = process.env.LONGRUN_CORPUS_DIR ?? resolve(REPO_ROOT, "../shared/corpus");
-
-/** The corpus transcripts, sorted. */
-export function corpusFiles(): string[] {
-  return readdirSync(CORPUS_DIR)
-    .filter((name) => name.endsWith(".jsonl"))
-    .sort();
-}
 
 /** A request body as written to DIR/requests. */
 interface RequestBody {
@@ -140,16 +130,51 @@ export interface CorpusRow {
   replayMs: number;
 }
 
+/** A transcript to replay: a corpus file, or a sim transcript generated on the spot. */
+interface TranscriptSource {
+  name: string;
+  /** The transcript's path, written into `scratch` first when generated. */
+  path(simBaseURL: string, scratch: string): Promise<string>;
+}
+
+/** Tool-calling turns of each generated sim transcript: enough for several compactions at 8k. */
+export const SIM_TRANSCRIPT_STEPS = 40;
+
 /**
- * Replays every corpus file at one window and checks every written request against the strict sim
- * model (200, prompt tokens within the window) and the invariants. `validate(step, ordinal)` picks which
- * requests are POSTed (all of them unless sampling); the content checks run on every request.
+ * Replays transcripts at one window and checks every written request against the strict sim model
+ * (200, prompt tokens within the window) and the invariants. With LONGRUN_CORPUS_DIR, the real
+ * transcripts there (opt-in: other people's data, never in this repository); without it, one sim
+ * transcript per scripted agent. `validate(step, ordinal)` picks which requests are POSTed (all of
+ * them unless sampling); the content checks run on every request.
  */
 export function describeCorpusWindow(
   window: number,
   validate: (step: ReplayStep, ordinal: number) => boolean = () => true,
 ) {
-  describe(`replay of the corpus at a ${window}-token window`, () => {
+  const corpus = corpusDirOrSkip(`the real-transcript replay at a ${window}-token window`);
+  if (corpus) {
+    const sources = corpusFiles(corpus).map((name) => ({ name, path: async () => join(corpus, name) }));
+    describeWindow(`replay of the corpus at a ${window}-token window`, window, validate, sources);
+    return;
+  }
+  const sources = SIM_SCRIPTS.map((script) => ({
+    name: `sim-${script}.jsonl`,
+    async path(simBaseURL: string, scratch: string) {
+      const messages = await simTranscript({ baseURL: simBaseURL, script, steps: SIM_TRANSCRIPT_STEPS });
+      await mkdir(join(scratch, "transcripts"), { recursive: true });
+      return writeTranscript(join(scratch, "transcripts", `sim-${script}.jsonl`), messages);
+    },
+  }));
+  describeWindow(`replay of sim transcripts at a ${window}-token window`, window, validate, sources);
+}
+
+function describeWindow(
+  title: string,
+  window: number,
+  validate: (step: ReplayStep, ordinal: number) => boolean,
+  sources: TranscriptSource[],
+) {
+  describe(title, () => {
     let sim: SimModelServer;
     let outRoot: string;
     const rows: CorpusRow[] = [];
@@ -164,9 +189,9 @@ export function describeCorpusWindow(
       console.log(`replay at ${window}:\n${JSON.stringify(rows, null, 1)}`);
     });
 
-    for (const file of corpusFiles()) {
+    for (const { name: file, path } of sources) {
       it(`${file}: one valid request per call point`, { timeout: 150_000 }, async () => {
-        const transcript = await readTranscript(join(CORPUS_DIR, file));
+        const transcript = await readTranscript(await path(sim.baseURL, outRoot));
         const outDir = join(outRoot, file);
         const model = simModelName({ ctx: window });
         const started = Date.now();

@@ -2,20 +2,38 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ChatMessage } from "@longrun/protocol";
+import { simTranscript, startTestSimModel, writeTranscript } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runReplayCommand } from "./command.ts";
-import { CORPUS_DIR, REPO_ROOT } from "./corpus.test-helper.ts";
 import { replayTranscript } from "./replay.ts";
 import type { ReplayReport } from "./report.ts";
 import { parseTranscript, readTranscript } from "./transcript.ts";
 
 const run = promisify(execFile);
+const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 let scratch: string;
+/** Sim explorer transcripts made for this file: 20 and 12 tool-calling turns (21 and 13 call points). */
+let explorer20: string;
+let explorer12: string;
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), "longrun-replay-cli-"));
+  const sim = await startTestSimModel({ logBodies: false });
+  try {
+    explorer20 = await writeTranscript(
+      join(scratch, "sim-explorer-20.jsonl"),
+      await simTranscript({ baseURL: sim.baseURL, steps: 20 }),
+    );
+    explorer12 = await writeTranscript(
+      join(scratch, "sim-explorer-12.jsonl"),
+      await simTranscript({ baseURL: sim.baseURL, steps: 12 }),
+    );
+  } finally {
+    await sim.close();
+  }
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -96,12 +114,12 @@ describe("longrun replay: flags and input errors", () => {
 
 describe("longrun replay: output", () => {
   it("draws one updating progress line on a terminal and is deterministic", async () => {
-    const file = join(CORPUS_DIR, "swe-demo-ctf.jsonl");
+    const file = explorer20;
     const first = join(scratch, "ctf-1");
     const second = join(scratch, "ctf-2");
     const tty = await command([file, "--max-input-tokens", "8000", "--out", first], { tty: true });
     expect(tty.code).toBe(0);
-    expect(tty.stderr).toMatch(/^\rreplay swe-demo-ctf\.jsonl \[/);
+    expect(tty.stderr).toMatch(/^\rreplay sim-explorer-20\.jsonl \[/);
     expect(tty.stderr).toContain("100%  call points 21/21, compactions ");
     expect(tty.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1);
     expect(tty.stdout).toContain("replayed 21 call points");
@@ -179,20 +197,11 @@ describe("longrun replay: output", () => {
     expect(history).toContain("call_0");
   });
 
-  it("runs as a subprocess: npx tsx packages/cli/src/main.ts replay …", { timeout: 120_000 }, async () => {
+  it("runs as a subprocess: longrun replay …", { timeout: 120_000 }, async () => {
     const outDir = join(scratch, "smoke");
     const result = await run(
-      "npx",
-      [
-        "tsx",
-        "packages/cli/src/main.ts",
-        "replay",
-        join(CORPUS_DIR, "swe-demo-marshmallow-1867.jsonl"),
-        "--max-input-tokens",
-        "16000",
-        "--out",
-        outDir,
-      ],
+      process.execPath,
+      ["packages/cli/bin/longrun.js", "replay", explorer12, "--max-input-tokens", "16000", "--out", outDir],
       { cwd: REPO_ROOT, timeout: 110_000 },
     );
     expect(result.stdout).toContain("replayed 13 call points");

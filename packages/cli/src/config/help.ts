@@ -1,0 +1,119 @@
+import type { z } from "zod";
+import { type ConfigCommand, REQUIREMENTS, VARIABLES, type Variable } from "./variables.ts";
+
+/** A command as `--help` shows it. */
+export interface CommandHelp {
+  name: string;
+  usage: string;
+  summary: string;
+  flags: ReadonlyArray<{ flag: string; description: string }>;
+  /** The command whose environment it reads, if any. */
+  env?: ConfigCommand;
+}
+
+export const COMMANDS: readonly CommandHelp[] = [
+  {
+    name: "start",
+    usage: "longrun start",
+    summary: "embedded mode: API, dashboard, in-process queue and workers, built-in sim model",
+    flags: [],
+    env: "start",
+  },
+  {
+    name: "serve",
+    usage: "longrun serve",
+    summary: "distributed mode: the API, WebSocket gateway and dashboard; jobs run on `longrun worker`",
+    flags: [],
+    env: "serve",
+  },
+  {
+    name: "worker",
+    usage: "longrun worker",
+    summary: "distributed mode: runs agent steps and compactions from the Redis queues",
+    flags: [],
+    env: "worker",
+  },
+  {
+    name: "token",
+    usage: "longrun token create [--tenant T]",
+    summary: "mints a bearer token for a tenant in the database and prints it once",
+    flags: [{ flag: "--tenant T", description: "tenant the token belongs to (default: default)" }],
+    env: "token",
+  },
+  {
+    name: "replay",
+    usage: "longrun replay <transcript.jsonl> --max-input-tokens N --out DIR",
+    summary: "walks a transcript through the context pipeline offline; `longrun replay --help` for flags",
+    flags: [],
+  },
+  {
+    name: "sim",
+    usage: "longrun sim [--port 4010] [--host 127.0.0.1] [--ctx N] [--steps N] [--reasoning]",
+    summary: "the simulated OpenAI-compatible model as its own server (for LONGRUN_SIM_URL)",
+    flags: [
+      { flag: "--port N", description: "port to listen on (default 4010; 0 picks a free one)" },
+      { flag: "--host H", description: "interface to listen on (default 127.0.0.1)" },
+      { flag: "--ctx N", description: "context window in tokens (default 128000)" },
+      { flag: "--steps N", description: "steps the scripted agent works before it reports (default 40)" },
+      { flag: "--reasoning", description: "emit reasoning tokens and encrypted reasoning state" },
+    ],
+  },
+];
+
+/** The default as `--help` shows it: the entry's text, else what the schema yields for "unset". */
+export function defaultText(entry: Variable): string {
+  if (entry.defaultText) return entry.defaultText;
+  const parsed = (entry.schema as z.ZodType).safeParse(undefined);
+  if (!parsed.success || parsed.data === undefined) return "";
+  return Array.isArray(parsed.data) ? parsed.data.join(",") || "none" : String(parsed.data);
+}
+
+function table(rows: string[][], indent = "  "): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  return rows
+    .map((row) => (indent + row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ")).trimEnd())
+    .join("\n");
+}
+
+/** The environment section of a command's help: every variable it reads, required ones first. */
+export function environmentHelp(command: ConfigCommand): string {
+  const requirements = REQUIREMENTS.filter((requirement) => requirement.commands.includes(command));
+  const rows = Object.entries(VARIABLES)
+    .filter(([, entry]) => entry.commands.includes(command))
+    .map(([name, entry]) => {
+      const required = requirements.find((requirement) => requirement.anyOf.some((one) => one === name));
+      const shown = required
+        ? required.anyOf.length === 1
+          ? "required"
+          : `required: this or ${required.anyOf.filter((one) => one !== name).join(", ")}`
+        : defaultText(entry);
+      return [name, entry.description, shown ? `[${shown}]` : ""];
+    });
+  return `Environment (validated at start; an empty value counts as unset):\n${table(
+    rows.map(([name, description, shown]) => [name ?? "", `${description} ${shown}`.trim()]),
+  )}`;
+}
+
+/** `longrun --help`. */
+export function mainHelp(): string {
+  return [
+    "longrun — long-running tool-using agents inside a finite context window",
+    "",
+    "Usage:",
+    ...COMMANDS.map((command) => `  ${command.usage}\n      ${command.summary}`),
+    "",
+    "`longrun <command> --help` lists a command's flags and environment variables.",
+  ].join("\n");
+}
+
+/** `longrun <command> --help`. */
+export function commandHelp(name: string): string | null {
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) return null;
+  const parts = [`Usage: ${command.usage}`, "", command.summary];
+  if (command.flags.length > 0) {
+    parts.push("", "Flags:", table(command.flags.map((flag) => [flag.flag, flag.description])));
+  }
+  if (command.env) parts.push("", environmentHelp(command.env));
+  return parts.join("\n");
+}

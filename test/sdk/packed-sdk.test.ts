@@ -1,0 +1,141 @@
+import { execFile } from "node:child_process";
+import { copyFile, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The SDK as a remote application gets it: built, packed, installed from the tarballs into an empty
+// project (no workspace links, no tsx, no "@longrun/source" condition) and used from plain Node 20.
+
+const run = promisify(execFile);
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const FIXTURE = fileURLToPath(new URL("./fixtures/resume-compaction-events.mjs", import.meta.url));
+
+/** The environment of a user's shell: none of the workspace's npm settings or NODE_OPTIONS. */
+function userEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => name !== "NODE_OPTIONS" && !name.startsWith("npm_") && !name.startsWith("VITEST"),
+    ),
+  );
+}
+
+interface Packed {
+  name: string;
+  filename: string;
+  files: { path: string }[];
+}
+
+let work: string;
+let project: string;
+let packed: Packed[];
+let server: EmbeddedInstance;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "longrun-packed-sdk-"));
+  // protocol first: the client's declarations are checked against protocol's built ones.
+  for (const workspace of ["@longrun/protocol", "@longrun/client"])
+    await run("npm", ["run", "build", "-w", workspace], { cwd: REPO });
+  const { stdout } = await run(
+    "npm",
+    ["pack", "--json", "--pack-destination", work, "-w", "@longrun/protocol", "-w", "@longrun/client"],
+    { cwd: REPO },
+  );
+  packed = JSON.parse(stdout) as Packed[];
+  project = join(work, "app");
+  await mkdir(project);
+  await writeFile(
+    join(project, "package.json"),
+    JSON.stringify({ name: "sdk-consumer", private: true, type: "module" }, null, 2),
+  );
+  await run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      ...packed.map((entry) => join(work, entry.filename)),
+    ],
+    { cwd: project, env: userEnv() },
+  );
+  await copyFile(FIXTURE, join(project, "resume.mjs"));
+  server = await startEmbedded(loadConfig({ PORT: "0", LONGRUN_DATA_DIR: join(work, "data") }));
+}, 240_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => {
+  it("ships the ESM build and its declarations, no TypeScript source", () => {
+    expect(packed.map((entry) => entry.name).sort()).toEqual(["@longrun/client", "@longrun/protocol"]);
+    for (const entry of packed) {
+      const paths = entry.files.map((file) => file.path);
+      expect(paths).toContain("dist/index.js");
+      expect(paths).toContain("dist/index.d.ts");
+      expect(paths.filter((path) => !/^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/.test(path))).toEqual(
+        [],
+      );
+    }
+  });
+
+  it("installs as real packages with their dependencies, without tsx", async () => {
+    const modules = join(project, "node_modules");
+    for (const name of ["@longrun/client", "@longrun/protocol"]) {
+      expect((await lstat(join(modules, name))).isSymbolicLink()).toBe(false);
+    }
+    for (const name of ["ws", "zod"]) expect((await lstat(join(modules, name))).isDirectory()).toBe(true);
+    await expect(lstat(join(modules, "tsx"))).rejects.toThrow(/ENOENT/);
+    const manifest = JSON.parse(await readFile(join(modules, "@longrun/client/package.json"), "utf8"));
+    expect(manifest.dependencies).toEqual({ "@longrun/protocol": "0.1.0", ws: "8.23.0" });
+  });
+
+  it("type-checks a consumer against the shipped declarations", async () => {
+    await writeFile(
+      join(project, "consumer.ts"),
+      [
+        'import { createClient, type LongrunClient } from "@longrun/client";',
+        'import type { LongrunEvent } from "@longrun/protocol";',
+        'const client: LongrunClient = createClient({ baseUrl: "http://127.0.0.1:8787", token: "t" });',
+        "const seen: LongrunEvent[] = [];",
+        'client.subscribe({ threadId: "*", types: ["compaction.*"] }, { onEvent: (event) => seen.push(event) });',
+        "",
+      ].join("\n"),
+    );
+    const tsc = join(REPO, "node_modules/typescript/bin/tsc");
+    // DOM types stand in for the platform (fetch, WebSocket): the consumer has no @types/node.
+    const args = ["--noEmit", "--strict", "--target", "es2022", "--lib", "es2023,dom"];
+    const result = await run(process.execPath, [tsc, ...args, "--module", "nodenext", "consumer.ts"], {
+      cwd: project,
+      env: userEnv(),
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    expect(result.stdout).toBe("");
+  }, 60_000);
+
+  it("plain Node 20 subscribes to compaction events, loses the socket, resumes: nothing missing or repeated", async () => {
+    const { stdout } = await run(process.execPath, ["resume.mjs", server.url, server.token], {
+      cwd: project,
+      env: userEnv(),
+      timeout: 170_000,
+    }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`resume.mjs failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+    });
+    const result = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(result.run).toBe("run.completed");
+    // Several compactions (started + completed each), some of them only seen after the resume.
+    expect(result.logged.length).toBeGreaterThanOrEqual(4);
+    expect(result.missing).toEqual([]);
+    expect(result.repeated).toEqual([]);
+    expect(result.ordered).toBe(true);
+    expect(result.received).toEqual(result.logged);
+    expect(result.reference).toEqual(result.logged);
+    expect(result.resumed.length).toBeGreaterThan(0);
+    expect(Math.min(...result.resumed)).toBeGreaterThan(result.cutAfterSeq);
+    expect(result.statuses).toContain("reconnecting");
+  }, 180_000);
+});

@@ -1,0 +1,12 @@
+import { defaultClientConditions, defaultServerConditions } from "vite";
+
+/**
+ * Resolve workspace packages to their TypeScript source: @longrun/protocol and @longrun/client export
+ * a dist/ build to the outside world and their source under the "@longrun/source" condition, which
+ * every tool in the workspace sets (tsconfig customConditions, NODE_OPTIONS from .npmrc for tsx, this
+ * for vite). Spread into each vitest project's config.
+ */
+export const sourceConditions = {
+  resolve: { conditions: ["@longrun/source", ...defaultClientConditions] },
+  ssr: { resolve: { conditions: ["@longrun/source", ...defaultServerConditions] } },
+};
