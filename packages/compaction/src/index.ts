@@ -19,6 +19,27 @@ export {
 export { type CollapseOptions, collapseTraces } from "./collapse.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
+export { LEDGER_BUDGET, ledgerBudgetTokens } from "./ledger/budget.ts";
+export { type CallEffects, callEffects } from "./ledger/call-effects.ts";
+export {
+  isEmptyLedger,
+  LEDGER_FOOTER,
+  LEDGER_HEADER,
+  RECENT_READS,
+  type RenderedLedger,
+  renderLedger,
+} from "./ledger/render-ledger.ts";
+export { clipLine, errorLine, type ResultOutcome, resultOutcome } from "./ledger/result-outcome.ts";
+export { type FileChange, type FileRead, type ShellEffects, shellEffects } from "./ledger/shell-effects.ts";
+export {
+  emptyLedger,
+  LEDGER_LIMITS,
+  type LedgerInput,
+  type LedgerSource,
+  type LedgerState,
+  ledgerSources,
+  updateLedger,
+} from "./ledger/update-ledger.ts";
 export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
 export {
   type CompactionPlan,
@@ -75,4 +96,5 @@ export {
   truncationMarker,
 } from "./truncate.ts";
 export type { ProjectionItem, ProjectionMark, StageResult } from "./types.ts";
+export { type VerbatimPart, verbatimPart } from "./verbatim.ts";
 export { type Verification, verifyProjection } from "./verify.ts";

@@ -13,8 +13,11 @@ export {
 } from "./agent.ts";
 export {
   CompactionEvent,
+  CompactionShrink,
   CompactionStrategy,
   CompactionTrigger,
+  Ledger,
+  LedgerFileAction,
   RestoredItem,
   StageSavings,
 } from "./compaction.ts";
