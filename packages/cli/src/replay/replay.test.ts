@@ -37,7 +37,7 @@ describe("longrun replay: flags and input errors", () => {
     const result = await command(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      "Usage: longrun replay <transcript.jsonl> --max-input-tokens N --out DIR",
+      "Usage: longrun replay <transcript.jsonl>... --max-input-tokens N --out DIR",
     );
   });
 
@@ -51,7 +51,10 @@ describe("longrun replay: flags and input errors", () => {
     [["a.jsonl", "--max-input-tokens", "0", "--out", "x"], "must be a positive integer"],
     [["a.jsonl", "--max-input-tokens", "8000"], "missing --out DIR"],
     [["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--bogus"], "Unknown option '--bogus'"],
-    [["a.jsonl", "b.jsonl", "--max-input-tokens", "8000", "--out", "x"], "one transcript at a time"],
+    [
+      ["a/x.jsonl", "b/x.jsonl", "--max-input-tokens", "8000", "--out", "x"],
+      'two transcripts named "x": their outputs would collide',
+    ],
     [
       ["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--time-zone", "Mars/Olympus"],
       "unknown time zone",

@@ -5,6 +5,7 @@ import {
   compactionFields,
   createTokenizer,
   estimateStoredTokens,
+  ledgerSources,
   type Projection,
   type ProjectionInput,
   planCompaction,
@@ -14,11 +15,13 @@ import {
   type ToolSpec,
   thresholds,
   toChatMessages,
+  verbatimPart,
   verifyProjection,
 } from "@longrun/compaction";
 import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
 import { openStore, type Store } from "@longrun/store";
 import { type ReplayReport, type ReplayStep, totalsOf } from "./report.ts";
+import { retentionOf, WorkingFactsTracker } from "./retention.ts";
 import { type ReplaySummarizer, type Summarizer, startSimSummarizer } from "./sim-summarizer.ts";
 import { deriveToolSchemas } from "./tool-schemas.ts";
 import { callPoints, type Transcript } from "./transcript.ts";
@@ -96,7 +99,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
       triggerTokens: limits.triggerTokens,
       limitTokens: limits.limitTokens,
       steps,
-      totals: totalsOf(steps),
+      totals: totalsOf(steps, limits.limitTokens),
     };
     await writeFile(join(outDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
     return report;
@@ -124,6 +127,8 @@ class ReplayWalk {
   private compaction: CompactionEvent | null = null;
   private historyTokens = 0;
   private compactions = 0;
+  /** What the agent knew so far, from the raw facts (the yardstick of retention). */
+  private readonly known = new WorkingFactsTracker();
 
   constructor(
     private readonly store: Store,
@@ -172,6 +177,7 @@ class ReplayWalk {
       .slice(from, to)
       .map((message, offset) => ({ ...toMessageInput(message), id: messageId(from + offset) }));
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
+    this.known.add(ledgerSources(stored));
     stored.forEach((fact, offset) => {
       // The store stamps wall-clock time; the replay's clock is the transcript position, so the
       // projection (idle gaps, usage anchors) and every output are the same on every run.
@@ -219,8 +225,10 @@ class ReplayWalk {
       // I6: an oversized request is never sent; the walk goes on with the next call point.
       step.status = "context_exhausted";
       step.reason = verdict.reason;
+      step.verbatimTokens = verbatimPart(projection).tokens;
       return step;
     }
+    if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     return step;
