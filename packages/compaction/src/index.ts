@@ -17,9 +17,20 @@ export {
   type ToolKind,
 } from "./classify.ts";
 export { type CollapseOptions, collapseTraces } from "./collapse.ts";
+export {
+  LEDGER_BUDGET,
+  ledgerBudgetTokens,
+  POST_COMPACTION_SHARE,
+  postCompactionTargetTokens,
+} from "./compaction-budget.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
-export { LEDGER_BUDGET, ledgerBudgetTokens } from "./ledger/budget.ts";
+export {
+  type CompactionFit,
+  type FitCompactionInput,
+  type FittedFields,
+  fitCompaction,
+} from "./fit-compaction.ts";
 export { type CallEffects, callEffects } from "./ledger/call-effects.ts";
 export {
   isEmptyLedger,
@@ -68,7 +79,13 @@ export {
 } from "./restoration.ts";
 export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
-export { buildSummaryMessage, SUMMARY_HEADER, type SummaryMeta } from "./summary-message.ts";
+export {
+  buildSummaryMessage,
+  cutSummaryText,
+  SUMMARY_HEADER,
+  type SummaryMeta,
+  summaryTextOf,
+} from "./summary-message.ts";
 export {
   buildSummaryRequest,
   localDateTime,

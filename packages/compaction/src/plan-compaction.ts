@@ -1,11 +1,11 @@
 import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } from "@longrun/protocol";
-import { contentText } from "@longrun/protocol";
 import { resolveBoundary } from "./boundary.ts";
 import { selectCutoff } from "./cutoff.ts";
+import { type LedgerSource, ledgerSources } from "./ledger/update-ledger.ts";
 import type { ProjectionInput } from "./project.ts";
 import { repairToolPairs } from "./repair.ts";
 import { sanitizeMessages } from "./sanitize.ts";
-import { buildSummaryMessage, type SummaryMeta } from "./summary-message.ts";
+import { buildSummaryMessage, type SummaryMeta, summaryTextOf } from "./summary-message.ts";
 import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
 import { thresholds } from "./thresholds.ts";
 import { toChatMessages } from "./to-chat.ts";
@@ -36,6 +36,8 @@ export interface CompactionPlan {
   pinnedMessage: ChatMessage | null;
   /** Facts the summary replaces (to offload to the history file). */
   toSummarize: StoredMessage[];
+  /** What the ledger folds in: a folded fork prefix (no steps), then the facts summarized. */
+  ledgerSources: LedgerSource[];
   request: SummaryRequest;
   summaryMeta: SummaryMeta;
 }
@@ -67,7 +69,8 @@ export function planCompaction(
   const request = buildSummaryRequest({
     messages: summarized,
     kind: strategy === "partial" ? "prefix" : "segment",
-    previousSummary: compaction ? contentText(compaction.summaryMessage.content) : null,
+    // The summarizer folds in the previous summary without its ledger: the summary never depends on it.
+    previousSummary: compaction ? summaryTextOf(compaction.summaryMessage) : null,
     now: input.now,
     timeZone: options.timeZone,
     tokenizer,
@@ -84,6 +87,10 @@ export function planCompaction(
     cutoffIndex: cut.cutoffIndex,
     pinnedMessage: cut.pinned,
     toSummarize: cut.toSummarize,
+    ledgerSources: [
+      ...sanitizeMessages(prefix).map((message) => ({ message, step: null })),
+      ...ledgerSources(cut.toSummarize),
+    ],
     request,
     summaryMeta: {
       strategy,
@@ -93,10 +100,11 @@ export function planCompaction(
   };
 }
 
-/** The event fields that follow from a plan and the summarizer's text. */
+/** The event fields that follow from a plan and the summarizer's text (and a rendered ledger). */
 export function compactionFields(
   plan: CompactionPlan,
   summaryText: string,
+  ledgerText: string | null = null,
 ): Pick<
   CompactionEvent,
   "cutoffMessageId" | "cutoffIndex" | "summaryMessage" | "pinnedMessage" | "strategy" | "includesPrefix"
@@ -105,7 +113,7 @@ export function compactionFields(
     includesPrefix: plan.includesPrefix,
     cutoffMessageId: plan.cutoffMessageId,
     cutoffIndex: plan.cutoffIndex,
-    summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta),
+    summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta, ledgerText),
     pinnedMessage: plan.pinnedMessage,
     strategy: plan.strategy,
   };

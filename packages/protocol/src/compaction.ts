@@ -22,6 +22,8 @@ export const RestoredItem = z.object({
   tokens: z.number().int().nonnegative(),
   /** The text inserted into the projection, kept so every rebuild of the projection is identical. */
   content: z.string().optional(),
+  /** `content` is already cut to its budget (events since the ledger); older events hold whole files. */
+  fitted: z.boolean().optional(),
 });
 export type RestoredItem = z.infer<typeof RestoredItem>;
 

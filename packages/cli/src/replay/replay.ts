@@ -4,7 +4,10 @@ import { join, resolve } from "node:path";
 import {
   compactionFields,
   createTokenizer,
+  DEFAULT_RESTORATION_BUDGETS,
   estimateStoredTokens,
+  type FittedFields,
+  fitCompaction,
   ledgerSources,
   type Projection,
   type ProjectionInput,
@@ -256,31 +259,53 @@ class ReplayWalk {
     );
     await appendFile(this.historyFile, offloaded.map((line) => `${JSON.stringify(line)}\n`).join(""));
     this.compactions += 1;
-    const fields = compactionFields(plan, summaryText);
-    const provisional: CompactionEvent = {
+    const fixed = compactionFields(plan, summaryText);
+    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+    const draft = (fields: FittedFields): CompactionEvent => ({
       id: `compaction-${String(this.compactions).padStart(4, "0")}`,
       agentId: AGENT_ID,
-      ...fields,
+      ...fixed,
+      summaryMessage: fields.summaryMessage,
+      ledger: fields.ledger,
+      shrunk: fields.shrunk,
       historyFile: this.historyFile,
       trigger: "auto",
       tokensBefore: before.tokens,
       tokensAfter: 0,
-      restored: [],
+      restored: fields.restored,
       createdAt: now,
-    };
-    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
-    const after = project({ ...input, messages: retained, compaction: provisional });
-    const event = await this.store.compactions.insert({ ...provisional, tokensAfter: after.tokens });
+    });
+    // As the runtime's compaction runner does it, without a workspace: nothing to restore.
+    const fit = fitCompaction({
+      plan,
+      summaryText,
+      previousLedger: this.compaction?.ledger ?? null,
+      state: null,
+      files: [],
+      restorationCap: DEFAULT_RESTORATION_BUDGETS,
+      historyFile: this.historyFile,
+      profile: this.profile,
+      tokenizer: this.tokenizer,
+      measure: (fields) => project({ ...input, messages: retained, compaction: draft(fields) }),
+    });
+    const event = await this.store.compactions.insert({
+      ...draft(fit.fields),
+      tokensAfter: fit.projection.tokens,
+    });
     this.compaction = event;
     this.facts = retained;
     return {
-      projection: after,
+      projection: fit.projection,
       summary: {
         strategy: event.strategy,
         trigger: event.trigger,
         tokensBefore: event.tokensBefore,
         tokensAfter: event.tokensAfter,
         cutoffMessageId: event.cutoffMessageId,
+        ledgerTokens: fit.ledgerTokens,
+        ...(fit.fields.shrunk.length > 0
+          ? { shrunk: fit.fields.shrunk.map((shrink) => `${shrink.what}: ${shrink.detail}`) }
+          : {}),
       },
     };
   }

@@ -34,10 +34,16 @@ export class WorkingFactsTracker {
     return {
       filesWritten: this.ledger.changedFiles.map((file) => file.path),
       filesRead: this.ledger.readFiles.slice(-RECENT_READS).map((file) => file.path),
-      lastError: last ? [last.line === "(no output)" ? last.call : last.line] : [],
+      // A failure that printed nothing is known by its call: the command (or tool and path) itself.
+      lastError: last ? [last.line === "(no output)" ? callText(last.call) : last.line] : [],
       todos: this.ledger.todos.map((todo) => todo.content),
     };
   }
+}
+
+/** The command inside a call description ("bash `make all`" → "make all"), else the description. */
+function callText(call: string): string {
+  return call.match(/`(.*)`$/)?.[1] ?? call;
 }
 
 /** String values inside a JSON text (tool arguments), so escaped quotes and newlines read as text. */

@@ -61,6 +61,8 @@ interface Entry {
   order: number;
   text: string;
   rank: number;
+  /** Step of the fact behind it, for newest-first within a rank across sections (-1: unknown). */
+  recency: number;
 }
 
 function at(step: number | null): string {
@@ -73,8 +75,13 @@ const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as co
 function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
   const entries: Entry[] = [];
   const show = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
-  const push = (section: SectionName, order: number, text: string, rank: number) =>
-    entries.push({ section, order, text, rank });
+  const push = (
+    section: SectionName,
+    order: number,
+    text: string,
+    rank: number,
+    step: number | null = null,
+  ) => entries.push({ section, order, text, rank, recency: step ?? -1 });
   const last = ledger.errors[ledger.errors.length - 1];
   if (last) {
     const resolution = last.resolvedAt === null ? "unresolved" : `resolved${at(last.resolvedAt)}`;
@@ -96,13 +103,14 @@ function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
     push("todos", index, `${TODO_MARK[todo.status]} ${todo.content}`, todo.status === "completed" ? 3 : 0);
   });
   ledger.changedFiles.forEach((file, index) => {
-    push("changed", index, `${show(file.path)} ${file.action}${at(file.step)}`, 1);
+    push("changed", index, `${show(file.path)} ${file.action}${at(file.step)}`, 1, file.step);
   });
   const reads = ledger.readFiles.length;
   ledger.readFiles.forEach((file, index) => {
     const lines = file.lines ? `:${file.lines}` : "";
     // Order says which read is latest; steps are left out to keep the list short.
-    push("read", index, `${show(file.path)}${lines}`, index >= reads - RECENT_READS ? 2 : 5);
+    // The last reads compete with changed files by recency; older reads come last.
+    push("read", index, `${show(file.path)}${lines}`, index >= reads - RECENT_READS ? 1 : 5, file.step);
   });
   if (ledger.plan) push("plan", 0, clipLine(ledger.plan, 400), 3);
   ledger.subAgents.forEach((agent, index) => {
@@ -172,9 +180,10 @@ export function commonRoot(paths: readonly string[]): string | null {
 
 /**
  * The ledger as a compact, stable text block within `budgetTokens`: entries are kept by priority
- * (last error, pending approvals and open TODOs; changed files; the last RECENT_READS reads; plan and
- * done TODOs; sub-agents and user notes; commands and older entries) and, within a priority, newest
- * first; each section says how many older entries it left out. Same ledger and budget, same text.
+ * (last error, pending approvals and open TODOs; changed files and the last RECENT_READS reads; plan
+ * and done TODOs; sub-agents and user notes; commands and older entries) and, within a priority,
+ * newest first; each section says how many older entries it left out. Same ledger and budget, same
+ * text.
  */
 export function renderLedger(
   ledger: Ledger,
@@ -183,7 +192,10 @@ export function renderLedger(
   const { tokenizer } = options;
   const root = commonRoot([...ledger.changedFiles, ...ledger.readFiles].map((file) => file.path));
   const all = entriesOf(ledger, root);
-  const ordered = [...all].sort((a, b) => a.rank - b.rank || b.order - a.order);
+  const ordered = [...all].sort(
+    (a, b) =>
+      a.rank - b.rank || b.recency - a.recency || a.section.localeCompare(b.section) || b.order - a.order,
+  );
   const fixed =
     tokenizer.count(`${LEDGER_HEADER}\n${LEDGER_FOOTER}`) +
     (root === null ? 0 : tokenizer.count(`Paths below are relative to ${root}`) + 1);

@@ -60,7 +60,7 @@ export function errorLine(text: string): string {
  * Reads a tool result: the recorded status when it says error; else the exit code of the common
  * envelopes (`<returncode>N</returncode>`, Claude Code's `Exit code N`, longrun's `[exit code: N]`),
  * `<tool_use_error>`, or, without any structure, a traceback or an error-looking first line.
- * A read-only command that exits 1 with no output (grep found nothing) is not a failure.
+ * A read-only command that exits non-zero with no output (grep found nothing) is not a failure.
  */
 export function resultOutcome(
   text: string,
@@ -81,7 +81,9 @@ export function resultOutcome(
     failed = EXCEPTION_LINE.test(lastLine(body(text)));
   }
   const line = failed ? errorLine(text) : "";
-  if (failed && options.readOnly && exitCode === 1 && line === "") return { failed: false, exitCode, line };
+  // A read-only command that printed nothing found nothing (grep 1, xargs grep 123): not a failure.
+  if (failed && options.readOnly && exitCode !== null && line === "")
+    return { failed: false, exitCode, line };
   return { failed, exitCode, line };
 }
 
