@@ -1,4 +1,5 @@
 import type { ModelProfile } from "@longrun/protocol";
+import { ESTIMATE_PAD } from "./pressure.ts";
 import { thresholds } from "./thresholds.ts";
 
 /**
@@ -15,7 +16,10 @@ export const LEDGER_BUDGET = { share: 0.05, floorTokens: 480, floorShare: 0.08, 
  * tool definitions, system prompt, summary, ledger, restored files — is budgeted against it as a
  * whole: restored files get what the rest leaves, within their own cap.
  */
-export const POST_COMPACTION_SHARE = 0.5;
+export const POST_COMPACTION_SHARE = 0.45;
+
+/** What the kept-tail budget reserves for the summarizer's text, as a share of the window. */
+export const SUMMARY_ALLOWANCE_SHARE = 0.1;
 
 /** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 640 at 16k, 2,560 at 64k. */
 export function ledgerBudgetTokens(profile: Partial<ModelProfile>): number {
@@ -32,4 +36,21 @@ export function postCompactionTargetTokens(profile: Partial<ModelProfile>): numb
   return window === undefined
     ? Math.floor((triggerTokens * 2) / 3)
     : Math.floor(window * POST_COMPACTION_SHARE);
+}
+
+/**
+ * The most recent context a partial compaction keeps verbatim: what the post-compaction target
+ * leaves after the fixed overhead (`overheadTokens`: system prompt, tool definitions, a fork prefix
+ * still sent), the ledger's budget and an allowance for the summary — but never less than the
+ * profile's keepTokens. Null without a known window (the message-count rule applies).
+ */
+export function maxKeptTokens(profile: Partial<ModelProfile>, overheadTokens: number): number | null {
+  const window = profile.maxInputTokens;
+  if (window === undefined) return null;
+  const left =
+    Math.floor(postCompactionTargetTokens(profile) / ESTIMATE_PAD) -
+    overheadTokens -
+    ledgerBudgetTokens(profile) -
+    Math.floor(window * SUMMARY_ALLOWANCE_SHARE);
+  return Math.max(thresholds(profile).keepTokens ?? 0, left);
 }

@@ -2,6 +2,7 @@ import type { CompactionEvent, ModelProfile, StoredMessage } from "@longrun/prot
 import { describe, expect, it } from "vitest";
 import { type FittedFields, fitCompaction } from "./fit-compaction.ts";
 import { LEDGER_HEADER } from "./ledger/render-ledger.ts";
+import { updateLedger } from "./ledger/update-ledger.ts";
 import { compactionFields, planCompaction } from "./plan-compaction.ts";
 import { type ProjectionInput, project } from "./project.ts";
 import { DEFAULT_RESTORATION_BUDGETS, type RestoredFile } from "./restoration.ts";
@@ -115,8 +116,7 @@ describe("fitCompaction", () => {
     const fit = fitCompaction({
       plan,
       summaryText: "Task: refactor. State: tests written.",
-      previousLedger: null,
-      state: null,
+      ledger: updateLedger({ messages: plan.ledgerSources }),
       files: [],
       restorationCap: DEFAULT_RESTORATION_BUDGETS,
       historyFile: null,
@@ -143,8 +143,7 @@ describe("fitCompaction", () => {
     const { plan, measure } = setup(session(12), profile);
     const base = {
       plan,
-      previousLedger: null,
-      state: null,
+      ledger: updateLedger({ messages: plan.ledgerSources }),
       restorationCap: { maxFiles: 5, perFileTokens: 400, totalTokens: 800 },
       historyFile: null,
       profile,
@@ -169,8 +168,7 @@ describe("fitCompaction", () => {
     const fit = fitCompaction({
       plan,
       summaryText: "Paragraph one of the summary.\n\n".repeat(60),
-      previousLedger: null,
-      state: null,
+      ledger: updateLedger({ messages: plan.ledgerSources }),
       files: [file("src/a.ts", 100)],
       restorationCap: { maxFiles: 5, perFileTokens: 2_000, totalTokens: 4_000 },
       historyFile: ".longrun/history/t/a.jsonl",
@@ -209,8 +207,7 @@ describe("fitCompaction", () => {
     const fit = fitCompaction({
       plan,
       summaryText: "Summary.",
-      previousLedger: null,
-      state: null,
+      ledger: updateLedger({ messages: plan.ledgerSources }),
       files: [],
       restorationCap: DEFAULT_RESTORATION_BUDGETS,
       historyFile: null,

@@ -1,7 +1,6 @@
 import type { ChatMessage, CompactionShrink, Ledger, ModelProfile, RestoredItem } from "@longrun/protocol";
 import { ledgerBudgetTokens, postCompactionTargetTokens } from "./compaction-budget.ts";
 import { isEmptyLedger, renderLedger } from "./ledger/render-ledger.ts";
-import { type LedgerState, updateLedger } from "./ledger/update-ledger.ts";
 import type { CompactionPlan } from "./plan-compaction.ts";
 import { ESTIMATE_PAD } from "./pressure.ts";
 import type { Projection } from "./project.ts";
@@ -24,10 +23,8 @@ export interface FitCompactionInput {
   plan: CompactionPlan;
   /** The summarizer's answer. */
   summaryText: string;
-  /** The ledger of the compaction in force (folded into the new one). */
-  previousLedger: Ledger | null;
-  /** The runtime's agent state (plan, TODOs, pending approvals); null when there is none (replay). */
-  state: LedgerState | null;
+  /** The new ledger: the compaction in force's ledger with plan.ledgerSources folded in (updateLedger). */
+  ledger: Ledger;
   /** Files that may be restored, most important first, as read now. */
   files: readonly RestoredFile[];
   /** Cap on restoration (the budget the projection re-plans with). */
@@ -63,12 +60,7 @@ const MIN_RESTORED_FILE_TOKENS = 100;
  * verbatim part alone is over the limit.
  */
 export function fitCompaction(input: FitCompactionInput): CompactionFit {
-  const { tokenizer, plan } = input;
-  const ledger = updateLedger({
-    previous: input.previousLedger,
-    messages: plan.ledgerSources,
-    state: input.state,
-  });
+  const { tokenizer, plan, ledger } = input;
   const shrunk: CompactionShrink[] = [];
   let ledgerBudget = ledgerBudgetTokens(input.profile);
   let ledgerText = isEmptyLedger(ledger)
@@ -141,11 +133,20 @@ export function fitCompaction(input: FitCompactionInput): CompactionFit {
     });
   }
   const final = fields();
+  const verbatim = verbatimPart(projection);
+  let verdict = verifyProjection(projection);
+  if (!verdict.ok) {
+    const part = `the verbatim part (system prompt, tools, latest user message, active tool loop) is ${verbatim.tokens} tokens`;
+    verdict = {
+      ...verdict,
+      reason: `${verdict.reason}; ${part}${verbatim.tokens <= projection.limitTokens ? ", the rest is the recent context the cut kept" : ""}`,
+    };
+  }
   return {
     fields: final,
     projection,
-    verdict: verifyProjection(projection),
-    verbatim: verbatimPart(projection),
+    verdict,
+    verbatim,
     ledgerTokens: !dropped && ledgerText !== null ? ledgerText.tokens : 0,
   };
 }

@@ -20,8 +20,10 @@ export { type CollapseOptions, collapseTraces } from "./collapse.ts";
 export {
   LEDGER_BUDGET,
   ledgerBudgetTokens,
+  maxKeptTokens,
   POST_COMPACTION_SHARE,
   postCompactionTargetTokens,
+  SUMMARY_ALLOWANCE_SHARE,
 } from "./compaction-budget.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
@@ -51,6 +53,7 @@ export {
   ledgerSources,
   updateLedger,
 } from "./ledger/update-ledger.ts";
+export { type WorkingFile, workingFiles } from "./ledger/working-files.ts";
 export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
 export {
   type CompactionPlan,

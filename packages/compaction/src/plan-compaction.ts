@@ -1,5 +1,6 @@
 import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } from "@longrun/protocol";
 import { resolveBoundary } from "./boundary.ts";
+import { maxKeptTokens } from "./compaction-budget.ts";
 import { selectCutoff } from "./cutoff.ts";
 import { type LedgerSource, ledgerSources } from "./ledger/update-ledger.ts";
 import type { ProjectionInput } from "./project.ts";
@@ -9,6 +10,7 @@ import { buildSummaryMessage, type SummaryMeta, summaryTextOf } from "./summary-
 import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
 import { thresholds } from "./thresholds.ts";
 import { toChatMessages } from "./to-chat.ts";
+import { estimateMessageTokens, estimateToolsTokens } from "./tokenizer.ts";
 
 /** Extra input of planCompaction beyond the projection input. */
 export interface CompactionPlanOptions {
@@ -54,12 +56,22 @@ export function planCompaction(
   const boundary = resolveBoundary(input.messages, compaction);
   const facts = input.messages.slice(boundary.startIndex);
   const strategy = options.strategy ?? "partial";
+  const prefix = options.foldPrefix && compaction?.includesPrefix !== true ? (input.prefix ?? []) : [];
+  // The fixed overhead is budgeted as a whole: what stays sent besides the summary and the tail.
+  const sentPrefix = prefix.length > 0 || compaction?.includesPrefix === true ? [] : (input.prefix ?? []);
+  const overhead =
+    (input.systemPrompt === null
+      ? 0
+      : estimateMessageTokens({ role: "system", content: input.systemPrompt }, tokenizer)) +
+    estimateToolsTokens(input.tools, tokenizer) +
+    sentPrefix.reduce((sum, message) => sum + estimateMessageTokens(message, tokenizer), 0);
+  const maxKept = maxKeptTokens(profile, overhead);
   const cut = selectCutoff(facts, profile, {
     strategy,
     tokenizer,
     previousPinned: compaction?.pinnedMessage ?? null,
+    ...(maxKept === null ? {} : { maxKeptTokens: maxKept }),
   });
-  const prefix = options.foldPrefix && compaction?.includesPrefix !== true ? (input.prefix ?? []) : [];
   if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
   const summarized = [
     ...sanitizeMessages(prefix),

@@ -18,6 +18,7 @@ import {
   type ToolSpec,
   thresholds,
   toChatMessages,
+  updateLedger,
   verbatimPart,
   verifyProjection,
 } from "@longrun/compaction";
@@ -279,8 +280,7 @@ class ReplayWalk {
     const fit = fitCompaction({
       plan,
       summaryText,
-      previousLedger: this.compaction?.ledger ?? null,
-      state: null,
+      ledger: updateLedger({ previous: this.compaction?.ledger ?? null, messages: plan.ledgerSources }),
       files: [],
       restorationCap: DEFAULT_RESTORATION_BUDGETS,
       historyFile: this.historyFile,

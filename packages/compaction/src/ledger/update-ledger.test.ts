@@ -4,6 +4,7 @@ import { createTokenizer } from "../tokenizer.ts";
 import { renderLedger } from "./render-ledger.ts";
 import { errorLine, resultOutcome } from "./result-outcome.ts";
 import { type LedgerSource, updateLedger } from "./update-ledger.ts";
+import { workingFiles } from "./working-files.ts";
 
 const tokenizer = createTokenizer("o200k_base");
 
@@ -277,5 +278,23 @@ describe("result outcome", () => {
 
   it("clips a long line", () => {
     expect(errorLine(`Error: ${"x".repeat(400)}`).length).toBe(160);
+  });
+});
+
+describe("workingFiles", () => {
+  it("lists what the agent changed (still there) and read, newest first, once per path", () => {
+    const { sources } = history()
+      .call("read_file", { path: "a.ts" }, "x")
+      .call("write_file", { path: "b.ts", content: "x" }, "Created b.ts")
+      .call("run_command", { command: "rm gone.ts" }, "[exit code: 0]", "ok")
+      .call("read_file", { path: "c.ts" }, "x")
+      .call("edit_file", { path: "a.ts", oldText: "x", newText: "y" }, "Edited a.ts");
+    const ledger = updateLedger({ messages: sources });
+    expect(workingFiles(ledger)).toEqual([
+      { path: "a.ts", step: 8 },
+      { path: "c.ts", step: 6 },
+      { path: "b.ts", step: 2 },
+    ]);
+    expect(workingFiles(ledger, 1)).toEqual([{ path: "a.ts", step: 8 }]);
   });
 });
