@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildRuntime, createModelClient, type Infrastructure, loadConfig, openLog } from "@longrun/cli";
+import { createTokenizer, LEDGER_FOOTER, LEDGER_HEADER } from "@longrun/compaction";
 import { ModelProfile } from "@longrun/protocol";
 import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
 import { createMemoryBreakerStore, createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
@@ -15,6 +16,16 @@ import { renderTable } from "./stats.ts";
 // mode (in-process queue, libSQL file, sim model over HTTP). Issue 12: at small windows the fixed
 // overhead after a compaction (tools, summary, ledger, restored files) must leave room to work.
 
+const tokenizer = createTokenizer("o200k_base");
+
+/** Tokens of the ledger block inside a summary message. */
+function ledgerTokens(content: unknown): number {
+  const text = typeof content === "string" ? content : "";
+  const start = text.indexOf(LEDGER_HEADER);
+  const end = text.indexOf(LEDGER_FOOTER, start);
+  return start < 0 || end < 0 ? 0 : tokenizer.count(text.slice(start, end + LEDGER_FOOTER.length));
+}
+
 const RESULTS = fileURLToPath(new URL("./results/compaction-rate.json", import.meta.url));
 
 export interface CompactionRateFigures {
@@ -25,6 +36,10 @@ export interface CompactionRateFigures {
   compactionsPer100Steps: number;
   /** Projected tokens right after each compaction, as a share of the window. */
   afterCompactionShare: { median: number; max: number };
+  /** Compactions that had to shrink something to fit (restored files, summary, ledger). */
+  shrunk: number;
+  /** Ledger block size per compaction, as a share of the window (max). */
+  maxLedgerShare: number;
   exhausted: boolean;
 }
 
@@ -108,6 +123,11 @@ async function runOne(maxInputTokens: number, simSteps: number): Promise<Compact
         median: shares[Math.floor(shares.length / 2)] ?? 0,
         max: shares[shares.length - 1] ?? 0,
       },
+      shrunk: compactions.filter((event) => (event.shrunk ?? []).length > 0).length,
+      maxLedgerShare: Math.max(
+        0,
+        ...compactions.map((event) => ledgerTokens(event.summaryMessage.content) / maxInputTokens),
+      ),
       exhausted: end === "run.failed",
     };
   } finally {
@@ -137,6 +157,8 @@ export async function runCompactionRateBench(
         "compactions",
         "compactions/100 steps",
         "after compaction (median / max of window)",
+        "shrunk",
+        "ledger max",
         "run",
       ],
       figures.map((row) => [
@@ -145,6 +167,8 @@ export async function runCompactionRateBench(
         String(row.compactions),
         row.compactionsPer100Steps.toFixed(1),
         `${(row.afterCompactionShare.median * 100).toFixed(0)} % / ${(row.afterCompactionShare.max * 100).toFixed(0)} %`,
+        String(row.shrunk),
+        `${(row.maxLedgerShare * 100).toFixed(1)} %`,
         row.exhausted ? "failed" : "completed",
       ]),
     ),
