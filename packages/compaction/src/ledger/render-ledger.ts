@@ -126,10 +126,14 @@ function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
   return entries;
 }
 
+/** How the left-out entries are mentioned: per section, as one count, or not at all (tiny budgets). */
+type OmittedNote = "sections" | "count" | "none";
+
 function renderEntries(
   entries: readonly Entry[],
   omittedBySection: Map<SectionName, number>,
   root: string | null,
+  note: OmittedNote = "sections",
 ): string {
   const lines = [LEDGER_HEADER];
   if (root !== null) lines.push(`Paths below are relative to ${root}`);
@@ -145,7 +149,10 @@ function renderEntries(
     const separator = section === "plan" ? " " : "; ";
     lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(separator)}`);
   }
-  if (left.length > 0) lines.push(`Not shown for space: ${left.join(", ")} (see the history file)`);
+  const total = [...omittedBySection.values()].reduce((sum, count) => sum + count, 0);
+  if (left.length > 0 && note === "sections")
+    lines.push(`Not shown for space: ${left.join(", ")} (see the history file)`);
+  else if (total > 0 && note === "count") lines.push(`(${total} entries not shown for space)`);
   lines.push(LEDGER_FOOTER);
   return lines.join("\n");
 }
@@ -224,15 +231,26 @@ export function renderLedger(
     }
     return counts;
   };
-  let text = renderEntries(kept, omittedBySection(kept), root);
-  let tokens = tokenizer.count(text);
-  // The per-entry sum is an estimate: drop the lowest-priority entries until the text fits.
-  while (tokens > options.budgetTokens && kept.length > 0) {
-    kept.pop();
-    text = renderEntries(kept, omittedBySection(kept), root);
-    tokens = tokenizer.count(text);
+  // The per-entry sum is an estimate: drop the lowest-priority entries until the text fits. The
+  // note on what was left out may take less room instead (one count, or nothing on tiny budgets):
+  // whichever keeps the most entries wins.
+  let best: { text: string; tokens: number; kept: number } | null = null;
+  for (const note of ["sections", "count", "none"] as const) {
+    const trial = [...kept];
+    let text = renderEntries(trial, omittedBySection(trial), root, note);
+    let tokens = tokenizer.count(text);
+    while (tokens > options.budgetTokens && trial.length > 0) {
+      trial.pop();
+      text = renderEntries(trial, omittedBySection(trial), root, note);
+      tokens = tokenizer.count(text);
+    }
+    const fits = tokens <= options.budgetTokens;
+    if (fits && (best === null || trial.length > best.kept)) best = { text, tokens, kept: trial.length };
+    if (fits && trial.length === kept.length) break;
+    if (best === null && note === "none") best = { text, tokens, kept: trial.length };
   }
-  return { text, tokens, omitted: all.length - kept.length };
+  const chosen = best as { text: string; tokens: number; kept: number };
+  return { text: chosen.text, tokens: chosen.tokens, omitted: all.length - chosen.kept };
 }
 
 /** Whether a ledger holds anything worth rendering. */
