@@ -112,6 +112,8 @@ function checkExhaustion(transcript: Transcript, step: ReplayStep, report: Repla
   expect(required + SUMMARY_MAX_TOKENS, `call point ${step.index} refused`).toBeGreaterThan(
     report.limitTokens * 0.9,
   );
+  // Degrade before refusing: only a verbatim part over the limit is refused.
+  expect(step.verbatimTokens, `call point ${step.index}: ${step.reason}`).toBeGreaterThan(report.limitTokens);
 }
 
 async function mapLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
@@ -138,6 +140,10 @@ export interface CorpusRow {
   microcompact: number;
   validated: number;
   replayMs: number;
+  /** Retention means after the first compaction (null: no such facts). */
+  written: number | null;
+  read: number | null;
+  error: number | null;
 }
 
 /**
@@ -230,6 +236,9 @@ export function describeCorpusWindow(
           ...report.totals.saved,
           validated,
           replayMs,
+          written: report.totals.retention.filesWritten.mean,
+          read: report.totals.retention.filesRead.mean,
+          error: report.totals.retention.lastError.mean,
         });
         await rm(outDir, { recursive: true, force: true });
       });
