@@ -17,6 +17,8 @@ const TRAILING_EXIT = /\[exit code: (-?\d+)\]\s*$/;
 const TOOL_USE_ERROR = /<tool_use_error>([\s\S]*?)(?:<\/tool_use_error>|$)/;
 const TRACEBACK = "Traceback (most recent call last):";
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure|Warning)\b.*$/;
+const FAILURE_WORDS =
+  /\b(?:error|errors|fail|failed|failure|failures|exception|fatal|panic|denied|cannot|could not|not found|undefined)\b/i;
 const UNSTRUCTURED_FAILURE =
   /^(?:error|fatal|FAILED|ERROR|Error|panic|Exception)\b|: command not found$|No such file or directory$/;
 
@@ -39,8 +41,9 @@ function body(text: string): string {
 }
 
 /**
- * The line that says what went wrong: a traceback's exception line, else the first line that is
- * not blank, clipped. Shared by the ledger and by whoever checks what it kept.
+ * The line that says what went wrong: a traceback's exception line, else the first line that names
+ * a failure, else the first line that is not blank, clipped. Shared by the ledger and by whoever
+ * checks what it kept.
  */
 export function errorLine(text: string): string {
   const lines = body(text)
@@ -52,7 +55,10 @@ export function errorLine(text: string): string {
       if (EXCEPTION_LINE.test(line)) return clipLine(line);
     }
   }
-  const first = lines.find((line) => line.trim().length > 0);
+  // Build and test output often starts with progress lines: the first line that names a failure
+  // says more than the first line.
+  const telling = lines.find((line) => FAILURE_WORDS.test(line) && !/^\s*0 (failures|errors)\b/i.test(line));
+  const first = telling ?? lines.find((line) => line.trim().length > 0);
   return first === undefined ? "" : clipLine(first);
 }
 

@@ -298,3 +298,16 @@ describe("workingFiles", () => {
     expect(workingFiles(ledger, 1)).toEqual([{ path: "a.ts", step: 8 }]);
   });
 });
+
+describe("errorLine", () => {
+  it("prefers the first line that names a failure over progress output", () => {
+    expect(
+      errorLine(
+        "Exit code 2\n==> fine\nCompiling 1 file (.ex)\n  1) test mount\n     Assertion with =~ failed\n",
+      ),
+    ).toBe("Assertion with =~ failed");
+    expect(errorLine("Exit code 1\nThe following paths are ignored\nhint: use -f")).toBe(
+      "The following paths are ignored",
+    );
+  });
+});
