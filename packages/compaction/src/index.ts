@@ -20,10 +20,8 @@ export { type CollapseOptions, collapseTraces } from "./collapse.ts";
 export {
   LEDGER_BUDGET,
   ledgerBudgetTokens,
-  maxKeptTokens,
   POST_COMPACTION_SHARE,
   postCompactionTargetTokens,
-  SUMMARY_ALLOWANCE_SHARE,
 } from "./compaction-budget.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
@@ -33,20 +31,15 @@ export {
   type FittedFields,
   fitCompaction,
 } from "./fit-compaction.ts";
-export { type CallEffects, callEffects } from "./ledger/call-effects.ts";
 export {
-  isEmptyLedger,
   LEDGER_FOOTER,
   LEDGER_HEADER,
   RECENT_READS,
   type RenderedLedger,
   renderLedger,
 } from "./ledger/render-ledger.ts";
-export { clipLine, errorLine, type ResultOutcome, resultOutcome } from "./ledger/result-outcome.ts";
-export { type FileChange, type FileRead, type ShellEffects, shellEffects } from "./ledger/shell-effects.ts";
 export {
   emptyLedger,
-  LEDGER_LIMITS,
   type LedgerInput,
   type LedgerSource,
   type LedgerState,
@@ -84,7 +77,6 @@ export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
 export {
   buildSummaryMessage,
-  cutSummaryText,
   SUMMARY_HEADER,
   type SummaryMeta,
   summaryTextOf,
