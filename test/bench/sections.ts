@@ -4,6 +4,7 @@ import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./ada
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
+import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWsFanoutBench } from "./ws-fanout.ts";
 
@@ -48,6 +49,13 @@ export const sections: BenchSection[] = [
           fewerSamples(createClearToolUsesAdapter("per-call")),
         ],
       });
+    },
+  },
+  {
+    name: "compaction-rate",
+    description: "compactions per 100 steps of one agent (default scripted sim agent) at 8k and 16k windows",
+    async run() {
+      await runCompactionRateBench({ windows: [8_000, 16_000], simSteps: 120 });
     },
   },
   {

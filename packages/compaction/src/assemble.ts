@@ -1,4 +1,4 @@
-import type { ChatMessage, CompactionEvent, StoredMessage } from "@longrun/protocol";
+import { type ChatMessage, type CompactionEvent, contentText, type StoredMessage } from "@longrun/protocol";
 import type { Boundary } from "./boundary.ts";
 import { resolveBoundary } from "./boundary.ts";
 import { splitPrefixSystem } from "./fork-system.ts";
@@ -136,10 +136,13 @@ export function assembleHeader(input: HeaderInput): ProjectionItem[] {
       header.push(item(sanitizeMessage(message), "system"));
   }
   if (compaction === null) return header;
-  header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));
+  // A summary shrunk to nothing (the verbatim part alone fills the window) is left out.
+  if (contentText(compaction.summaryMessage.content) !== "")
+    header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));
   const restoration = planRestoration({
     files: input.restoredFiles ?? [],
-    state: input.state,
+    // The ledger in the summary carries the plan and TODOs; restoring them again would pay twice.
+    state: compaction.ledger ? null : input.state,
     tokenizer,
     ...(input.restorationBudgets ? { budgets: input.restorationBudgets } : {}),
   });

@@ -2,6 +2,7 @@ import type { ChatMessage, ToolCall } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
 import { classifyTool, defaultToolClassification, type ToolClassification } from "./classify.ts";
 import { describeCall, describeResult } from "./describe-call.ts";
+import { resultOutcome } from "./ledger/result-outcome.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -42,8 +43,14 @@ function traceGroupAt(
 }
 
 function recordLine(call: ToolCall, result: ProjectionItem | undefined): string {
-  const status = result?.status ?? "ok";
-  return `- ${describeCall(call)} ${describeResult(status, contentText(result?.message.content ?? null))}`;
+  const text = contentText(result?.message.content ?? null);
+  // A result recorded "ok" by a harness that cannot tell may still say it failed: keep what it said.
+  const outcome = resultOutcome(text, result?.status, { readOnly: true });
+  if (outcome.failed) {
+    const code = outcome.exitCode === null ? "" : ` exit ${outcome.exitCode}`;
+    return `- ${describeCall(call)} (error${code}: ${outcome.line || "no output"})`;
+  }
+  return `- ${describeCall(call)} ${describeResult(result?.status ?? "ok", text)}`;
 }
 
 /** The single assistant message that replaces a run of trace groups. */

@@ -76,4 +76,24 @@ describe("selectCutoff", () => {
     expect(cut.cutoffIndex).toBe((messages[1]?.seq ?? 0) + 1);
     expect(cut.pinned).toEqual(previousPinned);
   });
+
+  it("keeps no more recent context than maxKeptTokens allows, but always the active tool loop", () => {
+    const messages = [
+      fact({ role: "user", content: "task" }),
+      fact({ role: "assistant", content: null, toolCalls: [call("a")] }),
+      fact({ role: "tool", toolCallId: "a", tokenCount: 600 }),
+      fact({ role: "assistant", content: null, toolCalls: [call("b")] }),
+      fact({ role: "tool", toolCallId: "b", tokenCount: 600 }),
+      fact({ role: "assistant", content: null, toolCalls: [call("c")] }),
+      fact({ role: "tool", toolCallId: "c", tokenCount: 900 }),
+    ];
+    const profile = { maxInputTokens: 16_000 };
+    // Unbounded, the last three results and their calls stay (about 2.4k tokens).
+    expect(selectCutoff(messages, profile, { tokenizer }).index).toBe(1);
+    // Bounded to 800 tokens: only the active loop (call c and its 900-token result) stays.
+    const bounded = selectCutoff(messages, profile, { tokenizer, maxKeptTokens: 800 });
+    expect(bounded.index).toBe(5);
+    expect(bounded.kept.map((message) => message.id)).toEqual(messages.slice(5).map((message) => message.id));
+    expect(selectCutoff(messages, profile, { tokenizer, maxKeptTokens: 1_800 }).index).toBe(3);
+  });
 });

@@ -12,6 +12,12 @@ export interface CutoffOptions {
   tokenizer: Tokenizer;
   /** Pin of the compaction in force, carried forward when no user message is in `messages`. */
   previousPinned?: ChatMessage | null;
+  /**
+   * The most recent context a partial compaction may keep (the share of the post-compaction target
+   * the fixed overhead leaves): a longer kept tail moves the cut forward, never past the last safe
+   * cut, so the active tool loop always stays.
+   */
+  maxKeptTokens?: number;
 }
 
 /** Where to cut and what each side holds. */
@@ -123,6 +129,19 @@ export function selectCutoff(
     if (keptTokens > Math.floor(limits.limitTokens / 2)) {
       const forward = forwardCut();
       if (forward < messages.length) index = forward;
+    }
+  }
+  if (strategy === "partial" && options.maxKeptTokens !== undefined) {
+    let kept = 0;
+    for (let at = index; at < messages.length; at++) kept += tokensOf(messages[at] as StoredMessage);
+    // Move to the next safe cut while the kept tail is over its share; never to the very end.
+    while (kept > options.maxKeptTokens) {
+      let next = index + 1;
+      let tail = kept - tokensOf(messages[index] as StoredMessage);
+      while (next < messages.length && !safe[next]) tail -= tokensOf(messages[next++] as StoredMessage);
+      if (next >= messages.length) break;
+      index = next;
+      kept = tail;
     }
   }
   const toSummarize = messages.slice(0, index);

@@ -1,7 +1,7 @@
 import type { ToolCall } from "@longrun/protocol";
 import { parseArguments, shellCommandOf } from "./classify.ts";
 
-const PATH_KEYS = ["file_path", "path", "file", "filename", "file_name", "notebook_path", "url"];
+export const PATH_KEYS = ["file_path", "path", "file", "filename", "file_name", "notebook_path", "url"];
 const PATTERN_KEYS = ["pattern", "query", "regex", "glob", "search_term"];
 const MAX_FIELD = 120;
 
@@ -10,7 +10,8 @@ function clip(text: string, max = MAX_FIELD): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-function stringField(args: Record<string, unknown>, keys: readonly string[]): string | null {
+/** The first non-empty string among `keys` of the arguments. */
+export function stringField(args: Record<string, unknown>, keys: readonly string[]): string | null {
   for (const key of keys) {
     const value = args[key];
     if (typeof value === "string" && value.length > 0) return value;
@@ -28,11 +29,11 @@ function numberField(args: Record<string, unknown>, keys: readonly string[]): nu
 }
 
 /** Line span named by the arguments (offset/limit, start/end, view_range), or "". */
-function lineSpan(args: Record<string, unknown>): string {
+export function lineSpan(args: Record<string, unknown>): string {
   const range = args.view_range;
   if (Array.isArray(range) && range.length === 2) return `:${String(range[0])}-${String(range[1])}`;
-  const start = numberField(args, ["offset", "start_line", "line_start", "line", "start"]);
-  const end = numberField(args, ["end_line", "line_end", "end"]);
+  const start = numberField(args, ["offset", "start_line", "startLine", "line_start", "line", "start"]);
+  const end = numberField(args, ["end_line", "endLine", "line_end", "end"]);
   const limit = numberField(args, ["limit", "lines", "max_lines"]);
   if (start !== null && end !== null) return `:${start}-${end}`;
   if (start !== null && limit !== null) return `:${start}-${start + limit - 1}`;

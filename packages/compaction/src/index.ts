@@ -17,8 +17,36 @@ export {
   type ToolKind,
 } from "./classify.ts";
 export { type CollapseOptions, collapseTraces } from "./collapse.ts";
+export {
+  LEDGER_BUDGET,
+  ledgerBudgetTokens,
+  POST_COMPACTION_SHARE,
+  postCompactionTargetTokens,
+} from "./compaction-budget.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
+export {
+  type CompactionFit,
+  type FitCompactionInput,
+  type FittedFields,
+  fitCompaction,
+} from "./fit-compaction.ts";
+export {
+  LEDGER_FOOTER,
+  LEDGER_HEADER,
+  RECENT_READS,
+  type RenderedLedger,
+  renderLedger,
+} from "./ledger/render-ledger.ts";
+export {
+  emptyLedger,
+  type LedgerInput,
+  type LedgerSource,
+  type LedgerState,
+  ledgerSources,
+  updateLedger,
+} from "./ledger/update-ledger.ts";
+export { type WorkingFile, workingFiles } from "./ledger/working-files.ts";
 export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
 export {
   type CompactionPlan,
@@ -47,7 +75,12 @@ export {
 } from "./restoration.ts";
 export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
-export { buildSummaryMessage, SUMMARY_HEADER, type SummaryMeta } from "./summary-message.ts";
+export {
+  buildSummaryMessage,
+  SUMMARY_HEADER,
+  type SummaryMeta,
+  summaryTextOf,
+} from "./summary-message.ts";
 export {
   buildSummaryRequest,
   localDateTime,
@@ -75,4 +108,5 @@ export {
   truncationMarker,
 } from "./truncate.ts";
 export type { ProjectionItem, ProjectionMark, StageResult } from "./types.ts";
+export { type VerbatimPart, verbatimPart } from "./verbatim.ts";
 export { type Verification, verifyProjection } from "./verify.ts";

@@ -1,15 +1,17 @@
 import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } from "@longrun/protocol";
-import { contentText } from "@longrun/protocol";
 import { resolveBoundary } from "./boundary.ts";
+import { maxKeptTokens } from "./compaction-budget.ts";
 import { selectCutoff } from "./cutoff.ts";
 import { splitPrefixSystem } from "./fork-system.ts";
+import { type LedgerSource, ledgerSources } from "./ledger/update-ledger.ts";
 import type { ProjectionInput } from "./project.ts";
 import { repairToolPairs } from "./repair.ts";
 import { sanitizeMessages } from "./sanitize.ts";
-import { buildSummaryMessage, type SummaryMeta } from "./summary-message.ts";
+import { buildSummaryMessage, type SummaryMeta, summaryTextOf } from "./summary-message.ts";
 import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
 import { thresholds } from "./thresholds.ts";
 import { toChatMessages } from "./to-chat.ts";
+import { estimateMessageTokens, estimateToolsTokens } from "./tokenizer.ts";
 
 /** Extra input of planCompaction beyond the projection input. */
 export interface CompactionPlanOptions {
@@ -37,6 +39,8 @@ export interface CompactionPlan {
   pinnedMessage: ChatMessage | null;
   /** Facts the summary replaces (to offload to the history file). */
   toSummarize: StoredMessage[];
+  /** What the ledger folds in: a folded fork prefix (no steps), then the facts summarized. */
+  ledgerSources: LedgerSource[];
   request: SummaryRequest;
   summaryMeta: SummaryMeta;
 }
@@ -53,16 +57,26 @@ export function planCompaction(
   const boundary = resolveBoundary(input.messages, compaction);
   const facts = input.messages.slice(boundary.startIndex);
   const strategy = options.strategy ?? "partial";
+  // The prefix's system prompt stays out of the fold: it is sent before the summary ever after.
+  const split = splitPrefixSystem(input.prefix ?? []);
+  const prefix = options.foldPrefix && compaction?.includesPrefix !== true ? split.rest : [];
+  // The fixed overhead is budgeted as a whole: what stays sent besides the summary and the tail
+  // (after a fold, that includes the prefix's system prompt).
+  const sentPrefix =
+    prefix.length > 0 || compaction?.includesPrefix === true ? split.system : (input.prefix ?? []);
+  const overhead =
+    (input.systemPrompt === null
+      ? 0
+      : estimateMessageTokens({ role: "system", content: input.systemPrompt }, tokenizer)) +
+    estimateToolsTokens(input.tools, tokenizer) +
+    sentPrefix.reduce((sum, message) => sum + estimateMessageTokens(message, tokenizer), 0);
+  const maxKept = maxKeptTokens(profile, overhead);
   const cut = selectCutoff(facts, profile, {
     strategy,
     tokenizer,
     previousPinned: compaction?.pinnedMessage ?? null,
+    ...(maxKept === null ? {} : { maxKeptTokens: maxKept }),
   });
-  // The prefix's system prompt stays out of the fold: it is sent before the summary ever after.
-  const prefix =
-    options.foldPrefix && compaction?.includesPrefix !== true
-      ? splitPrefixSystem(input.prefix ?? []).rest
-      : [];
   if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
   const summarized = [
     ...sanitizeMessages(prefix),
@@ -72,7 +86,8 @@ export function planCompaction(
   const request = buildSummaryRequest({
     messages: summarized,
     kind: strategy === "partial" ? "prefix" : "segment",
-    previousSummary: compaction ? contentText(compaction.summaryMessage.content) : null,
+    // The summarizer folds in the previous summary without its ledger: the summary never depends on it.
+    previousSummary: compaction ? summaryTextOf(compaction.summaryMessage) : null,
     now: input.now,
     timeZone: options.timeZone,
     tokenizer,
@@ -89,6 +104,10 @@ export function planCompaction(
     cutoffIndex: cut.cutoffIndex,
     pinnedMessage: cut.pinned,
     toSummarize: cut.toSummarize,
+    ledgerSources: [
+      ...sanitizeMessages(prefix).map((message) => ({ message, step: null })),
+      ...ledgerSources(cut.toSummarize),
+    ],
     request,
     summaryMeta: {
       strategy,
@@ -98,10 +117,11 @@ export function planCompaction(
   };
 }
 
-/** The event fields that follow from a plan and the summarizer's text. */
+/** The event fields that follow from a plan and the summarizer's text (and a rendered ledger). */
 export function compactionFields(
   plan: CompactionPlan,
   summaryText: string,
+  ledgerText: string | null = null,
 ): Pick<
   CompactionEvent,
   "cutoffMessageId" | "cutoffIndex" | "summaryMessage" | "pinnedMessage" | "strategy" | "includesPrefix"
@@ -110,7 +130,7 @@ export function compactionFields(
     includesPrefix: plan.includesPrefix,
     cutoffMessageId: plan.cutoffMessageId,
     cutoffIndex: plan.cutoffIndex,
-    summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta),
+    summaryMessage: buildSummaryMessage(summaryText, plan.summaryMeta, ledgerText),
     pinnedMessage: plan.pinnedMessage,
     strategy: plan.strategy,
   };

@@ -7,6 +7,11 @@ export interface RestoredFile {
   path: string;
   content: string | Uint8Array;
   readAt: number;
+  /**
+   * `content` is the text a compaction already fitted (persisted with the event): inserted as it is,
+   * outside the budgets, so every rebuild of the projection is the same.
+   */
+  fitted?: boolean;
 }
 
 /** Plan and TODO list to restore. */
@@ -63,12 +68,18 @@ function fitText(text: string, budget: number, tokenizer: Tokenizer): [string, n
   return [kept, lines.length - keep];
 }
 
-function fileMessage(file: RestoredFile, text: string, cutLines: number): ChatMessage {
+/** The file text as inserted: fitted lines plus a note on what was cut. */
+function fittedBody(text: string, cutLines: number): string {
+  return cutLines > 0
+    ? `${text}\n[... ${cutLines} more lines not restored; read the file for the rest]`
+    : text;
+}
+
+function fileMessage(file: RestoredFile, body: string): ChatMessage {
   const when = new Date(file.readAt).toISOString();
-  const tail = cutLines > 0 ? `\n[... ${cutLines} more lines not restored; read the file for the rest]` : "";
   return {
     role: "user",
-    content: `[Restored after compaction: current contents of ${file.path} (last read ${when})]\n<file path="${file.path}">\n${text}${tail}\n</file>`,
+    content: `[Restored after compaction: current contents of ${file.path} (last read ${when})]\n<file path="${file.path}">\n${body}\n</file>`,
   };
 }
 
@@ -102,6 +113,15 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
       continue;
     }
     seen.add(file.path);
+    if (file.fitted) {
+      const body = typeof file.content === "string" ? file.content : (decodeText(file.content) ?? "");
+      const message = fileMessage(file, body);
+      const tokens = estimateMessageTokens(message, input.tokenizer);
+      total += tokens;
+      plan.messages.push(message);
+      plan.items.push({ kind: "file", path: file.path, tokens, content: body, fitted: true });
+      continue;
+    }
     const text = decodeText(file.content);
     if (text === null) {
       plan.skipped.push({ path: file.path, reason: "binary" });
@@ -117,11 +137,12 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
       continue;
     }
     const [fitted, cutLines] = fitText(text, budget, input.tokenizer);
-    const message = fileMessage(file, fitted, cutLines);
+    const body = fittedBody(fitted, cutLines);
+    const message = fileMessage(file, body);
     const tokens = estimateMessageTokens(message, input.tokenizer);
     total += tokens;
     plan.messages.push(message);
-    plan.items.push({ kind: "file", path: file.path, tokens });
+    plan.items.push({ kind: "file", path: file.path, tokens, content: body, fitted: true });
   }
   const state = input.state ? stateMessage(input.state) : null;
   if (state && input.state) {

@@ -36,7 +36,7 @@ const HARMLESS_REDIRECT = /(^|\s)(\d?>{1,2}\s*\/dev\/null|\d?>&\d|&>\s*\/dev\/nu
 export type ShellReadKind = "read" | "search";
 
 /** Splits a command line on && || ; | and newlines outside quotes; null when quoting is broken. */
-function splitSegments(command: string): string[] | null {
+export function splitSegments(command: string): string[] | null {
   const segments: string[] = [];
   let current = "";
   let quote: "'" | '"' | null = null;
@@ -79,7 +79,7 @@ function splitSegments(command: string): string[] | null {
 }
 
 /** Words of one segment, quotes removed. */
-function words(segment: string): string[] {
+export function words(segment: string): string[] {
   const result: string[] = [];
   const pattern = /'([^']*)'|"((?:\\.|[^"\\])*)"|(\S+)/g;
   for (const match of segment.matchAll(pattern)) result.push(match[1] ?? match[2] ?? match[3] ?? "");

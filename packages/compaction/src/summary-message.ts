@@ -1,4 +1,7 @@
 import type { ChatMessage, CompactionStrategy } from "@longrun/protocol";
+import { contentText } from "@longrun/protocol";
+import { LEDGER_FOOTER, LEDGER_HEADER } from "./ledger/render-ledger.ts";
+import type { Tokenizer } from "./tokenizer.ts";
 
 /** Facts about a compaction shown in its summary message header. */
 export interface SummaryMeta {
@@ -14,17 +17,71 @@ export const SUMMARY_HEADER = "[Context summary — earlier conversation compact
 
 /**
  * The compaction event's summary_message: a user message (strict providers accept a user turn
- * right after the system prompt) that starts with SUMMARY_HEADER.
+ * right after the system prompt) that starts with SUMMARY_HEADER. The working-state ledger, when
+ * given, is its own block after the summarizer's text, never inside it.
  */
-export function buildSummaryMessage(text: string, meta: SummaryMeta): ChatMessage {
+export function buildSummaryMessage(
+  text: string,
+  meta: SummaryMeta,
+  ledgerText: string | null = null,
+): ChatMessage {
   const range =
     meta.firstSeq !== undefined && meta.lastSeq !== undefined ? `, seq ${meta.firstSeq}–${meta.lastSeq}` : "";
   const ending =
     meta.strategy === "partial"
       ? "[End of summary. The messages after it are the recent conversation, verbatim.]"
       : "[End of summary. Nothing after it was kept verbatim; continue from the next step above.]";
-  return {
-    role: "user",
-    content: `${SUMMARY_HEADER}\n(${meta.strategy} compaction of ${meta.summarizedMessages} messages${range}; the full history is kept outside this context)\n\n${text.trim()}\n\n${ending}`,
-  };
+  const body = text.trim();
+  const parts = [
+    `${SUMMARY_HEADER}\n(${meta.strategy} compaction of ${meta.summarizedMessages} messages${range}; the full history is kept outside this context)`,
+    ...(body ? [body] : []),
+    ...(ledgerText ? [ledgerText] : []),
+    ending,
+  ];
+  return { role: "user", content: parts.join("\n\n") };
+}
+
+/**
+ * A summary message's text without its ledger block: what the next summarizer folds in, so the
+ * summary never depends on the ledger (and the ledger is not summarized twice).
+ */
+export function summaryTextOf(message: ChatMessage): string {
+  const text = contentText(message.content);
+  const start = text.indexOf(LEDGER_HEADER);
+  if (start < 0) return text;
+  const end = text.indexOf(LEDGER_FOOTER, start);
+  const after = end < 0 ? "" : text.slice(end + LEDGER_FOOTER.length);
+  return `${text.slice(0, start).trimEnd()}\n\n${after.trimStart()}`.trim();
+}
+
+/**
+ * The summarizer's text cut at the last paragraph (else line) boundary that fits `maxTokens`, with
+ * a pointer to where the rest lives. Unchanged when it fits.
+ */
+export function cutSummaryText(
+  text: string,
+  maxTokens: number,
+  tokenizer: Tokenizer,
+  historyFile: string | null,
+): { text: string; cut: boolean } {
+  const trimmed = text.trim();
+  if (tokenizer.count(trimmed) <= maxTokens) return { text: trimmed, cut: false };
+  const where = historyFile ? `the history file ${historyFile}` : "the agent's message log";
+  const pointer = `[Summary cut to fit the window; the compacted messages are in ${where}.]`;
+  const budget = maxTokens - tokenizer.count(pointer) - 2;
+  const lines = trimmed.split("\n");
+  let keep = 0;
+  let used = 0;
+  let lastParagraph = 0;
+  for (const line of lines) {
+    const cost = tokenizer.count(line) + 1;
+    if (used + cost > budget) break;
+    used += cost;
+    keep++;
+    if (line.trim() === "") lastParagraph = keep;
+  }
+  // Prefer a paragraph boundary unless that throws away most of what fits.
+  const end = lastParagraph >= keep / 2 ? lastParagraph : keep;
+  const kept = lines.slice(0, end).join("\n").trim();
+  return { text: kept ? `${kept}\n${pointer}` : pointer, cut: true };
 }

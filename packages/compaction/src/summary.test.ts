@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSummaryMessage, SUMMARY_HEADER } from "./summary-message.ts";
+import { buildSummaryMessage, cutSummaryText, SUMMARY_HEADER } from "./summary-message.ts";
 import { buildSummaryRequest, localDateTime } from "./summary-request.ts";
 import { createTokenizer } from "./tokenizer.ts";
 
@@ -76,5 +76,21 @@ describe("buildSummaryMessage", () => {
     expect(
       String(message.content).startsWith(`${SUMMARY_HEADER}\n(partial compaction of 12 messages, seq 0–11`),
     ).toBe(true);
+  });
+});
+
+describe("cutSummaryText", () => {
+  it("cuts at a paragraph boundary and points to the history file; leaves a fitting text alone", () => {
+    const text = Array.from(
+      { length: 30 },
+      (_, index) => `Paragraph ${index} says something.\nSecond line.`,
+    ).join("\n\n");
+    const cut = cutSummaryText(text, 120, tokenizer, ".longrun/history/t/a.jsonl");
+    expect(cut.cut).toBe(true);
+    expect(tokenizer.count(cut.text)).toBeLessThanOrEqual(120);
+    expect(cut.text).toMatch(
+      /Second line\.\n\[Summary cut to fit the window; the compacted messages are in the history file \.longrun\/history\/t\/a\.jsonl\.\]$/,
+    );
+    expect(cutSummaryText("Short.", 120, tokenizer, null)).toEqual({ text: "Short.", cut: false });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PendingApproval, TodoItem } from "./agent.ts";
 import { ChatMessage } from "./message.ts";
 
 export const CompactionStrategy = z.enum(["partial", "full"]);
@@ -21,8 +22,82 @@ export const RestoredItem = z.object({
   tokens: z.number().int().nonnegative(),
   /** The text inserted into the projection, kept so every rebuild of the projection is identical. */
   content: z.string().optional(),
+  /** `content` is already cut to its budget (events since the ledger); older events hold whole files. */
+  fitted: z.boolean().optional(),
 });
 export type RestoredItem = z.infer<typeof RestoredItem>;
+
+/** What a tool call did to a file, as the ledger records it. */
+export const LedgerFileAction = z.enum([
+  "created",
+  "written",
+  "appended",
+  "edited",
+  "deleted",
+  "moved",
+  "reverted",
+]);
+export type LedgerFileAction = z.infer<typeof LedgerFileAction>;
+
+/**
+ * The agent's working state derived by code from the compacted facts and the previous ledger (never
+ * by the summarizer): what it changed, read, ran and was told. `step` is the seq of the fact that
+ * did it (null for a fork's inherited prefix, which has no seq in this agent's log).
+ */
+export const Ledger = z.object({
+  version: z.literal(1),
+  /** Seq of the last fact folded in (null: none with a seq). */
+  throughStep: z.number().int().nullable(),
+  /** Files created, written, edited, deleted: one entry per path, its last action, oldest first. */
+  changedFiles: z.array(
+    z.object({ path: z.string(), action: LedgerFileAction, step: z.number().int().nullable() }),
+  ),
+  /** Files read, one entry per path at its latest read, oldest first. */
+  readFiles: z.array(
+    z.object({ path: z.string(), lines: z.string().optional(), step: z.number().int().nullable() }),
+  ),
+  /** Commands that were not read-only, with their exit codes, oldest first. */
+  commands: z.array(
+    z.object({
+      command: z.string(),
+      exitCode: z.number().int().nullable(),
+      step: z.number().int().nullable(),
+    }),
+  ),
+  /** Failing tool results, the last error last; `resolvedAt` is the step of a later success of the same call. */
+  errors: z.array(
+    z.object({
+      step: z.number().int().nullable(),
+      call: z.string(),
+      /** The line that says what went wrong (the exception line of a traceback, else the first line). */
+      line: z.string(),
+      exitCode: z.number().int().nullable(),
+      /** What a later call must match to resolve it (tool and target). */
+      key: z.string(),
+      resolvedAt: z.number().int().nullable(),
+    }),
+  ),
+  plan: z.string().nullable(),
+  todos: z.array(TodoItem),
+  pendingApprovals: z.array(PendingApproval.pick({ callId: true, toolName: true, arguments: true })),
+  /** Sub-agents spawned and the first line of each report. */
+  subAgents: z.array(
+    z.object({ name: z.string(), step: z.number().int().nullable(), report: z.string().nullable() }),
+  ),
+  /** What the user said after the task (corrections, decisions), most recent last. */
+  userNotes: z.array(z.object({ step: z.number().int().nullable(), text: z.string() })),
+});
+export type Ledger = z.infer<typeof Ledger>;
+
+/** One thing a compaction made smaller so the request fits, in the order they are tried. */
+export const CompactionShrink = z.object({
+  what: z.enum(["restored_files", "summary", "ledger"]),
+  /** Tokens before and after the shrink. */
+  tokensBefore: z.number().int().nonnegative(),
+  tokensAfter: z.number().int().nonnegative(),
+  detail: z.string(),
+});
+export type CompactionShrink = z.infer<typeof CompactionShrink>;
 
 /** A persisted compaction event: the summary and the boundary it joins to. */
 export const CompactionEvent = z.object({
@@ -46,6 +121,10 @@ export const CompactionEvent = z.object({
   tokensBefore: z.number().int().nonnegative(),
   tokensAfter: z.number().int().nonnegative(),
   restored: z.array(RestoredItem),
+  /** Working state derived by code, rendered in summaryMessage beside the summary (absent on old events). */
+  ledger: Ledger.nullable().optional(),
+  /** What was shrunk so the compacted context fits (absent or empty: nothing). */
+  shrunk: z.array(CompactionShrink).nullable().optional(),
   createdAt: z.number().int(),
 });
 export type CompactionEvent = z.infer<typeof CompactionEvent>;

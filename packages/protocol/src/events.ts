@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { AgentInherit, AgentStatus, ThreadStatus } from "./agent.ts";
-import { CompactionStrategy, CompactionTrigger, RestoredItem, StageSavings } from "./compaction.ts";
+import {
+  CompactionShrink,
+  CompactionStrategy,
+  CompactionTrigger,
+  Ledger,
+  RestoredItem,
+  StageSavings,
+} from "./compaction.ts";
 import { defineEvent } from "./define-event.ts";
 import { MessageContent, ToolCall, ToolStatus, Usage } from "./message.ts";
 
@@ -99,6 +106,10 @@ export const CompactionCompleted = defineEvent(
     cutoffMessageId: z.string().nullable(),
     historyFile: z.string().nullable(),
     restored: z.array(RestoredItem),
+    /** The working-state ledger carried by the summary message (absent from older servers). */
+    ledger: Ledger.optional(),
+    /** What was shrunk so the compacted context fits, in order (empty: nothing). */
+    shrunk: z.array(CompactionShrink).optional(),
     /** Problems that did not block the compaction (e.g. the history file could not be written). */
     warnings: z.array(z.string()).optional(),
   }),
@@ -111,6 +122,8 @@ export const CompactionFailed = defineEvent(
     reason: z.string(),
     breaker: BreakerState,
     contextExhausted: z.boolean(),
+    /** What was shrunk before the context was declared exhausted. */
+    shrunk: z.array(CompactionShrink).optional(),
   }),
 );
 export const BreakerOpened = defineEvent(

@@ -14,8 +14,11 @@ export {
 } from "./agent.ts";
 export {
   CompactionEvent,
+  CompactionShrink,
   CompactionStrategy,
   CompactionTrigger,
+  Ledger,
+  LedgerFileAction,
   RestoredItem,
   StageSavings,
 } from "./compaction.ts";

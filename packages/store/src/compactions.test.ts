@@ -50,4 +50,38 @@ describe("compactions", () => {
     const later = await store.compactions.insert(compaction("a", 2, 1000));
     expect((await store.compactions.latest("a"))?.id).toBe(later.id);
   });
+
+  it("keeps the working-state ledger and what was shrunk; older rows read them as null", async () => {
+    const ledger = {
+      version: 1 as const,
+      throughStep: 41,
+      changedFiles: [{ path: "src/a.ts", action: "edited" as const, step: 12 }],
+      readFiles: [{ path: "README.md", lines: "1-40", step: 3 }],
+      commands: [{ command: "npm test", exitCode: 1, step: 30 }],
+      errors: [
+        {
+          step: 30,
+          call: "run_command `npm test`",
+          line: "1 failed",
+          exitCode: 1,
+          key: "shell:npm test",
+          resolvedAt: null,
+        },
+      ],
+      plan: "fix the parser",
+      todos: [{ content: "parser", status: "in_progress" as const }],
+      pendingApprovals: [],
+      subAgents: [],
+      userNotes: [{ step: 0, text: "fix it" }],
+    };
+    const shrunk = [
+      { what: "restored_files" as const, tokensBefore: 7000, tokensAfter: 6000, detail: "2 left out" },
+    ];
+    const saved = await store.compactions.insert({ ...compaction("a", 10), ledger, shrunk });
+    const read = await store.compactions.latest("a");
+    expect(read).toMatchObject({ id: saved.id, ledger, shrunk });
+    expect(CompactionEvent.parse(read)).toMatchObject({ ledger });
+    const old = await store.compactions.insert(compaction("b", 3));
+    expect(await store.compactions.get(old.id)).toMatchObject({ ledger: null, shrunk: null });
+  });
 });

@@ -2,8 +2,10 @@ import type {
   AgentInherit,
   AgentStatus,
   ChatMessage,
+  CompactionShrink,
   CompactionStrategy,
   CompactionTrigger,
+  Ledger,
   MessageContent,
   ModelProfile,
   ProviderState,
@@ -101,6 +103,10 @@ export const compactions = sqliteTable(
     tokensBefore: integer("tokens_before").notNull(),
     tokensAfter: integer("tokens_after").notNull(),
     restored: text("restored", { mode: "json" }).$type<RestoredItem[]>().notNull(),
+    /** Working-state ledger derived from the facts (null on compactions before it existed). */
+    ledger: text("ledger", { mode: "json" }).$type<Ledger>(),
+    /** What was shrunk so the compacted context fits. */
+    shrunk: text("shrunk", { mode: "json" }).$type<CompactionShrink[]>(),
     createdAt: integer("created_at").notNull(),
   },
   (table) => [index("compactions_agent_created_idx").on(table.agentId, table.createdAt)],

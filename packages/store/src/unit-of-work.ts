@@ -258,8 +258,8 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
       const row: CompactionEvent = { ...event, id: event.id ?? newId(createdAt), createdAt };
       await tx.execute({
         sql: `INSERT INTO compactions (id, agent_id, cutoff_message_id, cutoff_index, summary_message, pinned_message,
-              includes_prefix, history_file, strategy, trigger, tokens_before, tokens_after, restored, created_at)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              includes_prefix, history_file, strategy, trigger, tokens_before, tokens_after, restored, ledger, shrunk,
+              created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         args: [
           row.id,
           row.agentId,
@@ -274,6 +274,8 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
           row.tokensBefore,
           row.tokensAfter,
           JSON.stringify(row.restored),
+          json(row.ledger),
+          json(row.shrunk),
           row.createdAt,
         ],
       });

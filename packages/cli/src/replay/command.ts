@@ -1,17 +1,23 @@
+import { writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createProgressReporter, type ProgressStream } from "./progress.ts";
 import { replayTranscript } from "./replay.ts";
-import { readTranscript, TranscriptError } from "./transcript.ts";
+import type { ReplayReport } from "./report.ts";
+import { type ReplaySummary, retentionLines, summarizeReplays } from "./summary.ts";
+import { readTranscript, type Transcript, TranscriptError } from "./transcript.ts";
 
-export const REPLAY_USAGE = `Usage: longrun replay <transcript.jsonl> --max-input-tokens N --out DIR [options]
+export const REPLAY_USAGE = `Usage: longrun replay <transcript.jsonl>... --max-input-tokens N --out DIR [options]
 
 Walks a transcript of OpenAI chat messages (one JSON message a line) as the facts of one agent and,
 before every assistant message, runs the full context pipeline: projection, LLM compaction through
 the built-in sim model, verification. Writes:
   DIR/requests/NNNN.json   the Chat Completions request that would be sent before message NNNN
-  DIR/report.json          per call point: raw and projected tokens, stage savings, compactions
+  DIR/report.json          per call point: raw and projected tokens, stage savings, compactions,
+                           refusals, and after the first compaction the retention of working state
+                           (files written, last 10 files read, last error, TODOs still in the request)
   DIR/history.jsonl        the messages each compaction summarized (sanitized)
+With several transcripts, each gets DIR/<name>/ and DIR/summary.json pools their figures.
 
 Options:
   --max-input-tokens N     the model's input window (required, e.g. 8000, 128000)
@@ -70,11 +76,14 @@ function parseReplayArgs(args: string[]) {
   const { values, positionals } = parsed;
   if (values.help) return null;
   if (positionals.length === 0) throw new UsageError("missing <transcript.jsonl>");
-  if (positionals.length > 1) throw new UsageError(`one transcript at a time, got ${positionals.length}`);
+  const names = positionals.map((path) => basename(path).replace(/\.jsonl$/, ""));
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined)
+    throw new UsageError(`two transcripts named "${twice}": their outputs would collide`);
   if (!values.out) throw new UsageError("missing --out DIR");
   if (values.model !== undefined && values.model.trim() === "") throw new UsageError("--model is empty");
   return {
-    transcript: positionals[0] as string,
+    transcripts: positionals,
     maxInputTokens: positiveInteger("max-input-tokens", values["max-input-tokens"]),
     outDir: values.out,
     model: values.model,
@@ -99,40 +108,78 @@ export async function runReplayCommand(
     io.stdout.write(`${REPLAY_USAGE}\n`);
     return 0;
   }
-  let transcript: Awaited<ReturnType<typeof readTranscript>>;
-  try {
-    transcript = await readTranscript(options.transcript);
-  } catch (error) {
-    if (!(error instanceof TranscriptError)) throw error;
-    io.stderr.write(`longrun replay: ${error.message}\n`);
-    return 1;
+  const transcripts: Transcript[] = [];
+  for (const path of options.transcripts) {
+    try {
+      transcripts.push(await readTranscript(path));
+    } catch (error) {
+      if (!(error instanceof TranscriptError)) throw error;
+      io.stderr.write(`longrun replay: ${error.message}\n`);
+      return 1;
+    }
   }
-  const progress = createProgressReporter(io.stderr, `replay ${basename(options.transcript)}`);
-  const started = Date.now();
-  let report: Awaited<ReturnType<typeof replayTranscript>>;
-  try {
-    report = await replayTranscript({
-      transcript,
-      maxInputTokens: options.maxInputTokens,
-      outDir: options.outDir,
-      timeZone: options.timeZone,
-      ...(options.model ? { model: options.model } : {}),
-      onProgress: (update) => progress.update(update),
-    });
-  } finally {
-    progress.finish();
+  const several = transcripts.length > 1;
+  const reports: ReplayReport[] = [];
+  for (const transcript of transcripts) {
+    const name = basename(transcript.source).replace(/\.jsonl$/, "");
+    const outDir = several ? join(options.outDir, name) : options.outDir;
+    const progress = createProgressReporter(io.stderr, `replay ${basename(transcript.source)}`);
+    const started = Date.now();
+    let report: ReplayReport;
+    try {
+      report = await replayTranscript({
+        transcript,
+        maxInputTokens: options.maxInputTokens,
+        outDir,
+        timeZone: options.timeZone,
+        ...(options.model ? { model: options.model } : {}),
+        onProgress: (update) => progress.update(update),
+      });
+    } finally {
+      progress.finish();
+    }
+    reports.push(report);
+    io.stdout.write(reportLines(report, resolve(outDir), (Date.now() - started) / 1000).join("\n"));
   }
-  const { totals } = report;
-  const outDir = resolve(options.outDir);
-  io.stdout.write(
-    [
-      `replayed ${totals.calls} call points in ${((Date.now() - started) / 1000).toFixed(1)} s (window ${report.maxInputTokens}, limit ${report.limitTokens})`,
-      `  compactions: ${totals.compactions}; max projected tokens: ${totals.maxProjectedTokens}`,
-      `  saved by collapse ${totals.saved.collapse}, truncate ${totals.saved.truncate}, microcompact ${totals.saved.microcompact} tokens (summed over call points)`,
-      `  requests written: ${totals.fits}${totals.exhausted > 0 ? `; context exhausted (no request): ${totals.exhausted}` : ""}`,
-      `  report: ${join(outDir, "report.json")}`,
-      "",
-    ].join("\n"),
-  );
+  if (several) {
+    const summary = summarizeReplays(reports);
+    const path = join(resolve(options.outDir), "summary.json");
+    await writeFile(path, `${JSON.stringify(summary, null, 2)}\n`);
+    io.stdout.write(summaryLines(summary, path).join("\n"));
+  }
   return 0;
+}
+
+function reportLines(report: ReplayReport, outDir: string, seconds: number): string[] {
+  const { totals } = report;
+  const refusals =
+    totals.exhausted > 0
+      ? `; context exhausted (no request): ${totals.exhausted}, of which the verbatim part alone fits: ${totals.exhaustedVerbatimFits}`
+      : "";
+  return [
+    `${basename(report.transcript)}: replayed ${totals.calls} call points in ${seconds.toFixed(1)} s (window ${report.maxInputTokens}, limit ${report.limitTokens})`,
+    `  compactions: ${totals.compactions}; max projected tokens: ${totals.maxProjectedTokens}`,
+    `  saved by collapse ${totals.saved.collapse}, truncate ${totals.saved.truncate}, microcompact ${totals.saved.microcompact} tokens (summed over call points)`,
+    `  requests written: ${totals.fits}${refusals}`,
+    "  retention after the first compaction (share of the raw prefix's facts still in the request):",
+    ...retentionLines(totals.retention),
+    `  report: ${join(outDir, "report.json")}`,
+    "",
+  ];
+}
+
+function summaryLines(summary: ReplaySummary, path: string): string[] {
+  const ledger = summary.ledgerTokens;
+  return [
+    `all ${summary.transcripts} transcripts at ${summary.maxInputTokens}: ${summary.calls} call points, ${summary.compactions} compactions, ${summary.exhausted} refused (verbatim part fits: ${summary.exhaustedVerbatimFits})`,
+    "  retention after the first compaction, over every request of every transcript:",
+    ...retentionLines(summary.retention),
+    ...(ledger
+      ? [
+          `  ledger tokens per compaction: median ${ledger.median}, p90 ${ledger.p90}, max ${ledger.max} (${((ledger.max / summary.maxInputTokens) * 100).toFixed(1)} % of the window)`,
+        ]
+      : []),
+    `  summary: ${path}`,
+    "",
+  ];
 }

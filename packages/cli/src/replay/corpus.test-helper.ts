@@ -102,6 +102,8 @@ function checkExhaustion(transcript: Transcript, step: ReplayStep, report: Repla
   expect(required + SUMMARY_MAX_TOKENS, `call point ${step.index} refused`).toBeGreaterThan(
     report.limitTokens * 0.9,
   );
+  // Degrade before refusing: only a verbatim part over the limit is refused.
+  expect(step.verbatimTokens, `call point ${step.index}: ${step.reason}`).toBeGreaterThan(report.limitTokens);
 }
 
 async function mapLimit<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
@@ -128,6 +130,10 @@ export interface CorpusRow {
   microcompact: number;
   validated: number;
   replayMs: number;
+  /** Retention means after the first compaction (null: no such facts). */
+  written: number | null;
+  read: number | null;
+  error: number | null;
 }
 
 /** A transcript to replay: a corpus file, or a sim transcript generated on the spot. */
@@ -255,6 +261,9 @@ function describeWindow(
           ...report.totals.saved,
           validated,
           replayMs,
+          written: report.totals.retention.filesWritten.mean,
+          read: report.totals.retention.filesRead.mean,
+          error: report.totals.retention.lastError.mean,
         });
         await rm(outDir, { recursive: true, force: true });
       });

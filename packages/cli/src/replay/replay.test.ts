@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runReplayCommand } from "./command.ts";
 import { replayTranscript } from "./replay.ts";
 import type { ReplayReport } from "./report.ts";
+import type { ReplaySummary } from "./summary.ts";
 import { parseTranscript, readTranscript } from "./transcript.ts";
 
 const run = promisify(execFile);
@@ -55,7 +56,7 @@ describe("longrun replay: flags and input errors", () => {
     const result = await command(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
-      "Usage: longrun replay <transcript.jsonl> --max-input-tokens N --out DIR",
+      "Usage: longrun replay <transcript.jsonl>... --max-input-tokens N --out DIR",
     );
   });
 
@@ -69,7 +70,10 @@ describe("longrun replay: flags and input errors", () => {
     [["a.jsonl", "--max-input-tokens", "0", "--out", "x"], "must be a positive integer"],
     [["a.jsonl", "--max-input-tokens", "8000"], "missing --out DIR"],
     [["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--bogus"], "Unknown option '--bogus'"],
-    [["a.jsonl", "b.jsonl", "--max-input-tokens", "8000", "--out", "x"], "one transcript at a time"],
+    [
+      ["a/x.jsonl", "b/x.jsonl", "--max-input-tokens", "8000", "--out", "x"],
+      'two transcripts named "x": their outputs would collide',
+    ],
     [
       ["a.jsonl", "--max-input-tokens", "8000", "--out", "x", "--time-zone", "Mars/Olympus"],
       "unknown time zone",
@@ -195,6 +199,77 @@ describe("longrun replay: output", () => {
     const history = await readFile(join(outDir, "history.jsonl"), "utf8");
     expect(history).not.toContain("reasoning");
     expect(history).toContain("call_0");
+  });
+
+  it("reports what a request still knows after compaction, per request and pooled over transcripts", async () => {
+    // An agent writes files, a command fails, it reads docs, then long builds fill the window.
+    const write = (name: string): string[] => {
+      const lines: ChatMessage[] = [{ role: "user", content: `Build the ${name} module.` }];
+      let id = 0;
+      const call = (tool: string, args: unknown, result: string) => {
+        const callId = `${name}_${id++}`;
+        lines.push({
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: callId, type: "function", function: { name: tool, arguments: JSON.stringify(args) } },
+          ],
+        });
+        lines.push({ role: "tool", tool_call_id: callId, content: result });
+      };
+      call(
+        "Write",
+        { file_path: `/repo/${name}/index.ts`, content: "export {}" },
+        "File created successfully",
+      );
+      call(
+        "Edit",
+        { file_path: `/repo/${name}/util.ts`, old_string: "a", new_string: "b" },
+        "The file has been updated.",
+      );
+      call("Bash", { command: "npm test" }, "Exit code 1\nFAIL util.test.ts: expected 2 got 3");
+      for (let read = 0; read < 3; read++)
+        call("Read", { file_path: `/repo/docs/${name}-${read}.md` }, "notes");
+      // Then it runs commands with long outputs until the window fills.
+      for (let run = 0; run < 24; run++) {
+        const output = Array.from(
+          { length: 40 },
+          (_, line) => `build ${run}.${line}: compiled ${name} unit ${line}`,
+        );
+        call("Bash", { command: `make step-${run}` }, output.join("\n"));
+      }
+      lines.push({ role: "assistant", content: "Done." });
+      return lines.map((line) => JSON.stringify(line));
+    };
+    const files = ["alpha", "beta"].map((name) => join(scratch, `${name}.jsonl`));
+    await writeFile(files[0] as string, `${write("alpha").join("\n")}\n`);
+    await writeFile(files[1] as string, `${write("beta").join("\n")}\n`);
+    const outDir = join(scratch, "retention");
+    const result = await command([...files, "--max-input-tokens", "6000", "--out", outDir]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/all 2 transcripts at 6000: \d+ call points, \d+ compactions, 0 refused/);
+
+    const report = JSON.parse(await readFile(join(outDir, "alpha", "report.json"), "utf8")) as ReplayReport;
+    const first = report.steps.findIndex((step) => step.compaction !== undefined);
+    expect(first).toBeGreaterThan(0);
+    // No retention before the first compaction; after it, every request is measured.
+    expect(report.steps.slice(0, first).every((step) => step.retention === undefined)).toBe(true);
+    const after = report.steps.slice(first);
+    expect(after.every((step) => step.retention !== undefined)).toBe(true);
+    // The compacted write, edit and failing test are carried by the ledger: nothing was lost.
+    for (const step of after) {
+      expect(step.retention?.filesWritten).toEqual({ present: 2, total: 2 });
+      expect(step.retention?.lastError).toEqual({ present: 1, total: 1 });
+      expect(step.retention?.filesRead.present).toBe(step.retention?.filesRead.total);
+    }
+    expect(report.totals.retention.filesWritten.mean).toBe(1);
+    expect(report.totals.retention.todos).toMatchObject({ mean: null, requests: 0 });
+    expect(after[0]?.compaction?.ledgerTokens).toBeGreaterThan(0);
+
+    const summary = JSON.parse(await readFile(join(outDir, "summary.json"), "utf8")) as ReplaySummary;
+    expect(summary.transcripts).toBe(2);
+    expect(summary.retention.filesWritten).toMatchObject({ mean: 1, min: 1 });
+    expect(summary.ledgerTokens?.count).toBe(summary.compactions);
   });
 
   it("runs as a subprocess: longrun replay …", { timeout: 120_000 }, async () => {

@@ -4,7 +4,11 @@ import { join, resolve } from "node:path";
 import {
   compactionFields,
   createTokenizer,
+  DEFAULT_RESTORATION_BUDGETS,
   estimateStoredTokens,
+  type FittedFields,
+  fitCompaction,
+  ledgerSources,
   type Projection,
   type ProjectionInput,
   planCompaction,
@@ -14,11 +18,14 @@ import {
   type ToolSpec,
   thresholds,
   toChatMessages,
+  updateLedger,
+  verbatimPart,
   verifyProjection,
 } from "@longrun/compaction";
 import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
 import { openStore, type Store } from "@longrun/store";
 import { type ReplayReport, type ReplayStep, totalsOf } from "./report.ts";
+import { retentionOf, WorkingFactsTracker } from "./retention.ts";
 import { type ReplaySummarizer, type Summarizer, startSimSummarizer } from "./sim-summarizer.ts";
 import { deriveToolSchemas } from "./tool-schemas.ts";
 import { callPoints, type Transcript } from "./transcript.ts";
@@ -96,7 +103,7 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
       triggerTokens: limits.triggerTokens,
       limitTokens: limits.limitTokens,
       steps,
-      totals: totalsOf(steps),
+      totals: totalsOf(steps, limits.limitTokens),
     };
     await writeFile(join(outDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
     return report;
@@ -124,6 +131,8 @@ class ReplayWalk {
   private compaction: CompactionEvent | null = null;
   private historyTokens = 0;
   private compactions = 0;
+  /** What the agent knew so far, from the raw facts (the yardstick of retention). */
+  private readonly known = new WorkingFactsTracker();
 
   constructor(
     private readonly store: Store,
@@ -172,6 +181,7 @@ class ReplayWalk {
       .slice(from, to)
       .map((message, offset) => ({ ...toMessageInput(message), id: messageId(from + offset) }));
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
+    this.known.add(ledgerSources(stored));
     stored.forEach((fact, offset) => {
       // The store stamps wall-clock time; the replay's clock is the transcript position, so the
       // projection (idle gaps, usage anchors) and every output are the same on every run.
@@ -219,8 +229,10 @@ class ReplayWalk {
       // I6: an oversized request is never sent; the walk goes on with the next call point.
       step.status = "context_exhausted";
       step.reason = verdict.reason;
+      step.verbatimTokens = verbatimPart(projection).tokens;
       return step;
     }
+    if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     return step;
@@ -248,31 +260,52 @@ class ReplayWalk {
     );
     await appendFile(this.historyFile, offloaded.map((line) => `${JSON.stringify(line)}\n`).join(""));
     this.compactions += 1;
-    const fields = compactionFields(plan, summaryText);
-    const provisional: CompactionEvent = {
+    const fixed = compactionFields(plan, summaryText);
+    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+    const draft = (fields: FittedFields): CompactionEvent => ({
       id: `compaction-${String(this.compactions).padStart(4, "0")}`,
       agentId: AGENT_ID,
-      ...fields,
+      ...fixed,
+      summaryMessage: fields.summaryMessage,
+      ledger: fields.ledger,
+      shrunk: fields.shrunk,
       historyFile: this.historyFile,
       trigger: "auto",
       tokensBefore: before.tokens,
       tokensAfter: 0,
-      restored: [],
+      restored: fields.restored,
       createdAt: now,
-    };
-    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
-    const after = project({ ...input, messages: retained, compaction: provisional });
-    const event = await this.store.compactions.insert({ ...provisional, tokensAfter: after.tokens });
+    });
+    // As the runtime's compaction runner does it, without a workspace: nothing to restore.
+    const fit = fitCompaction({
+      plan,
+      summaryText,
+      ledger: updateLedger({ previous: this.compaction?.ledger ?? null, messages: plan.ledgerSources }),
+      files: [],
+      restorationCap: DEFAULT_RESTORATION_BUDGETS,
+      historyFile: this.historyFile,
+      profile: this.profile,
+      tokenizer: this.tokenizer,
+      measure: (fields) => project({ ...input, messages: retained, compaction: draft(fields) }),
+    });
+    const event = await this.store.compactions.insert({
+      ...draft(fit.fields),
+      tokensAfter: fit.projection.tokens,
+    });
     this.compaction = event;
     this.facts = retained;
     return {
-      projection: after,
+      projection: fit.projection,
       summary: {
         strategy: event.strategy,
         trigger: event.trigger,
         tokensBefore: event.tokensBefore,
         tokensAfter: event.tokensAfter,
         cutoffMessageId: event.cutoffMessageId,
+        ledgerTokens: fit.ledgerTokens,
+        ...(fit.fields.shrunk.length > 0
+          ? { shrunk: fit.fields.shrunk.map((shrink) => `${shrink.what}: ${shrink.detail}`) }
+          : {}),
       },
     };
   }

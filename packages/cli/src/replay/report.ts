@@ -1,4 +1,5 @@
 import type { CompactionStrategy, CompactionTrigger, StageSavings } from "@longrun/protocol";
+import { RETENTION_CATEGORIES, type Retention, type RetentionCategory } from "./retention.ts";
 
 /** The compaction a call point ran before its request. */
 export interface ReplayCompaction {
@@ -7,6 +8,10 @@ export interface ReplayCompaction {
   tokensBefore: number;
   tokensAfter: number;
   cutoffMessageId: string | null;
+  /** Tokens of the rendered ledger in the summary message. */
+  ledgerTokens?: number;
+  /** What was shrunk so the compacted context fits. */
+  shrunk?: string[];
 }
 
 /** One model call point (before the assistant message at `index`). */
@@ -25,6 +30,21 @@ export interface ReplayStep {
   reason?: string;
   /** Sum of the stored token counts of every fact so far (the uncompacted history). */
   historyTokens: number;
+  /** After the first compaction, for a written request: which working-state facts it still carries. */
+  retention?: Retention;
+  /** A refused call point: the verbatim part's size (system prompt, latest user message, active tool loop, tools). */
+  verbatimTokens?: number;
+}
+
+/** One category's retention over the requests after the first compaction. */
+export interface RetentionTotal {
+  /** Mean over requests (that had facts of the category) of the share still present; null: none had any. */
+  mean: number | null;
+  /** The lowest share seen in one request. */
+  min: number | null;
+  present: number;
+  total: number;
+  requests: number;
 }
 
 /** Figures over all call points. */
@@ -38,6 +58,9 @@ export interface ReplayTotals {
   fits: number;
   /** Call points left without a request because the context was exhausted. */
   exhausted: number;
+  /** Of those, the ones whose verbatim part alone fits the limit (a shrink could have saved them). */
+  exhaustedVerbatimFits: number;
+  retention: Record<RetentionCategory, RetentionTotal>;
 }
 
 /** DIR/report.json. */
@@ -51,8 +74,33 @@ export interface ReplayReport {
   totals: ReplayTotals;
 }
 
+/** Retention per category over the steps that measured it (requests after the first compaction). */
+export function retentionTotals(steps: readonly ReplayStep[]): Record<RetentionCategory, RetentionTotal> {
+  const totals = {} as Record<RetentionCategory, RetentionTotal>;
+  for (const category of RETENTION_CATEGORIES) {
+    const shares: number[] = [];
+    let present = 0;
+    let total = 0;
+    for (const step of steps) {
+      const count = step.retention?.[category];
+      if (!count || count.total === 0) continue;
+      shares.push(count.present / count.total);
+      present += count.present;
+      total += count.total;
+    }
+    totals[category] = {
+      mean: shares.length === 0 ? null : shares.reduce((sum, share) => sum + share, 0) / shares.length,
+      min: shares.length === 0 ? null : Math.min(...shares),
+      present,
+      total,
+      requests: shares.length,
+    };
+  }
+  return totals;
+}
+
 /** Totals of a list of steps. */
-export function totalsOf(steps: readonly ReplayStep[]): ReplayTotals {
+export function totalsOf(steps: readonly ReplayStep[], limitTokens?: number): ReplayTotals {
   const saved: StageSavings = { collapse: 0, truncate: 0, microcompact: 0 };
   let maxProjectedTokens = 0;
   for (const step of steps) {
@@ -68,5 +116,13 @@ export function totalsOf(steps: readonly ReplayStep[]): ReplayTotals {
     maxProjectedTokens,
     fits: steps.filter((step) => step.status === "ok").length,
     exhausted: steps.filter((step) => step.status === "context_exhausted").length,
+    exhaustedVerbatimFits: steps.filter(
+      (step) =>
+        step.status === "context_exhausted" &&
+        step.verbatimTokens !== undefined &&
+        limitTokens !== undefined &&
+        step.verbatimTokens <= limitTokens,
+    ).length,
+    retention: retentionTotals(steps),
   };
 }

@@ -1,12 +1,15 @@
 import {
   compactionFields,
+  type FittedFields,
+  fitCompaction,
   planCompaction,
-  planRestoration,
   sanitizeMessages,
   toChatMessages,
+  updateLedger,
   verifyProjection,
+  workingFiles,
 } from "@longrun/compaction";
-import type { CompactionEvent, RestoredItem } from "@longrun/protocol";
+import type { CompactionEvent, CompactionShrink } from "@longrun/protocol";
 import { isLeaseLost, newId } from "@longrun/store";
 import { withProviderRetry } from "../retry.ts";
 import { loadAgentContext } from "./agent-context.ts";
@@ -17,6 +20,9 @@ import { callSummarizer } from "./model-call.ts";
 import { projectContext, restorationBudgetsFor } from "./projection.ts";
 import { readRecentFiles } from "./read-recent-files.ts";
 import type { CompactJob, RuntimeDeps } from "./runtime-deps.ts";
+
+/** Files the ledger says the agent was working on that are read for restoration (newest first). */
+const RESTORE_CANDIDATES = 8;
 
 export type CompactionOutcome =
   | { kind: "compacted"; compactionId: string; tokensBefore: number; tokensAfter: number }
@@ -77,12 +83,20 @@ async function compactOnce(
     reason: string,
     breaker: "closed" | "open" | "half_open",
     contextExhausted: boolean,
+    shrunk?: CompactionShrink[],
   ) => {
     progress.ended = true;
     return deps.events.emit({
       ...where,
       type: "compaction.failed",
-      data: { compactionKey, trigger: job.trigger, reason, breaker, contextExhausted },
+      data: {
+        compactionKey,
+        trigger: job.trigger,
+        reason,
+        breaker,
+        contextExhausted,
+        ...(shrunk ? { shrunk } : {}),
+      },
     });
   };
   const gate = await deps.breaker.check(
@@ -184,40 +198,56 @@ async function compactOnce(
     compactionKey,
   );
 
-  const files = await readRecentFiles(context.thread.workspaceDir, context.state.recentFiles);
-  const restoration = planRestoration({
-    files,
-    state: input.state,
-    tokenizer: deps.tokenizer,
-    budgets: restorationBudgetsFor(context.profile),
+  // The working-state ledger: the compacted facts folded into the previous ledger (pure code). The
+  // files it says the agent was working on are the ones restoration re-reads (one view of both).
+  const createdAt = deps.now();
+  const ledger = updateLedger({
+    previous: context.compaction?.ledger ?? null,
+    messages: plan.ledgerSources,
+    state: {
+      plan: context.state.plan,
+      todos: context.state.todos,
+      pendingApprovals: context.state.pendingApprovals,
+    },
   });
-  let restored: RestoredItem[] = restoration.items.map((item) => {
-    if (item.kind !== "file") return item;
-    const file = files.find((candidate) => candidate.path === item.path);
-    return { ...item, content: file ? Buffer.from(file.content).toString("utf8") : undefined };
-  });
-
-  const fields = compactionFields(plan, summaryText);
-  const provisional: CompactionEvent = {
+  const working = workingFiles(ledger, RESTORE_CANDIDATES);
+  const read = await readRecentFiles(
+    context.thread.workspaceDir,
+    working.map((file, index) => ({ path: file.path, readAt: working.length - index })),
+    RESTORE_CANDIDATES,
+  );
+  // Restored files are stamped with the event's time, as every rebuild of the projection does.
+  const files = read.map((file) => ({ ...file, readAt: createdAt }));
+  const fixed = compactionFields(plan, summaryText);
+  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+  const provisional = (fields: FittedFields): CompactionEvent => ({
     id: "provisional",
     agentId: job.agentId,
-    ...fields,
+    ...fixed,
+    summaryMessage: fields.summaryMessage,
+    ledger: fields.ledger,
+    shrunk: fields.shrunk,
     historyFile: offload.ok ? historyFile : null,
     trigger: job.trigger,
     tokensBefore: before.tokens,
     tokensAfter: 0,
-    restored,
-    createdAt: deps.now(),
-  };
-  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
-  let after = projectContext(deps, { ...context, compaction: provisional, facts: retained });
-  if (!verifyProjection(after).ok && restored.some((item) => item.kind === "file")) {
-    // Restored files are a convenience: drop them before declaring the context exhausted.
-    restored = restored.filter((item) => item.kind !== "file");
-    provisional.restored = restored;
-    after = projectContext(deps, { ...context, compaction: provisional, facts: retained });
-  }
-  const { id: _provisionalId, createdAt: _createdAt, ...eventFields } = provisional;
+    restored: fields.restored,
+    createdAt,
+  });
+  const fit = fitCompaction({
+    plan,
+    summaryText,
+    ledger,
+    files,
+    restorationCap: restorationBudgetsFor(context.profile),
+    historyFile: offload.ok ? historyFile : null,
+    profile: context.profile,
+    tokenizer: deps.tokenizer,
+    measure: (fields) =>
+      projectContext(deps, { ...context, compaction: provisional(fields), facts: retained }),
+  });
+  const after = fit.projection;
+  const { id: _provisionalId, ...eventFields } = provisional(fit.fields);
   // Cancelled meanwhile: the run is over, its compaction is not recorded.
   if (job.signal.aborted) throw job.signal.reason ?? new Error("compaction cancelled");
   // Recorded only while this worker still holds the agent's lease.
@@ -228,11 +258,12 @@ async function compactOnce(
   if (job.trigger === "manual")
     await recordManualCompaction(deps, job, `${before.tokens} → ${after.tokens} tokens`);
 
-  const verdict = verifyProjection(after);
-  const restoredSummary = restored.map(({ content: _content, ...item }) => item);
-  if (!verdict.ok) {
-    await reportFailure(verdict.reason, "closed", true);
-    return { kind: "exhausted", reason: verdict.reason };
+  const restoredSummary = fit.fields.restored.map(({ content: _content, ...item }) => item);
+  if (!fit.verdict.ok) {
+    // Every shrink was tried (fit.fields.shrunk) and what is left — the verbatim part (system prompt,
+    // latest user message, active tool loop) and the tail the cut kept with it — is over the limit.
+    await reportFailure(fit.verdict.reason, "closed", true, fit.fields.shrunk);
+    return { kind: "exhausted", reason: fit.verdict.reason };
   }
   progress.ended = true;
   await deps.events.emit({
@@ -249,6 +280,8 @@ async function compactOnce(
       cutoffMessageId: event.cutoffMessageId,
       historyFile: event.historyFile,
       restored: restoredSummary,
+      ledger: fit.fields.ledger,
+      shrunk: fit.fields.shrunk,
       ...(offload.ok ? {} : { warnings: [`history offload failed: ${offload.error}`] }),
     },
   });

@@ -18,7 +18,13 @@ export function restoredFilesOf(compaction: CompactionEvent | null): RestoredFil
   if (!compaction) return [];
   return compaction.restored
     .filter((item) => item.kind === "file" && item.path !== undefined && item.content !== undefined)
-    .map((item) => ({ path: item.path ?? "", content: item.content ?? "", readAt: compaction.createdAt }));
+    .map((item) => ({
+      path: item.path ?? "",
+      content: item.content ?? "",
+      readAt: compaction.createdAt,
+      // Since the ledger, the event holds the text as fitted at compaction time (older: whole files).
+      ...(item.fitted ? { fitted: true } : {}),
+    }));
 }
 
 /**

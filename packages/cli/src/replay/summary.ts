@@ -1,0 +1,81 @@
+import { type ReplayReport, type ReplayStep, type RetentionTotal, retentionTotals } from "./report.ts";
+import { RETENTION_CATEGORIES, type RetentionCategory } from "./retention.ts";
+
+/** Figures over several replays at one window (DIR/summary.json of a multi-transcript run). */
+export interface ReplaySummary {
+  maxInputTokens: number;
+  transcripts: number;
+  calls: number;
+  compactions: number;
+  exhausted: number;
+  exhaustedVerbatimFits: number;
+  /** Retention over every request after the first compaction of every transcript. */
+  retention: Record<RetentionCategory, RetentionTotal>;
+  /** Ledger size per compaction (tokens), as a distribution; null without ledgers. */
+  ledgerTokens: Distribution | null;
+}
+
+/** Quantiles of a list of numbers. */
+export interface Distribution {
+  count: number;
+  min: number;
+  median: number;
+  p90: number;
+  max: number;
+}
+
+/** Quantiles of `values` (nearest rank), or null when empty. */
+export function distributionOf(values: readonly number[]): Distribution | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
+  return {
+    count: sorted.length,
+    min: sorted[0] as number,
+    median: rank(0.5),
+    p90: rank(0.9),
+    max: sorted[sorted.length - 1] as number,
+  };
+}
+
+/** Pools the reports of several transcripts replayed at the same window. */
+export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummary {
+  const steps: ReplayStep[] = reports.flatMap((report) => report.steps);
+  const retention = retentionTotals(steps);
+  const ledgerTokens = steps.flatMap((step) =>
+    step.compaction?.ledgerTokens === undefined ? [] : [step.compaction.ledgerTokens],
+  );
+  return {
+    maxInputTokens: reports[0]?.maxInputTokens ?? 0,
+    transcripts: reports.length,
+    calls: steps.length,
+    compactions: reports.reduce((sum, report) => sum + report.totals.compactions, 0),
+    exhausted: reports.reduce((sum, report) => sum + report.totals.exhausted, 0),
+    exhaustedVerbatimFits: reports.reduce((sum, report) => sum + report.totals.exhaustedVerbatimFits, 0),
+    retention,
+    ledgerTokens: distributionOf(ledgerTokens),
+  };
+}
+
+const LABELS: Record<RetentionCategory, string> = {
+  filesWritten: "files created/written/edited",
+  filesRead: `last 10 files read`,
+  lastError: "last failing result's line",
+  todos: "TODO items",
+};
+
+function percent(value: number | null): string {
+  return value === null ? "n/a" : `${(value * 100).toFixed(1)} %`;
+}
+
+/** The retention lines printed after a replay (one transcript or several). */
+export function retentionLines(retention: Record<RetentionCategory, RetentionTotal>): string[] {
+  return RETENTION_CATEGORIES.map((category) => {
+    const figure = retention[category];
+    const detail =
+      figure.requests === 0
+        ? "no such facts"
+        : `mean over ${figure.requests} requests, min ${percent(figure.min)}; ${figure.present}/${figure.total} facts`;
+    return `    ${LABELS[category].padEnd(30)} ${percent(figure.mean).padStart(8)}  (${detail})`;
+  });
+}

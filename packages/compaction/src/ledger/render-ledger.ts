@@ -1,0 +1,259 @@
+import type { Ledger } from "@longrun/protocol";
+import type { Tokenizer } from "../tokenizer.ts";
+import { clipLine } from "./result-outcome.ts";
+
+export const LEDGER_HEADER =
+  "[Working state — recorded by the runtime from the log, not summarized; #N = step]";
+export const LEDGER_FOOTER = "[End of working state]";
+
+/** Read files every rendering tries to keep (more only when the budget allows). */
+export const RECENT_READS = 10;
+
+/** A rendered ledger and what the budget left out. */
+export interface RenderedLedger {
+  text: string;
+  tokens: number;
+  /** Entries left out for the budget. */
+  omitted: number;
+}
+
+type SectionName =
+  | "error"
+  | "approvals"
+  | "todos"
+  | "changed"
+  | "read"
+  | "plan"
+  | "agents"
+  | "notes"
+  | "commands"
+  | "errors";
+
+const SECTION_TITLES: Record<SectionName, string> = {
+  error: "Last error",
+  approvals: "Pending approvals",
+  todos: "TODOs",
+  changed: "Files changed",
+  read: "Files read (latest last)",
+  plan: "Plan",
+  agents: "Sub-agents",
+  notes: "User said",
+  commands: "Commands run (exit code)",
+  errors: "Earlier unresolved errors",
+};
+/** Display order: what was done, then what is in flight, then context. */
+const DISPLAY: SectionName[] = [
+  "changed",
+  "read",
+  "error",
+  "errors",
+  "commands",
+  "plan",
+  "todos",
+  "approvals",
+  "agents",
+  "notes",
+];
+
+interface Entry {
+  section: SectionName;
+  /** Position within the section (oldest first). */
+  order: number;
+  text: string;
+  rank: number;
+  /** Step of the fact behind it, for newest-first within a rank across sections (-1: unknown). */
+  recency: number;
+}
+
+function at(step: number | null): string {
+  return step === null ? "" : ` #${step}`;
+}
+
+const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+
+/** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
+function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
+  const entries: Entry[] = [];
+  const show = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
+  const push = (
+    section: SectionName,
+    order: number,
+    text: string,
+    rank: number,
+    step: number | null = null,
+  ) => entries.push({ section, order, text, rank, recency: step ?? -1 });
+  const last = ledger.errors[ledger.errors.length - 1];
+  if (last) {
+    const resolution = last.resolvedAt === null ? "unresolved" : `resolved${at(last.resolvedAt)}`;
+    const code = last.exitCode === null ? "" : ` exit ${last.exitCode}`;
+    push("error", 0, `${last.call.trim()}${at(last.step)}${code} (${resolution}): ${last.line}`, 0);
+  }
+  ledger.errors.slice(0, -1).forEach((error, index) => {
+    if (error.resolvedAt === null) push("errors", index, `${error.call}${at(error.step)}: ${error.line}`, 5);
+  });
+  ledger.pendingApprovals.forEach((approval, index) => {
+    push(
+      "approvals",
+      index,
+      `${approval.toolName} ${clipLine(approval.arguments, 120)} (call ${approval.callId})`,
+      0,
+    );
+  });
+  ledger.todos.forEach((todo, index) => {
+    push("todos", index, `${TODO_MARK[todo.status]} ${todo.content}`, todo.status === "completed" ? 3 : 0);
+  });
+  ledger.changedFiles.forEach((file, index) => {
+    push("changed", index, `${show(file.path)} ${file.action}${at(file.step)}`, 1, file.step);
+  });
+  const reads = ledger.readFiles.length;
+  ledger.readFiles.forEach((file, index) => {
+    const lines = file.lines ? `:${file.lines}` : "";
+    // Order says which read is latest; steps are left out to keep the list short.
+    // The last reads compete with changed files by recency; older reads come last.
+    push("read", index, `${show(file.path)}${lines}`, index >= reads - RECENT_READS ? 1 : 5, file.step);
+  });
+  if (ledger.plan) push("plan", 0, clipLine(ledger.plan, 400), 3);
+  ledger.subAgents.forEach((agent, index) => {
+    push("agents", index, `${agent.name}${at(agent.step)}: ${agent.report ?? "(no report yet)"}`, 4);
+  });
+  ledger.userNotes.forEach((note, index) => {
+    push("notes", index, `${at(note.step).trim()} "${note.text}"`.trim(), 4);
+  });
+  ledger.commands.forEach((command, index) => {
+    const code = command.exitCode === null ? "failed" : String(command.exitCode);
+    push("commands", index, `\`${command.command}\` ${code}${at(command.step)}`, 5);
+  });
+  return entries;
+}
+
+/** How the left-out entries are mentioned: per section, as one count, or not at all (tiny budgets). */
+type OmittedNote = "sections" | "count" | "none";
+
+function renderEntries(
+  entries: readonly Entry[],
+  omittedBySection: Map<SectionName, number>,
+  root: string | null,
+  note: OmittedNote = "sections",
+): string {
+  const lines = [LEDGER_HEADER];
+  if (root !== null) lines.push(`Paths below are relative to ${root}`);
+  const left: string[] = [];
+  for (const section of DISPLAY) {
+    const kept = entries.filter((entry) => entry.section === section).sort((a, b) => a.order - b.order);
+    const omitted = omittedBySection.get(section) ?? 0;
+    if (kept.length === 0) {
+      if (omitted > 0) left.push(`${omitted} ${SECTION_TITLES[section].toLowerCase()}`);
+      continue;
+    }
+    const more = omitted > 0 ? ` (+${omitted} older not shown)` : "";
+    const separator = section === "plan" ? " " : "; ";
+    lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(separator)}`);
+  }
+  const total = [...omittedBySection.values()].reduce((sum, count) => sum + count, 0);
+  if (left.length > 0 && note === "sections")
+    lines.push(`Not shown for space: ${left.join(", ")} (see the history file)`);
+  else if (total > 0 && note === "count") lines.push(`(${total} entries not shown for space)`);
+  lines.push(LEDGER_FOOTER);
+  return lines.join("\n");
+}
+
+/**
+ * The directory whose removal from the ledger's absolute paths saves the most text (shared by at
+ * least three of them), so each is shown relative to it; null when none is worth naming.
+ */
+export function commonRoot(paths: readonly string[]): string | null {
+  const absolute = [...new Set(paths.filter((path) => path.startsWith("/")))];
+  if (absolute.length < 3) return null;
+  const counts = new Map<string, number>();
+  for (const path of absolute) {
+    const parts = path.split("/");
+    for (let depth = 2; depth < parts.length; depth++) {
+      const directory = `${parts.slice(0, depth).join("/")}/`;
+      counts.set(directory, (counts.get(directory) ?? 0) + 1);
+    }
+  }
+  let best: string | null = null;
+  let bestSaving = 0;
+  for (const [directory, count] of counts) {
+    const saving = (count - 1) * directory.length;
+    if (count < 3 || directory.length < 8) continue;
+    if (saving > bestSaving || (saving === bestSaving && best !== null && directory < best)) {
+      best = directory;
+      bestSaving = saving;
+    }
+  }
+  return best;
+}
+
+/**
+ * The ledger as a compact, stable text block within `budgetTokens`: entries are kept by priority
+ * (last error, pending approvals and open TODOs; changed files and the last RECENT_READS reads; plan
+ * and done TODOs; sub-agents and user notes; commands and older entries) and, within a priority,
+ * newest first; each section says how many older entries it left out. Same ledger and budget, same
+ * text.
+ */
+export function renderLedger(
+  ledger: Ledger,
+  options: { budgetTokens: number; tokenizer: Tokenizer },
+): RenderedLedger {
+  const { tokenizer } = options;
+  const root = commonRoot([...ledger.changedFiles, ...ledger.readFiles].map((file) => file.path));
+  const all = entriesOf(ledger, root);
+  const ordered = [...all].sort(
+    (a, b) =>
+      a.rank - b.rank || b.recency - a.recency || a.section.localeCompare(b.section) || b.order - a.order,
+  );
+  const fixed =
+    tokenizer.count(`${LEDGER_HEADER}\n${LEDGER_FOOTER}`) +
+    (root === null ? 0 : tokenizer.count(`Paths below are relative to ${root}`) + 1);
+  let used = fixed;
+  const kept: Entry[] = [];
+  const closed = new Set<SectionName>();
+  for (const entry of ordered) {
+    if (closed.has(entry.section)) continue;
+    // An entry costs its text, a separator, and its section's title line the first time.
+    const title = kept.some((other) => other.section === entry.section)
+      ? 0
+      : tokenizer.count(SECTION_TITLES[entry.section]) + 8;
+    const cost = tokenizer.count(entry.text) + 1 + title;
+    if (used + cost > options.budgetTokens) {
+      // Keep newest-first runs unbroken: an older entry never shows while a newer one is left out.
+      closed.add(entry.section);
+      continue;
+    }
+    used += cost;
+    kept.push(entry);
+  }
+  const omittedBySection = (entries: readonly Entry[]) => {
+    const counts = new Map<SectionName, number>();
+    for (const entry of all) {
+      if (!entries.includes(entry)) counts.set(entry.section, (counts.get(entry.section) ?? 0) + 1);
+    }
+    return counts;
+  };
+  // The per-entry sum is an estimate: drop the lowest-priority entries until the text fits. The
+  // note on what was left out may take less room instead (one count, or nothing on tiny budgets):
+  // whichever keeps the most entries wins.
+  let best: { text: string; tokens: number; kept: number } | null = null;
+  for (const note of ["sections", "count", "none"] as const) {
+    const trial = [...kept];
+    let text = renderEntries(trial, omittedBySection(trial), root, note);
+    let tokens = tokenizer.count(text);
+    while (tokens > options.budgetTokens && trial.length > 0) {
+      trial.pop();
+      text = renderEntries(trial, omittedBySection(trial), root, note);
+      tokens = tokenizer.count(text);
+    }
+    const fits = tokens <= options.budgetTokens;
+    if (fits && (best === null || trial.length > best.kept)) best = { text, tokens, kept: trial.length };
+    if (fits && trial.length === kept.length) break;
+    if (best === null && note === "none") best = { text, tokens, kept: trial.length };
+  }
+  const chosen = best as { text: string; tokens: number; kept: number };
+  return { text: chosen.text, tokens: chosen.tokens, omitted: all.length - chosen.kept };
+}
+
+/** Whether a ledger holds anything worth rendering. */
+export function isEmptyLedger(ledger: Ledger): boolean {
+  return entriesOf(ledger).length === 0;
+}
