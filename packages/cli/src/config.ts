@@ -39,6 +39,13 @@ const EnvSchema = z.object({
     .int()
     .min(100, "LONGRUN_LOCK_MS must be at least 100")
     .default(15_000),
+  LONGRUN_MAX_MESSAGE_CHARS: z.coerce
+    .number({ message: "LONGRUN_MAX_MESSAGE_CHARS must be a number" })
+    .int()
+    .min(1, "LONGRUN_MAX_MESSAGE_CHARS must be at least 1")
+    .max(1_000_000, "LONGRUN_MAX_MESSAGE_CHARS must be at most 1000000 (the API's hard limit)")
+    .default(200_000),
+  LONGRUN_MODELS: z.string().optional(),
   LONGRUN_STALLED_INTERVAL_MS: z.coerce
     .number({ message: "LONGRUN_STALLED_INTERVAL_MS must be a number" })
     .int()
@@ -69,6 +76,10 @@ export interface Config {
   lockDurationMs: number;
   /** How often workers look for stalled jobs; use one value per deployment. */
   stalledIntervalMs: number;
+  /** Longest user message (or sub-agent brief) the API accepts, in characters; longer is a 413. */
+  maxMessageChars: number;
+  /** Models threads may use on the configured endpoint; empty: ask the endpoint's `GET /models`. */
+  models: string[];
 }
 
 export class ConfigError extends Error {
@@ -122,5 +133,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseMs: values.LONGRUN_LEASE_MS,
     lockDurationMs: values.LONGRUN_LOCK_MS,
     stalledIntervalMs: values.LONGRUN_STALLED_INTERVAL_MS,
+    maxMessageChars: values.LONGRUN_MAX_MESSAGE_CHARS,
+    models: (values.LONGRUN_MODELS ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
   };
 }

@@ -248,23 +248,26 @@ export class RunControl {
 
   /** Records a user's decision on a parked tool call and resumes the agent. */
   async resolveApproval(input: {
+    /** The agent whose call it is (call ids are unique only per agent); absent: whichever agent has it pending. */
+    agentId?: string;
     callId: string;
     decision: "approve" | "deny";
     reason?: string;
   }): Promise<Agent> {
     const { store, events, scheduler } = this.deps;
-    const agentId = await store.agentState.findByPendingCall(input.callId);
-    if (!agentId) {
+    const agentId = input.agentId ?? (await store.agentState.findByPendingCall(input.callId));
+    const state = agentId ? await store.agentState.get(agentId) : null;
+    const pending = state?.pendingApprovals.find((approval) => approval.callId === input.callId);
+    if (!agentId || !state || !pending) {
       // An approved call leaves the pending list when it runs; a second decision is a conflict, not unknown.
-      if (await store.toolRuns.get(input.callId))
+      const ran = await store.toolRuns.get(input.callId);
+      if (ran && (input.agentId === undefined || ran.agentId === input.agentId))
         throw new LongrunError("conflict", `call ${input.callId} was already approved`);
       throw new LongrunError("not_found", `no pending approval for call ${input.callId}`);
     }
     const agent = await store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
-    const state = await store.agentState.get(agentId);
-    const pending = state.pendingApprovals.find((approval) => approval.callId === input.callId);
-    if (pending?.decision)
+    if (pending.decision)
       throw new LongrunError("conflict", `call ${input.callId} was already ${pending.decision}d`);
     await store.agentState.update(agentId, {
       pendingApprovals: state.pendingApprovals.map((approval) =>
