@@ -104,4 +104,17 @@ describe("configuration from the environment (loadConfig)", () => {
       "  - LONGRUN_MAX_INPUT_TOKENS: LONGRUN_MAX_INPUT_TOKENS must be at least 1024",
     );
   }, 60_000);
+
+  it("reads the API's message cap and model list (LONGRUN_MAX_MESSAGE_CHARS, LONGRUN_MODELS)", () => {
+    expect(loadConfig({})).toMatchObject({ maxMessageChars: 200_000, models: [] });
+    expect(
+      loadConfig({ LONGRUN_MAX_MESSAGE_CHARS: "5000", LONGRUN_MODELS: "gpt-4o-mini, gpt-4.1 ,," }),
+    ).toMatchObject({ maxMessageChars: 5_000, models: ["gpt-4o-mini", "gpt-4.1"] });
+    expect(problemsOf({ LONGRUN_MAX_MESSAGE_CHARS: "lots" })).toEqual([
+      "LONGRUN_MAX_MESSAGE_CHARS: LONGRUN_MAX_MESSAGE_CHARS must be a number",
+    ]);
+    expect(problemsOf({ LONGRUN_MAX_MESSAGE_CHARS: "2000000" })).toEqual([
+      "LONGRUN_MAX_MESSAGE_CHARS: LONGRUN_MAX_MESSAGE_CHARS must be at most 1000000 (the API's hard limit)",
+    ]);
+  });
 });
