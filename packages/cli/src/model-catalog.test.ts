@@ -53,6 +53,23 @@ describe("an OpenAI-compatible endpoint's catalog", () => {
     const models = await catalog.list();
     expect(models.map((model) => model.id)).toEqual(["gpt-4o-mini", "sim"]);
     expect(models[0]?.longrun).toEqual({ maxInputTokens: 111_616, default: true });
+    // The endpoint is a sim model server: its `sim` comes with the scripts and the sim's thread setup.
+    expect(models[1]?.longrun).toMatchObject({
+      default: false,
+      simScripts: expect.arrayContaining(["team"]),
+    });
+    const workspace = await createTempWorkspace({});
+    try {
+      const prepared = await catalog.prepareThread?.({
+        model: "sim",
+        workspaceDir: workspace.dir,
+        namedWorkspace: false,
+        simSteps: 2,
+      });
+      expect(prepared?.model).toBe("sim:steps=2");
+    } finally {
+      await workspace.cleanup();
+    }
   });
 
   it("uses LONGRUN_MODELS when given, without asking the endpoint", async () => {

@@ -54,7 +54,7 @@ export function simModelCatalog(): ModelCatalog {
 
 /**
  * An OpenAI-compatible endpoint: the models named in LONGRUN_MODELS, else whatever the endpoint's
- * `GET /models` lists (cached), always with the default model. An endpoint that cannot list its models
+ * `GET /models` lists (cached), always with the default model; a listed `sim` is the sim model. An endpoint that cannot list its models
  * offers the default only, so an unknown name is refused at thread creation instead of at the first step.
  */
 export function endpointModelCatalog(options: {
@@ -82,20 +82,28 @@ export function endpointModelCatalog(options: {
     }
     return cached.ids;
   };
+  // An endpoint that serves the sim model (a standalone sim) offers it with its scripts and setup.
+  const sim = simModelCatalog();
   return {
     async list() {
       const ids = options.configured.length > 0 ? options.configured : await endpointIds();
-      return [...new Set([options.defaultModel, ...ids])].map((id) => ({
-        id,
-        object: "model" as const,
-        created: 0,
-        owned_by: "endpoint",
-        longrun: {
-          maxInputTokens: resolveProfile(id).maxInputTokens ?? null,
-          default: id === options.defaultModel,
-        },
-      }));
+      const [simInfo] = await sim.list();
+      return [...new Set([options.defaultModel, ...ids])].map((id) =>
+        id === "sim" && simInfo
+          ? { ...simInfo, longrun: { ...simInfo.longrun, default: id === options.defaultModel } }
+          : {
+              id,
+              object: "model" as const,
+              created: 0,
+              owned_by: "endpoint",
+              longrun: {
+                maxInputTokens: resolveProfile(id).maxInputTokens ?? null,
+                default: id === options.defaultModel,
+              },
+            },
+      );
     },
+    prepareThread: (setup) => sim.prepareThread?.(setup) ?? Promise.resolve(null),
   };
 }
 
