@@ -138,7 +138,7 @@ describe("the OpenAPI document", () => {
         ]),
       );
     expect(bounds("/v1/threads/{id}/events")).toEqual({
-      since: [0, Number.MAX_SAFE_INTEGER],
+      since: [-1, Number.MAX_SAFE_INTEGER],
       limit: [1, 10_000],
     });
     expect(bounds("/v1/agents/{id}/messages")).toEqual({

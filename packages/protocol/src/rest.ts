@@ -92,7 +92,6 @@ export const PAGE_LIMITS = {
   history: { default: 200, max: 5000 },
 } as const;
 
-const Seq = z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const pageLimit = (max: number) => z.coerce.number<number>().int().min(1).max(max);
 
 /** GET /v1/threads?limit= (newest first). */
@@ -101,8 +100,8 @@ export type ThreadListQuery = z.infer<typeof ThreadListQuery>;
 
 /** GET /v1/threads/:id/events?since=&limit= */
 export const EventsQuery = z.object({
-  /** Events with a seq above this one (default 0: from the start). */
-  since: Seq.optional(),
+  /** Events with a seq above this one (default 0: from the start; -1, the WebSocket's "none seen", too). */
+  since: z.coerce.number<number>().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
   limit: pageLimit(PAGE_LIMITS.events.max).optional(),
 });
 export type EventsQuery = z.infer<typeof EventsQuery>;
