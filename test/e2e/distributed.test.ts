@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import { createClient, type LongrunClient } from "@longrun/client";
 import type { LongrunEvent } from "@longrun/protocol";
-import { createTempWorkspace, type TempWorkspace } from "@longrun/testing";
+import { createTempWorkspace, SAMPLE_PROJECT, type TempWorkspace } from "@longrun/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { type DistributedCluster, startDistributedCluster } from "./support/distributed-cluster.ts";
@@ -56,7 +57,12 @@ const SUB_AGENTS = 3;
 
 describe("distributed mode: one server and two workers as separate processes", () => {
   it("runs a team that compacts, survives a SIGKILLed worker, and streams every event exactly once", async () => {
-    workspace = await createTempWorkspace();
+    // The sample project in a folder inside the root: a root itself is never a thread's workspace.
+    workspace = await createTempWorkspace(
+      Object.fromEntries(
+        Object.entries(SAMPLE_PROJECT).map(([path, content]) => [`project/${path}`, content]),
+      ),
+    );
     // Concurrency 1 per worker: with three sub-agents running, both workers are busy when one is killed.
     cluster = await startDistributedCluster({
       workers: 2,
@@ -67,7 +73,7 @@ describe("distributed mode: one server and two workers as separate processes", (
     const api = connect(cluster);
     const thread = await api.threads.create({
       title: "distributed team",
-      workspace: workspace.dir,
+      workspace: join(workspace.dir, "project"),
       model: "sim",
       simScript: "team",
       simSteps: 24,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
@@ -97,7 +97,7 @@ describe("health, metrics and the OpenAPI document", () => {
       ["/v1/threads/{id}", "get"],
       ["/v1/threads/{id}/messages", "post"],
       ["/v1/runs/{id}/cancel", "post"],
-      ["/v1/approvals/{callId}", "post"],
+      ["/v1/agents/{id}/approvals/{callId}", "post"],
       ["/v1/agents/{id}/compact", "post"],
       ["/v1/agents/{id}/messages", "get"],
       ["/v1/agents/{id}/context", "get"],
@@ -106,16 +106,20 @@ describe("health, metrics and the OpenAPI document", () => {
       ["/metrics", "get"],
     ] as const)
       expect(paths[path]?.[method], `${method} ${path}`).toBeDefined();
-    const create = paths["/v1/threads"]?.post?.requestBody as {
-      content: { "application/json": { schema: { properties: Record<string, { type?: string }> } } };
-    };
-    const properties = create.content["application/json"].schema.properties;
+    const properties =
+      (json.components as { schemas: Record<string, { properties: Record<string, { type?: string }> }> })
+        .schemas.CreateThreadBody?.properties ?? {};
     expect(properties.maxInputTokens?.type).toBe("integer");
     expect(properties.simSteps?.type).toBe("integer");
-    const approval = paths["/v1/approvals/{callId}"]?.post?.requestBody as {
-      content: { "application/json": { schema: { properties: { decision: { enum: string[] } } } } };
+    const approval = paths["/v1/agents/{id}/approvals/{callId}"]?.post?.requestBody as {
+      content: { "application/json": { schema: { $ref: string } } };
     };
-    expect(approval.content["application/json"].schema.properties.decision.enum).toEqual(["approve", "deny"]);
+    expect(approval.content["application/json"].schema.$ref).toBe("#/components/schemas/ApprovalBody");
+    const schemas = (json.components as { schemas: Record<string, { properties: Record<string, unknown> }> })
+      .schemas;
+    expect(schemas.ApprovalBody?.properties.decision).toMatchObject({ enum: ["approve", "deny"] });
+    // The unscoped approval route is gone: call ids are unique per agent only.
+    expect(paths["/v1/approvals/{callId}"]).toBeUndefined();
   });
 });
 
@@ -147,7 +151,9 @@ describe("errors: JSON {error: {code, message}} with the right status", () => {
     const noContent = await call("POST", `/v1/threads/${thread.id}/messages`, { body: {} });
     expect(noContent.status).toBe(400);
     expect(noContent.json.error?.message).toMatch(/^content: /);
-    const badDecision = await call("POST", "/v1/approvals/call_x", { body: { decision: "maybe" } });
+    const badDecision = await call("POST", `/v1/agents/${thread.agents[0]?.id}/approvals/call_x`, {
+      body: { decision: "maybe" },
+    });
     expect(badDecision.status).toBe(400);
     expect(badDecision.json.error?.message).toMatch(/^decision: /);
     const badSince = await call("GET", `/v1/threads/${thread.id}/events?since=soon`);
@@ -169,6 +175,7 @@ describe("errors: JSON {error: {code, message}} with the right status", () => {
       ["GET", "/v1/agents/nope/context"],
       ["POST", "/v1/agents/nope/compact", {}],
       ["POST", "/v1/runs/nope/cancel", {}],
+      ["POST", "/v1/agents/nope/approvals/nope", { decision: "approve" }],
       ["POST", "/v1/approvals/nope", { decision: "approve" }],
       ["GET", "/v1/nothing-here"],
     ] as const) {
@@ -187,8 +194,10 @@ describe("errors: JSON {error: {code, message}} with the right status", () => {
   it("workspaces: a new folder by default, an existing folder inside the roots, anything else refused", async () => {
     const fresh = await client.threads.create({ model: "sim", simSteps: 1 });
     expect(fresh.workspaceDir.startsWith(join(dataDir, "workspaces"))).toBe(true);
-    const named = await client.threads.create({ model: "sim", simSteps: 1, workspace: allowed.dir });
-    expect(named.workspaceDir).toBe(allowed.dir);
+    const project = join(allowed.dir, "project");
+    await mkdir(project);
+    const named = await client.threads.create({ model: "sim", simSteps: 1, workspace: project });
+    expect(named.workspaceDir).toBe(project);
     const outside = await call("POST", "/v1/threads", { body: { workspace: tmpdir() } });
     expect(outside.status).toBe(403);
     expect(outside.json.error?.code).toBe("forbidden");
@@ -289,22 +298,31 @@ describe("routes through the SDK", () => {
     const thread = await client.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
     const posted = await client.threads.sendMessage(thread.id, { content: "Check the repository state." });
     let callId = "";
+    let agentId = "";
     await vi.waitFor(
       async () => {
         const requested = (await eventsOf(thread.id)).find((event) => event.type === "approval.requested");
         expect(requested).toBeDefined();
         callId = requested?.type === "approval.requested" ? requested.data.callId : "";
+        agentId = requested?.agentId ?? "";
       },
       { timeout: 20_000, interval: 50 },
     );
-    const first = await call("POST", `/v1/approvals/${callId}`, { body: { decision: "approve" } });
+    const approvals = `/v1/agents/${agentId}/approvals/${callId}`;
+    // The same call id under another agent is not this call.
+    const otherAgent = await client.threads.create({ model: "sim", simSteps: 1 });
+    const elsewhere = await call("POST", `/v1/agents/${otherAgent.agents[0]?.id}/approvals/${callId}`, {
+      body: { decision: "approve" },
+    });
+    expect(elsewhere.status).toBe(404);
+    const first = await call("POST", approvals, { body: { decision: "approve" } });
     expect(first).toEqual({ status: 200, json: { ok: true } });
-    const second = await call("POST", `/v1/approvals/${callId}`, { body: { decision: "deny" } });
+    const second = await call("POST", approvals, { body: { decision: "deny" } });
     expect(second.status).toBe(409);
     expect(second.json.error?.code).toBe("conflict");
     await runFinished(thread.id, posted.runId);
     // Still a conflict once the approved call has run.
-    const late = await call("POST", `/v1/approvals/${callId}`, { body: { decision: "approve" } });
+    const late = await call("POST", approvals, { body: { decision: "approve" } });
     expect(late.status).toBe(409);
     const resolved = (await eventsOf(thread.id)).filter((event) => event.type === "approval.resolved");
     expect(resolved).toHaveLength(1);

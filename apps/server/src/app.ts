@@ -2,53 +2,43 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
-import { LongrunError, type OpsView } from "@longrun/protocol";
-import { Hono } from "hono";
+import { LongrunError } from "@longrun/protocol";
 import { bodyLimit } from "hono/body-limit";
-import { type AuthEnv, bearerAuth } from "./auth.ts";
+import { bearerAuth } from "./auth.ts";
+import { createRouter, registerSecuritySchemes } from "./contract.ts";
+import type { FailureLog } from "./failure-log.ts";
 import { errorResponse } from "./http-error.ts";
-import { openApiDocument } from "./openapi.ts";
-import { agentRoutes, approvalRoutes, runRoutes } from "./routes/agents.ts";
+import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
+import { agentRoutes } from "./routes/agents.ts";
+import { modelRoutes } from "./routes/models.ts";
+import { opsRoutes } from "./routes/ops.ts";
+import { runRoutes } from "./routes/runs.ts";
+import { systemRoutes } from "./routes/system.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
-/** Recent failures shown on the operations view, newest first. */
-export interface FailureLog {
-  record(entry: OpsView["failures"][number]): void;
-  list(): OpsView["failures"];
-}
+const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
-/** The hono app: REST API under /v1, health, metrics, OpenAPI, and the dashboard at `/`. */
+/**
+ * The hono app: REST API under /v1, health, metrics, the OpenAPI document, and the dashboard at `/`.
+ * Every API route is declared with its schemas (see contract.ts), so the document lists exactly these.
+ */
 export function createApp(deps: ServerDeps, failures: FailureLog) {
-  const app = new Hono<AuthEnv>();
+  const app = createRouter();
+  registerSecuritySchemes(app);
   app.onError((error, context) => errorResponse(error, context));
   app.notFound((context) =>
-    context.json(
-      { error: { code: "not_found", message: `no route ${context.req.method} ${context.req.path}` } },
-      404,
+    errorResponse(
+      new LongrunError("not_found", `no route ${context.req.method} ${context.req.path}`),
+      context,
     ),
   );
 
-  app.get("/healthz", (context) => context.json({ ok: true }));
-  app.get("/readyz", async (context) => {
-    const readiness = await deps.ready();
-    return context.json(readiness, readiness.ok ? 200 : 503);
-  });
-  app.get("/metrics", async (context) => {
-    const ops = await deps.ops().catch(() => null);
-    for (const queue of ops?.queues ?? []) {
-      deps.metrics.queueDepth.set({ queue: queue.name, state: "waiting" }, queue.waiting);
-      deps.metrics.queueDepth.set({ queue: queue.name, state: "active" }, queue.active);
-      deps.metrics.queueDepth.set({ queue: queue.name, state: "delayed" }, queue.delayed);
-      deps.metrics.queueWait.set({ queue: queue.name }, queue.oldestWaitMs / 1000);
-    }
-    return context.text(await deps.metrics.registry.metrics(), 200, {
-      "content-type": deps.metrics.registry.contentType,
-    });
-  });
-  app.get("/v1/openapi.json", (context) => context.json(openApiDocument() as object));
+  // Public: registered before the /v1 middleware, so they answer without a token.
+  app.route("/", systemRoutes(deps));
+  registerDocumentRoute(app);
 
-  const limit = deps.bodyLimitBytes ?? 2 * 1024 * 1024;
+  const limit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   app.use(
     "/v1/*",
     bodyLimit({
@@ -67,22 +57,20 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.use("/v1/*", bearerAuth(deps.store));
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
-  app.route("/v1/approvals", approvalRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
-  app.get("/v1/ops", async (context) => {
-    const ops = await deps.ops(context.get("tenantId"));
-    const view: OpsView = { mode: deps.mode, ...ops, failures: failures.list() };
-    return context.json(view);
-  });
+  app.route("/v1/models", modelRoutes(deps));
+  app.route("/v1/ops", opsRoutes(deps, failures));
+  registerWebSocketRoute(app);
 
   // Unknown API paths are JSON 404s, not the dashboard's index.html served by the catch-all below.
   app.all("/v1/*", (context) =>
-    context.json(
-      { error: { code: "not_found", message: `no route ${context.req.method} ${context.req.path}` } },
-      404,
+    errorResponse(
+      new LongrunError("not_found", `no route ${context.req.method} ${context.req.path}`),
+      context,
     ),
   );
 
+  // The dashboard is a static site, not part of the API: it is outside /v1 and the document.
   const dashboard = deps.dashboardDir;
   if (dashboard && existsSync(join(dashboard, "index.html"))) {
     const root = relative(process.cwd(), dashboard) || ".";
@@ -97,16 +85,4 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     );
   }
   return app;
-}
-
-/** A bounded in-memory failure log fed from run.failed and compaction.failed events. */
-export function createFailureLog(size = 50): FailureLog {
-  const entries: OpsView["failures"] = [];
-  return {
-    record(entry) {
-      entries.unshift(entry);
-      entries.length = Math.min(entries.length, size);
-    },
-    list: () => [...entries],
-  };
 }

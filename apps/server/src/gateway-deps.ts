@@ -1,7 +1,7 @@
-import type { Command } from "@longrun/protocol";
+import { type Command, LongrunError } from "@longrun/protocol";
 import { requireAgent, requireThread } from "./auth.ts";
 import type { GatewayAdapterDeps, LiveEvent } from "./gateway/index.ts";
-import { approvalTarget } from "./routes/agents.ts";
+import { checkMessageSize } from "./message-size.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 /** Binds the gateway to the store, the live fan-out and the run controls; every command is tenant-scoped. */
@@ -27,6 +27,7 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
         switch (command.kind) {
           case "send_message": {
             await requireThread(store, tenantId, command.threadId);
+            checkMessageSize(deps, command.content, "content");
             const admitted = await deps.runControl.admitMessage({
               threadId: command.threadId,
               content: command.content,
@@ -36,9 +37,9 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
             return admitted;
           }
           case "approve": {
-            const agentId = await approvalTarget(deps, tenantId, command.callId, command.agentId);
+            await requireAgent(store, tenantId, command.agentId);
             await deps.runControl.resolveApproval({
-              agentId,
+              agentId: command.agentId,
               callId: command.callId,
               decision: command.decision,
               reason: command.reason,
@@ -53,7 +54,10 @@ export function createGatewayDeps(deps: ServerDeps): GatewayAdapterDeps {
           }
           case "cancel": {
             const run = await store.runs.get(command.runId);
-            if (run) await requireThread(store, tenantId, run.threadId);
+            const thread = run ? await store.threads.get(run.threadId) : null;
+            // Named by the run asked for, never by another tenant's thread.
+            if (!run || thread?.tenantId !== tenantId)
+              throw new LongrunError("not_found", `run ${command.runId} not found`);
             const cancelled = await deps.runControl.cancel(command.runId);
             await deps.publishCancel(command.runId);
             return { run: cancelled };

@@ -1,5 +1,6 @@
-import { type ErrorBody, LongrunError, statusOf } from "@longrun/protocol";
+import { type ErrorBody, type ErrorCode, LongrunError, statusOf } from "@longrun/protocol";
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { z } from "zod";
 
@@ -9,17 +10,10 @@ export function errorResponse(error: unknown, context: Context): Response {
     const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details } };
     return context.json(body, statusOf(error.code) as ContentfulStatusCode);
   }
-  if (error instanceof z.ZodError) {
-    return context.json(
-      { error: { code: "bad_request", message: describeIssues(error), details: error.issues } },
-      400,
-    );
-  }
+  if (error instanceof z.ZodError) return errorResponse(validationError(error, "json"), context);
+  if (error instanceof HTTPException) return errorResponse(fromHttpException(error), context);
   if (error instanceof SyntaxError) {
-    return context.json(
-      { error: { code: "bad_request", message: `invalid JSON body: ${error.message}` } },
-      400,
-    );
+    return errorResponse(new LongrunError("bad_request", `invalid JSON body: ${error.message}`), context);
   }
   console.error("[server] unexpected error", error);
   return context.json({ error: { code: "internal", message: "internal error" } }, 500);
@@ -28,4 +22,38 @@ export function errorResponse(error: unknown, context: Context): Response {
 /** One line per zod issue: `field: message`. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`).join("; ");
+}
+
+/** Fields that carry a message for the model: too long is "too large" (413), like an over-long body. */
+const MESSAGE_FIELDS = new Set(["content", "task", "brief"]);
+
+/** A failed validation of one part of a request: a 400 naming each field (413 for an over-long message). */
+export function validationError(error: z.ZodError, target: string): LongrunError {
+  const where = target === "query" ? "query " : target === "param" ? "path " : "";
+  const oversized = error.issues.some(
+    (issue) =>
+      issue.code === "too_big" && issue.origin === "string" && MESSAGE_FIELDS.has(String(issue.path.at(-1))),
+  );
+  const message = `${where}${describeIssues(error)}`;
+  return new LongrunError(oversized ? "payload_too_large" : "bad_request", message, error.issues);
+}
+
+const CODE_OF_HTTP_STATUS: Record<number, ErrorCode> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+/** hono's own refusals (malformed JSON, wrong content type) in the API's error shape. */
+function fromHttpException(error: HTTPException): LongrunError {
+  const code = CODE_OF_HTTP_STATUS[error.status] ?? "bad_request";
+  if (code === "bad_request" && /json/i.test(error.message))
+    return new LongrunError(code, `invalid JSON body: ${error.message}`);
+  if (code === "unsupported_media_type")
+    return new LongrunError(code, "send the request body as application/json");
+  return new LongrunError(code, error.message || code);
 }

@@ -1,4 +1,5 @@
-export { createApp, createFailureLog, type FailureLog } from "./app.ts";
+export { createApp } from "./app.ts";
+export { createFailureLog, type FailureLog } from "./failure-log.ts";
 export {
   type AttachGatewayOptions,
   attachGateway,
@@ -7,6 +8,12 @@ export {
 } from "./gateway/index.ts";
 export { MemoryGatewayDeps } from "./gateway/memory-gateway-deps.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
-export { openApiDocument } from "./openapi.ts";
-export type { LiveEvents, ServerDeps } from "./server-deps.ts";
+export { buildOpenApiDocument } from "./openapi-document.ts";
+export {
+  DEFAULT_MAX_MESSAGE_CHARS,
+  type LiveEvents,
+  type ModelCatalog,
+  type ServerDeps,
+  type ThreadModelSetup,
+} from "./server-deps.ts";
 export { type RunningServer, startServer } from "./start-server.ts";

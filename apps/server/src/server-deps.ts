@@ -1,4 +1,4 @@
-import type { OpsView } from "@longrun/protocol";
+import type { ModelInfo, OpsView } from "@longrun/protocol";
 import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
 import type { Metrics } from "./metrics.ts";
@@ -6,6 +6,31 @@ import type { Metrics } from "./metrics.ts";
 /** A source of live events from every process (persisted already). */
 export interface LiveEvents {
   subscribe(handler: (event: unknown) => void): () => void;
+}
+
+/** What a model needs set up in a new thread, given the thread's options. */
+export interface ThreadModelSetup {
+  model: string;
+  workspaceDir: string;
+  /** True when the thread names an existing folder (never seeded). */
+  namedWorkspace: boolean;
+  maxInputTokens?: number;
+  simSteps?: number;
+  simScript?: string;
+  simReasoning?: boolean;
+}
+
+/**
+ * The models threads may use, from configuration or the model endpoint (never from the test double:
+ * the composition decides what the sim model offers).
+ */
+export interface ModelCatalog {
+  list(): Promise<ModelInfo[]>;
+  /**
+   * Model-specific setup of a new thread: the model string and summarizer it runs with (the sim model
+   * carries its script in the name) after seeding its workspace; null when the model needs none.
+   */
+  prepareThread?(setup: ThreadModelSetup): Promise<{ model: string; summarizerModel?: string } | null>;
 }
 
 /** Everything the HTTP API and the gateway need; composed by `longrun start|serve`. */
@@ -18,17 +43,23 @@ export interface ServerDeps {
   live: LiveEvents;
   /** Publishes a cancel on the control channel so the worker running the step aborts it. */
   publishCancel(runId: string): Promise<void>;
-  /** Queue, worker and breaker figures for GET /v1/ops. */
-  ops(tenantId?: string): Promise<Omit<OpsView, "failures" | "mode">>;
+  /** Queue, worker and breaker figures for GET /v1/ops; breakers of `tenantId`'s agents only. */
+  ops(tenantId: string): Promise<Omit<OpsView, "failures" | "mode">>;
   /** Readiness of the external services (DB, Redis). */
   ready(): Promise<{ ok: boolean; checks: Record<string, boolean> }>;
   metrics: Metrics;
   /** Model and window for threads that do not name their own. */
   defaults: { model: string; maxInputTokens?: number };
+  models: ModelCatalog;
   dataDir: string;
   workspaceRoots: string[];
   /** Built dashboard to serve at `/` (absent: the API only). */
   dashboardDir?: string;
-  /** Largest request body accepted, in bytes. */
+  /** Largest request body accepted, in bytes (default 2 MiB). */
   bodyLimitBytes?: number;
+  /** Longest user message or brief accepted, in characters (LONGRUN_MAX_MESSAGE_CHARS; default 200,000). */
+  maxMessageChars?: number;
 }
+
+/** The default of ServerDeps.maxMessageChars. */
+export const DEFAULT_MAX_MESSAGE_CHARS = 200_000;

@@ -2,7 +2,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { LongrunEvent } from "@longrun/protocol";
-import { createApp, createFailureLog } from "./app.ts";
+import { createApp } from "./app.ts";
+import { createFailureLog } from "./failure-log.ts";
 import { attachGateway } from "./gateway/index.ts";
 import { createGatewayDeps } from "./gateway-deps.ts";
 import type { ServerDeps } from "./server-deps.ts";
@@ -24,8 +25,10 @@ export async function startServer(
     if (!parsed.success || parsed.data.seq === 0) return;
     const event = parsed.data;
     deps.metrics.observe(event);
+    // Published events carry their tenant beside the envelope (the schema strips it from `event`).
+    const tenantId = String((raw as { tenantId?: unknown }).tenantId ?? "");
     if (event.type === "run.failed") {
-      failures.record({
+      failures.record(tenantId, {
         at: event.at,
         threadId: event.threadId,
         agentId: event.agentId ?? null,
@@ -33,7 +36,7 @@ export async function startServer(
         message: `${event.data.error.code}: ${event.data.error.message}`,
       });
     } else if (event.type === "compaction.failed") {
-      failures.record({
+      failures.record(tenantId, {
         at: event.at,
         threadId: event.threadId,
         agentId: event.agentId ?? null,

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 
 let dataDir: string;
+let roots: string;
 let instance: EmbeddedInstance;
 let alice: LongrunClient;
 let bob: LongrunClient;
@@ -40,7 +41,8 @@ async function statusOf(promise: Promise<unknown>): Promise<number | "ok"> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "longrun-tenants-"));
-  const config = loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir });
+  roots = await mkdtemp(join(tmpdir(), "longrun-tenant-roots-"));
+  const config = loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_WORKSPACE_ROOTS: roots });
   instance = await startEmbedded(config);
   // `longrun token create --tenant B`, against the same database file.
   const store = await openLog(config);
@@ -60,7 +62,18 @@ afterAll(async () => {
   for (const client of clients) client.close();
   await instance?.close();
   await rm(dataDir, { recursive: true, force: true });
+  await rm(roots, { recursive: true, force: true });
 });
+
+/** A raw call with a tenant's token: status and error message (SDK errors hide nothing, but this is plainer). */
+async function raw(token: string, method: string, path: string, body?: object) {
+  const response = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, text: await response.text() };
+}
 
 describe("tenants: a token sees only its own tenant's threads", () => {
   it("over REST, another tenant's ids are 404 (no existence leak) and its list is empty", async () => {
@@ -140,5 +153,124 @@ describe("tenants: a token sees only its own tenant's threads", () => {
       socket.on("error", () => undefined);
     });
     expect(upgrade).toBe(401);
+  });
+});
+
+describe("tenants: nothing of one tenant shows in another's answers (issue 10, item 3)", () => {
+  it("/v1/ops lists each tenant's own failures and breakers only", async () => {
+    // A window too small for its own system prompt: the run fails with context_exhausted.
+    const doomed = await alice.threads.create({
+      model: "sim",
+      simSteps: 1,
+      maxInputTokens: 1024,
+      systemPrompt: "Read every file twice before answering. ".repeat(600),
+      task: "Start.",
+    });
+    await vi.waitFor(
+      async () => expect((await alice.threads.get(doomed.id)).runs[0]?.status).toBe("failed"),
+      { timeout: 30_000, interval: 50 },
+    );
+    await vi.waitFor(
+      async () =>
+        expect((await alice.ops.get()).failures.map((failure) => failure.threadId)).toContain(doomed.id),
+      { timeout: 10_000, interval: 50 },
+    );
+    const bobsView = await raw(bobToken, "GET", "/v1/ops");
+    expect(bobsView.status).toBe(200);
+    expect(JSON.parse(bobsView.text).failures).toEqual([]);
+    for (const id of [doomed.id, doomed.agents[0]?.id ?? "", thread.id])
+      expect(bobsView.text).not.toContain(id);
+  });
+
+  it("an approval, a run or an agent of another tenant is a 404 that names only what was asked", async () => {
+    const parked = await alice.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
+    await alice.threads.sendMessage(parked.id, { content: "Check the repository state." });
+    let callId = "";
+    let agentId = "";
+    await vi.waitFor(
+      async () => {
+        const requested = (await alice.threads.events(parked.id)).find(
+          (event) => event.type === "approval.requested",
+        );
+        expect(requested?.type).toBe("approval.requested");
+        if (requested?.type === "approval.requested") {
+          callId = requested.data.callId;
+          agentId = requested.agentId ?? "";
+        }
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+    const bobs = await bob.threads.create({ model: "sim", simSteps: 1 });
+    const bobAgent = bobs.agents[0]?.id ?? "";
+    // Bob guesses the call id under his own agent: no pending call there, and alice's agent is not named.
+    const guessed = await raw(bobToken, "POST", `/v1/agents/${bobAgent}/approvals/${callId}`, {
+      decision: "approve",
+    });
+    expect(guessed.status).toBe(404);
+    expect(guessed.text).not.toContain(agentId);
+    expect(guessed.text).not.toContain(parked.id);
+    // Under alice's agent: the agent is not found for bob, and nothing else is named.
+    const direct = await raw(bobToken, "POST", `/v1/agents/${agentId}/approvals/${callId}`, {
+      decision: "approve",
+    });
+    expect(direct.status).toBe(404);
+    expect(direct.text).not.toContain(parked.id);
+    // Another tenant's run: 404 naming the run asked for, not its thread.
+    const cancel = await raw(bobToken, "POST", `/v1/runs/${runId}/cancel`);
+    expect(cancel.status).toBe(404);
+    expect(cancel.text).not.toContain(thread.id);
+    // The call is still pending for alice, who decides it once.
+    await alice.approvals.resolve(agentId, callId, { decision: "deny" });
+  });
+});
+
+describe("tenants: named workspaces (issue 10, item 4)", () => {
+  it("a folder one tenant uses is refused to another: the same folder, one inside it, one around it, the root", async () => {
+    const shared = join(roots, "alice-project");
+    await mkdir(join(shared, "sub"), { recursive: true });
+    await mkdir(join(roots, "bob-project"));
+    const inAlice = await alice.threads.create({ model: "sim", simSteps: 1, workspace: shared });
+    expect(inAlice.workspaceDir).toBe(shared);
+    // Alice may reuse her own folder.
+    expect(
+      (await alice.threads.create({ model: "sim", simSteps: 1, workspace: join(shared, "sub") }))
+        .workspaceDir,
+    ).toBe(join(shared, "sub"));
+    for (const folder of [shared, join(shared, "sub"), roots]) {
+      const refused = await raw(bobToken, "POST", "/v1/threads", { model: "sim", workspace: folder });
+      expect(refused.status, folder).toBe(403);
+      expect(JSON.parse(refused.text).error.code, folder).toBe("forbidden");
+      expect(refused.text, folder).not.toContain(inAlice.id);
+    }
+    const own = await bob.threads.create({
+      model: "sim",
+      simSteps: 1,
+      workspace: join(roots, "bob-project"),
+    });
+    expect(own.workspaceDir).toBe(join(roots, "bob-project"));
+    const back = await raw(instance.token, "POST", "/v1/threads", { workspace: join(roots, "bob-project") });
+    expect(back.status).toBe(403);
+  });
+
+  it("a folder named ..dotdot inside a root is inside it; a path that climbs out is not", async () => {
+    const dotted = join(roots, "..dotdot");
+    await mkdir(dotted);
+    expect((await alice.threads.create({ model: "sim", simSteps: 1, workspace: dotted })).workspaceDir).toBe(
+      dotted,
+    );
+    const climbing = await raw(instance.token, "POST", "/v1/threads", {
+      workspace: `${roots}/../${dataDir.split("/").at(-1)}`,
+    });
+    expect(climbing.status).toBe(403);
+  });
+
+  it("the same named folder requested by two tenants at once goes to one of them", async () => {
+    const contested = join(roots, "contested");
+    await mkdir(contested);
+    const answers = await Promise.all([
+      raw(instance.token, "POST", "/v1/threads", { model: "sim", simSteps: 1, workspace: contested }),
+      raw(bobToken, "POST", "/v1/threads", { model: "sim", simSteps: 1, workspace: contested }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 403]);
   });
 });

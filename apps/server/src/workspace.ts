@@ -1,20 +1,27 @@
 import { mkdir, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { LongrunError } from "@longrun/protocol";
+import type { Store } from "@longrun/store";
 
 /**
- * A thread's workspace: a new folder under the data dir, or an existing folder inside one of the
- * allowed roots (LONGRUN_WORKSPACE_ROOTS). Anything else is refused.
+ * A thread's workspace: a new folder under the data dir, or an existing folder strictly inside one of
+ * the allowed roots (LONGRUN_WORKSPACE_ROOTS) that no other tenant's thread uses — the same folder, one
+ * inside it or one around it. Anything else is refused.
  */
 export async function resolveWorkspace(
   requested: string | undefined,
-  options: { dataDir: string; roots: string[]; threadId: string },
-): Promise<string> {
+  options: { dataDir: string; roots: string[]; threadId: string; tenantId: string; store: Store },
+): Promise<{ dir: string; named: boolean }> {
   if (!requested) {
     const dir = resolve(options.dataDir, "workspaces", options.threadId);
     await mkdir(dir, { recursive: true });
-    return dir;
+    return { dir, named: false };
   }
+  if (options.roots.length === 0)
+    throw new LongrunError(
+      "forbidden",
+      "named workspaces are disabled: set LONGRUN_WORKSPACE_ROOTS to allow folders",
+    );
   let real: string;
   try {
     real = await realpath(resolve(requested));
@@ -22,20 +29,33 @@ export async function resolveWorkspace(
   } catch {
     throw new LongrunError("bad_request", `workspace ${requested} is not an existing folder`);
   }
+  let insideRoot = false;
   for (const root of options.roots) {
     const realRoot = await realpath(resolve(root)).catch(() => null);
     if (!realRoot) continue;
-    const inside = relative(realRoot, real);
-    if (!inside.startsWith("..") && !isAbsolute(inside)) return real;
+    if (real === realRoot)
+      throw new LongrunError(
+        "forbidden",
+        `workspace ${requested} is a workspace root itself; name a folder inside it`,
+      );
+    if (isInside(realRoot, real)) insideRoot = true;
   }
-  throw new LongrunError(
-    "forbidden",
-    options.roots.length === 0
-      ? "named workspaces are disabled: set LONGRUN_WORKSPACE_ROOTS to allow folders"
-      : `workspace ${requested} is outside LONGRUN_WORKSPACE_ROOTS (${options.roots.join(", ")})`,
-  );
+  if (!insideRoot)
+    throw new LongrunError("forbidden", `workspace ${requested} is outside LONGRUN_WORKSPACE_ROOTS`);
+  const users = await options.store.threads.workspaceTenants(real);
+  // The message names only the requested path: never who else uses it.
+  if (users.some((tenantId) => tenantId !== options.tenantId))
+    throw new LongrunError(
+      "forbidden",
+      `workspace ${requested} is not available: another tenant uses it, a folder inside it or one around it`,
+    );
+  return { dir: real, named: true };
 }
 
-export function defaultWorkspaceParent(dataDir: string): string {
-  return join(dataDir, "workspaces");
+/** True when `path` is strictly below `root` (a folder named `..something` inside counts as inside). */
+export function isInside(root: string, path: string): boolean {
+  const inside = relative(root, path);
+  if (inside === "" || isAbsolute(inside)) return false;
+  const first = inside.split(sep)[0];
+  return first !== "..";
 }

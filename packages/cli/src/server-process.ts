@@ -5,6 +5,7 @@ import { CONTROL_CHANNEL } from "@longrun/worker";
 import { collectOps, type Infrastructure, type Runtime } from "./compose.ts";
 import type { Config } from "./config/load-config.ts";
 import { createLiveEvents } from "./live-events.ts";
+import { endpointModelCatalog, simModelCatalog } from "./model-catalog.ts";
 
 /** The built dashboard, served at `/` when present. */
 export const DASHBOARD_DIR = fileURLToPath(new URL("../../../apps/dashboard/dist", import.meta.url));
@@ -18,6 +19,11 @@ export async function startApi(
   readyChecks: () => Promise<Record<string, boolean>>,
 ): Promise<RunningServer & { stop(): Promise<void> }> {
   const live = await createLiveEvents(infra.bus);
+  const defaultModel = config.model ?? (config.openaiBaseUrl ? "gpt-4o-mini" : "sim");
+  // The sim is the model exactly when no endpoint is configured (embedded, or LONGRUN_SIM_URL).
+  const models = config.openaiBaseUrl
+    ? endpointModelCatalog({ client: infra.model, defaultModel, configured: config.models })
+    : simModelCatalog();
   const server = await startServer(
     {
       mode,
@@ -27,16 +33,15 @@ export async function startApi(
       coordinator: runtime.coordinator,
       live,
       publishCancel: (runId) => infra.bus.publish(CONTROL_CHANNEL, { type: "cancel", runId }),
-      ops: (tenantId) => collectOps(infra, runtime, tenantId ?? ""),
+      ops: (tenantId) => collectOps(infra, runtime, tenantId),
       ready: async () => {
         const checks = await readyChecks();
         return { ok: Object.values(checks).every(Boolean), checks };
       },
       metrics: createMetrics(),
-      defaults: {
-        model: config.model ?? (config.openaiBaseUrl ? "gpt-4o-mini" : "sim"),
-        maxInputTokens: config.maxInputTokens,
-      },
+      defaults: { model: defaultModel, maxInputTokens: config.maxInputTokens },
+      models,
+      maxMessageChars: config.maxMessageChars,
       dataDir: config.dataDir,
       workspaceRoots: config.workspaceRoots,
       dashboardDir: existsSync(DASHBOARD_DIR) ? DASHBOARD_DIR : undefined,

@@ -82,6 +82,8 @@ function codeOfStatus(status: number): string {
   if (status === 404) return "not_found";
   if (status === 409) return "conflict";
   if (status === 413) return "payload_too_large";
+  if (status === 415) return "unsupported_media_type";
+  if (status === 426) return "upgrade_required";
   if (status === 429) return "rate_limited";
   if (status === 503) return "unavailable";
   return "internal";

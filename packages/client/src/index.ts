@@ -8,5 +8,5 @@ export type {
   SubscriptionHandlers,
 } from "./client-subscription.ts";
 export { LongrunApiError } from "./errors.ts";
-export type { RestApi } from "./rest-api.ts";
+export { type RestApi, type RestEndpoint, restEndpoints } from "./rest-api.ts";
 export type { WebSocketConstructor, WebSocketLike } from "./websocket-like.ts";

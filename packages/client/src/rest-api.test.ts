@@ -103,6 +103,7 @@ describe("REST client", () => {
       status: 200,
       body: {
         events: [{ threadId: "thread-1", seq: 4, type: "run.started", data: { kind: "message" }, at: 5 }],
+        nextSince: null,
       },
     });
     routes.set("GET /v1/agents/agent%201/messages", {
@@ -140,12 +141,27 @@ describe("REST client", () => {
   it("covers the remaining endpoints", async () => {
     routes.set("GET /v1/threads", { status: 200, body: { threads: [thread] } });
     routes.set("POST /v1/runs/run-1/cancel", { status: 200, body: { run } });
-    routes.set("POST /v1/approvals/call-1", { status: 200, body: { ok: true } });
-    routes.set("POST /v1/agents/agent-1/compact", { status: 202, body: { runId: "run-9" } });
+    routes.set("POST /v1/agents/agent-1/approvals/call-1", { status: 200, body: { ok: true } });
+    routes.set("POST /v1/agents/agent-1/compact", { status: 202, body: { runId: "run-9", queued: false } });
     routes.set("POST /v1/agents/agent-1/spawn", { status: 201, body: { runId: "run-3", agents: [agent] } });
     routes.set("GET /v1/agents/agent-1/history", {
       status: 200,
-      body: { agentId: "agent-1", file: null, messages: [] },
+      body: { agentId: "agent-1", file: null, messages: [], nextOffset: null },
+    });
+    routes.set("GET /v1/models", {
+      status: 200,
+      body: {
+        object: "list",
+        data: [
+          {
+            id: "sim",
+            object: "model",
+            created: 0,
+            owned_by: "longrun",
+            longrun: { maxInputTokens: 128_000, default: true, simScripts: ["explorer"] },
+          },
+        ],
+      },
     });
     routes.set("GET /v1/ops", {
       status: 200,
@@ -155,22 +171,28 @@ describe("REST client", () => {
 
     expect((await client.threads.list()).map((item) => item.id)).toEqual(["thread-1"]);
     expect((await client.runs.cancel("run-1")).status).toBe("cancelled");
-    await expect(client.approvals.resolve("call-1", { decision: "deny", reason: "no" })).resolves.toEqual({
-      ok: true,
-    });
-    await expect(client.agents.compact("agent-1")).resolves.toEqual({ runId: "run-9" });
+    await expect(
+      client.approvals.resolve("agent-1", "call-1", { decision: "deny", reason: "no" }),
+    ).resolves.toEqual({ ok: true });
+    await expect(client.agents.compact("agent-1")).resolves.toEqual({ runId: "run-9", queued: false });
     const spawned = await client.agents.spawn("agent-1", {
       agents: [{ name: "a", brief: "b", inherit: "fork" }],
     });
     expect(spawned).toMatchObject({ runId: "run-3", agents: [{ id: "agent-1" }] });
-    await expect(client.agents.history("agent-1")).resolves.toMatchObject({ file: null });
+    await expect(client.agents.history("agent-1", { offset: 2 })).resolves.toMatchObject({ file: null });
+    expect((await client.models.list()).map((model) => model.id)).toEqual(["sim"]);
     await expect(client.ops.get()).resolves.toMatchObject({ mode: "embedded" });
     await expect(client.health()).resolves.toEqual({ ok: true });
-    expect(recorded.find((request) => request.path === "/v1/approvals/call-1")?.body).toEqual({
+    expect(recorded.find((request) => request.path === "/v1/agents/agent-1/approvals/call-1")?.body).toEqual({
       decision: "deny",
       reason: "no",
     });
     expect(recorded.find((request) => request.path === "/v1/agents/agent-1/compact")?.body).toEqual({});
+    expect(recorded.find((request) => request.path === "/v1/agents/agent-1/history")?.query).toEqual({
+      offset: "2",
+    });
+    // Cancel carries no body: the operation declares none.
+    expect(recorded.find((request) => request.path === "/v1/runs/run-1/cancel")?.body).toBeUndefined();
   });
 
   it("turns error bodies into LongrunApiError with status and code", async () => {

@@ -1,138 +1,186 @@
 import {
-  Agent,
-  type ApprovalBody,
-  type CompactBody,
+  type Agent,
+  ApprovalBody,
+  ApprovalResult,
+  CompactBody,
+  CompactResult,
   ContextView,
-  type CreateThreadBody,
+  CreateThreadBody,
+  EventsPage,
+  EventsQuery,
+  Health,
+  HistoryQuery,
   HistoryView,
-  LongrunEvent,
+  type LongrunEvent,
   MessagesPage,
+  MessagesQuery,
+  type ModelInfo,
+  ModelList,
   OpsView,
-  type PostMessageBody,
+  PostMessageBody,
   PostMessageResult,
-  Run,
-  type SpawnBody,
+  type Run,
+  RunResult,
+  SpawnBody,
+  SpawnResult,
   type Thread,
   ThreadDetail,
   ThreadList,
+  ThreadListQuery,
 } from "@longrun/protocol";
-import { type HttpOptions, type Parser, requestJson } from "./http.ts";
+import type { z } from "zod";
+import { type HttpOptions, type QueryValue, requestJson } from "./http.ts";
 
-/** What a caller may pass for a body schema: its input type, so fields with defaults stay optional. */
-type Input<Schema extends { _zod: { input: unknown } }> = Schema["_zod"]["input"];
-type MessagesPageValue = ReturnType<typeof MessagesPage.parse>;
+/** One operation of the API as the SDK calls it: the protocol schemas of its request and answer. */
+export interface RestEndpoint {
+  method: "GET" | "POST";
+  /** OpenAPI path template: `{name}` segments are filled from the call's params. */
+  path: string;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The schema of the documented 2xx answer. */
+  response: z.ZodType;
+}
 
-/** The REST half of the SDK, one method per endpoint of DESIGN §10 plus the extras. */
+/**
+ * Every endpoint the SDK uses, keyed by the server's operationId. A test checks each entry against the
+ * server's OpenAPI document (same method, path, and the very same protocol schemas).
+ */
+export const restEndpoints = {
+  createThread: { method: "POST", path: "/v1/threads", body: CreateThreadBody, response: ThreadDetail },
+  listThreads: { method: "GET", path: "/v1/threads", query: ThreadListQuery, response: ThreadList },
+  getThread: { method: "GET", path: "/v1/threads/{id}", response: ThreadDetail },
+  postMessage: {
+    method: "POST",
+    path: "/v1/threads/{id}/messages",
+    body: PostMessageBody,
+    response: PostMessageResult,
+  },
+  listThreadEvents: {
+    method: "GET",
+    path: "/v1/threads/{id}/events",
+    query: EventsQuery,
+    response: EventsPage,
+  },
+  cancelRun: { method: "POST", path: "/v1/runs/{id}/cancel", response: RunResult },
+  resolveApproval: {
+    method: "POST",
+    path: "/v1/agents/{id}/approvals/{callId}",
+    body: ApprovalBody,
+    response: ApprovalResult,
+  },
+  compactAgent: {
+    method: "POST",
+    path: "/v1/agents/{id}/compact",
+    body: CompactBody,
+    response: CompactResult,
+  },
+  listAgentMessages: {
+    method: "GET",
+    path: "/v1/agents/{id}/messages",
+    query: MessagesQuery,
+    response: MessagesPage,
+  },
+  getAgentContext: { method: "GET", path: "/v1/agents/{id}/context", response: ContextView },
+  spawnAgents: { method: "POST", path: "/v1/agents/{id}/spawn", body: SpawnBody, response: SpawnResult },
+  getAgentHistory: {
+    method: "GET",
+    path: "/v1/agents/{id}/history",
+    query: HistoryQuery,
+    response: HistoryView,
+  },
+  getOps: { method: "GET", path: "/v1/ops", response: OpsView },
+  listModels: { method: "GET", path: "/v1/models", response: ModelList },
+  getHealth: { method: "GET", path: "/healthz", response: Health },
+} as const satisfies Record<string, RestEndpoint>;
+
+type Endpoints = typeof restEndpoints;
+type OperationId = keyof Endpoints;
+type InputOf<Schema> = Schema extends z.ZodType ? z.input<Schema> : never;
+type OutputOf<Id extends OperationId> = z.output<Endpoints[Id]["response"]>;
+type Call<Id extends OperationId> = {
+  params?: Record<string, string>;
+} & (Endpoints[Id] extends { query: infer Query } ? { query?: InputOf<Query> } : unknown) &
+  (Endpoints[Id] extends { body: infer Body } ? { body?: InputOf<Body> } : unknown);
+
+/** The REST half of the SDK, one method per operation of the API. */
 export interface RestApi {
   threads: {
-    create(body: Input<typeof CreateThreadBody>): Promise<ThreadDetail>;
-    list(): Promise<Thread[]>;
+    create(body: z.input<typeof CreateThreadBody>): Promise<ThreadDetail>;
+    /** The tenant's threads, newest first (default 100, at most 1000). */
+    list(query?: z.input<typeof ThreadListQuery>): Promise<Thread[]>;
     get(threadId: string): Promise<ThreadDetail>;
-    sendMessage(threadId: string, body: Input<typeof PostMessageBody>): Promise<PostMessageResult>;
-    events(threadId: string, query?: { since?: number; limit?: number }): Promise<LongrunEvent[]>;
+    sendMessage(threadId: string, body: z.input<typeof PostMessageBody>): Promise<PostMessageResult>;
+    /** One page of events after `since`; `eventsPage` also says where the next page starts. */
+    events(threadId: string, query?: z.input<typeof EventsQuery>): Promise<LongrunEvent[]>;
+    eventsPage(threadId: string, query?: z.input<typeof EventsQuery>): Promise<EventsPage>;
   };
   runs: { cancel(runId: string): Promise<Run> };
-  approvals: { resolve(callId: string, body: Input<typeof ApprovalBody>): Promise<{ ok: true }> };
-  agents: {
-    compact(agentId: string, body?: Input<typeof CompactBody>): Promise<{ runId: string }>;
-    messages(agentId: string, query?: { afterSeq?: number; limit?: number }): Promise<MessagesPageValue>;
-    context(agentId: string): Promise<ContextView>;
-    /** The spawned agents; `runId` of the spawn run when the server reports it. */
-    spawn(agentId: string, body: Input<typeof SpawnBody>): Promise<{ agents: Agent[]; runId?: string }>;
-    history(agentId: string): Promise<HistoryView>;
+  approvals: {
+    /** Decides one of an agent's parked calls (call ids are unique per agent only). */
+    resolve(agentId: string, callId: string, body: z.input<typeof ApprovalBody>): Promise<ApprovalResult>;
   };
+  agents: {
+    compact(agentId: string, body?: z.input<typeof CompactBody>): Promise<CompactResult>;
+    messages(agentId: string, query?: z.input<typeof MessagesQuery>): Promise<MessagesPage>;
+    context(agentId: string): Promise<ContextView>;
+    spawn(agentId: string, body: z.input<typeof SpawnBody>): Promise<{ agents: Agent[]; runId: string }>;
+    history(agentId: string, query?: z.input<typeof HistoryQuery>): Promise<HistoryView>;
+  };
+  models: { list(): Promise<ModelInfo[]> };
   ops: { get(): Promise<OpsView> };
-  health(): Promise<{ ok: boolean }>;
+  health(): Promise<Health>;
 }
 
 /** Builds the REST methods over one base URL and token. */
 export function createRestApi(http: HttpOptions): RestApi {
-  const get = <Output>(path: string, parser: Parser<Output>, query?: Record<string, number | undefined>) =>
-    requestJson(http, { method: "GET", path, ...(query ? { query } : {}) }, parser);
-  const post = <Output>(path: string, body: unknown, parser: Parser<Output>) =>
-    requestJson(http, { method: "POST", path, body }, parser);
-  const segment = encodeURIComponent;
+  const call = <Id extends OperationId>(id: Id, input: Call<Id> = {} as Call<Id>): Promise<OutputOf<Id>> => {
+    const endpoint: RestEndpoint = restEndpoints[id];
+    const {
+      params = {},
+      query,
+      body,
+    } = input as { params?: Record<string, string>; query?: object; body?: unknown };
+    const path = endpoint.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = params[name];
+      if (value === undefined) throw new Error(`${id}: missing path parameter ${name}`);
+      return encodeURIComponent(value);
+    });
+    return requestJson(
+      http,
+      {
+        method: endpoint.method,
+        path,
+        ...(query ? { query: query as Record<string, QueryValue> } : {}),
+        ...(body !== undefined ? { body } : {}),
+      },
+      endpoint.response as z.ZodType<OutputOf<Id>>,
+    );
+  };
 
   return {
     threads: {
-      create: (body) => post("/v1/threads", body, ThreadDetail),
-      list: async () => (await get("/v1/threads", ThreadList)).threads,
-      get: (threadId) => get(`/v1/threads/${segment(threadId)}`, ThreadDetail),
-      sendMessage: (threadId, body) =>
-        post(`/v1/threads/${segment(threadId)}/messages`, body, PostMessageResult),
-      events: (threadId, query = {}) =>
-        get(`/v1/threads/${segment(threadId)}/events`, eventListParser, {
-          since: query.since,
-          limit: query.limit,
-        }),
+      create: (body) => call("createThread", { body }),
+      list: async (query) => (await call("listThreads", { query })).threads,
+      get: (threadId) => call("getThread", { params: { id: threadId } }),
+      sendMessage: (threadId, body) => call("postMessage", { params: { id: threadId }, body }),
+      events: async (threadId, query) =>
+        (await call("listThreadEvents", { params: { id: threadId }, query })).events,
+      eventsPage: (threadId, query) => call("listThreadEvents", { params: { id: threadId }, query }),
     },
-    runs: { cancel: (runId) => post(`/v1/runs/${segment(runId)}/cancel`, {}, runParser) },
-    approvals: { resolve: (callId, body) => post(`/v1/approvals/${segment(callId)}`, body, okParser) },
+    runs: { cancel: async (runId) => (await call("cancelRun", { params: { id: runId } })).run },
+    approvals: {
+      resolve: (agentId, callId, body) => call("resolveApproval", { params: { id: agentId, callId }, body }),
+    },
     agents: {
-      compact: (agentId, body = {}) => post(`/v1/agents/${segment(agentId)}/compact`, body, runIdParser),
-      messages: (agentId, query = {}) =>
-        get(`/v1/agents/${segment(agentId)}/messages`, MessagesPage, {
-          afterSeq: query.afterSeq,
-          limit: query.limit,
-        }),
-      context: (agentId) => get(`/v1/agents/${segment(agentId)}/context`, ContextView),
-      spawn: (agentId, body) => post(`/v1/agents/${segment(agentId)}/spawn`, body, agentsParser),
-      history: (agentId) => get(`/v1/agents/${segment(agentId)}/history`, HistoryView),
+      compact: (agentId, body = {}) => call("compactAgent", { params: { id: agentId }, body }),
+      messages: (agentId, query) => call("listAgentMessages", { params: { id: agentId }, query }),
+      context: (agentId) => call("getAgentContext", { params: { id: agentId } }),
+      spawn: (agentId, body) => call("spawnAgents", { params: { id: agentId }, body }),
+      history: (agentId, query) => call("getAgentHistory", { params: { id: agentId }, query }),
     },
-    ops: { get: () => get("/v1/ops", OpsView) },
-    health: () => get("/healthz", healthParser),
+    models: { list: async () => (await call("listModels")).data },
+    ops: { get: () => call("getOps") },
+    health: () => call("getHealth"),
   };
 }
-
-const EventArray = LongrunEvent.array();
-const AgentArray = Agent.array();
-
-function objectOf(value: unknown): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new Error("expected an object");
-  return value as Record<string, unknown>;
-}
-
-/** `{events: [...]}`; a bare array is accepted too. */
-const eventListParser: Parser<LongrunEvent[]> = {
-  parse: (value) => EventArray.parse(Array.isArray(value) ? value : objectOf(value).events),
-};
-
-/** `{run}` (RunResult); a bare Run is accepted too. */
-const runParser: Parser<Run> = {
-  parse: (value) => {
-    const body = objectOf(value);
-    return Run.parse("run" in body ? body.run : body);
-  },
-};
-
-const okParser: Parser<{ ok: true }> = {
-  parse: (value) => {
-    if (objectOf(value).ok !== true) throw new Error("expected {ok: true}");
-    return { ok: true };
-  },
-};
-
-const runIdParser: Parser<{ runId: string }> = {
-  parse: (value) => {
-    const runId = objectOf(value).runId;
-    if (typeof runId !== "string") throw new Error("expected {runId}");
-    return { runId };
-  },
-};
-
-const agentsParser: Parser<{ agents: Agent[]; runId?: string }> = {
-  parse: (value) => {
-    const body = objectOf(value);
-    const agents = AgentArray.parse(body.agents);
-    return typeof body.runId === "string" ? { agents, runId: body.runId } : { agents };
-  },
-};
-
-const healthParser: Parser<{ ok: boolean }> = {
-  parse: (value) => {
-    const ok = objectOf(value).ok;
-    if (typeof ok !== "boolean") throw new Error("expected {ok: boolean}");
-    return { ok };
-  },
-};

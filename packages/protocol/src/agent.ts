@@ -31,33 +31,37 @@ export type AgentStatus = z.infer<typeof AgentStatus>;
 export const AgentInherit = z.enum(["fresh", "fork"]);
 export type AgentInherit = z.infer<typeof AgentInherit>;
 
-export const Thread = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  title: z.string(),
-  workspaceDir: z.string(),
-  modelProfile: ModelProfile,
-  status: ThreadStatus,
-  createdAt: z.number().int(),
-  updatedAt: z.number().int(),
-});
+export const Thread = z
+  .object({
+    id: z.string(),
+    tenantId: z.string(),
+    title: z.string(),
+    workspaceDir: z.string(),
+    modelProfile: ModelProfile,
+    status: ThreadStatus,
+    createdAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: "Thread" });
 export type Thread = z.infer<typeof Thread>;
 
-export const Agent = z.object({
-  id: z.string(),
-  threadId: z.string(),
-  parentAgentId: z.string().nullable(),
-  name: z.string(),
-  inherit: AgentInherit,
-  forkMessageId: z.string().nullable(),
-  forkCompactionId: z.string().nullable(),
-  /** A sub-agent's task as its parent gave it. */
-  brief: z.string().nullable().default(null),
-  /** The parent's spawn_agents call (or `api:<runId>`) that created this sub-agent. */
-  spawnCallId: z.string().nullable().default(null),
-  status: AgentStatus,
-  createdAt: z.number().int(),
-});
+export const Agent = z
+  .object({
+    id: z.string(),
+    threadId: z.string(),
+    parentAgentId: z.string().nullable(),
+    name: z.string(),
+    inherit: AgentInherit,
+    forkMessageId: z.string().nullable(),
+    forkCompactionId: z.string().nullable(),
+    /** A sub-agent's task as its parent gave it. */
+    brief: z.string().nullable().default(null),
+    /** The parent's spawn_agents call (or `api:<runId>`) that created this sub-agent. */
+    spawnCallId: z.string().nullable().default(null),
+    status: AgentStatus,
+    createdAt: z.number().int(),
+  })
+  .meta({ id: "Agent" });
 export type Agent = z.infer<typeof Agent>;
 
 export const RunKind = z.enum(["message", "compact", "spawn", "approval"]);
@@ -76,19 +80,21 @@ export const RunStatus = z.enum([
 ]);
 export type RunStatus = z.infer<typeof RunStatus>;
 
-export const Run = z.object({
-  id: z.string(),
-  threadId: z.string(),
-  agentId: z.string(),
-  kind: RunKind,
-  status: RunStatus,
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  createdAt: z.number().int(),
-  startedAt: z.number().int().nullable(),
-  finishedAt: z.number().int().nullable(),
-  /** A queued message run's text, appended when the run starts (so it never splits a tool loop). */
-  input: z.string().nullable().default(null),
-});
+export const Run = z
+  .object({
+    id: z.string(),
+    threadId: z.string(),
+    agentId: z.string(),
+    kind: RunKind,
+    status: RunStatus,
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    createdAt: z.number().int(),
+    startedAt: z.number().int().nullable(),
+    finishedAt: z.number().int().nullable(),
+    /** A queued message run's text, appended when the run starts (so it never splits a tool loop). */
+    input: z.string().nullable().default(null),
+  })
+  .meta({ id: "Run" });
 export type Run = z.infer<typeof Run>;
 
 export const TodoItem = z.object({
@@ -125,12 +131,14 @@ export const Approval = z.object({
 export type Approval = z.infer<typeof Approval>;
 
 /** Working state restored after a compaction: plan, TODOs, recently read files. */
-export const AgentState = z.object({
-  agentId: z.string(),
-  plan: z.string().nullable(),
-  todos: z.array(TodoItem),
-  recentFiles: z.array(z.object({ path: z.string(), readAt: z.number().int() })),
-  pendingApprovals: z.array(PendingApproval),
-  updatedAt: z.number().int(),
-});
+export const AgentState = z
+  .object({
+    agentId: z.string(),
+    plan: z.string().nullable(),
+    todos: z.array(TodoItem),
+    recentFiles: z.array(z.object({ path: z.string(), readAt: z.number().int() })),
+    pendingApprovals: z.array(PendingApproval),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: "AgentState" });
 export type AgentState = z.infer<typeof AgentState>;

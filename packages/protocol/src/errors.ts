@@ -21,7 +21,7 @@ export class LongrunError extends Error {
 }
 
 /** HTTP status for an error code. */
-export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 503 {
+export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 415 | 426 | 429 | 500 | 503 {
   switch (code) {
     case "bad_request":
       return 400;
@@ -35,6 +35,10 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
       return 409;
     case "payload_too_large":
       return 413;
+    case "unsupported_media_type":
+      return 415;
+    case "upgrade_required":
+      return 426;
     case "rate_limited":
       return 429;
     case "internal":

@@ -27,8 +27,8 @@ export const Command = z.discriminatedUnion("kind", [
   }),
   z.object({
     kind: z.literal("approve"),
-    /** The agent whose call it is (call ids are unique only per agent); optional when unambiguous. */
-    agentId: z.string().optional(),
+    /** The agent whose call it is: call ids are unique only within one agent's log. */
+    agentId: z.string(),
     callId: z.string(),
     decision: z.enum(["approve", "deny"]),
     reason: z.string().optional(),

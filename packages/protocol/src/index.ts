@@ -67,21 +67,40 @@ export {
   ToolStatus,
   Usage,
 } from "./message.ts";
-export { ModelProfile, type ModelProfileInput, PROFILE_DEFAULTS, TokenizerFamily } from "./model-profile.ts";
-export { HistoryView, OpsView } from "./ops.ts";
+export {
+  ModelInfo,
+  ModelList,
+  ModelProfile,
+  type ModelProfileInput,
+  PROFILE_DEFAULTS,
+  PROFILE_LIMITS,
+  TokenizerFamily,
+} from "./model-profile.ts";
+export { Health, HistoryView, OpsView, Readiness } from "./ops.ts";
 export {
   ApprovalBody,
+  ApprovalResult,
   CompactBody,
+  CompactResult,
   ContextView,
   CreateThreadBody,
   ErrorBody,
   ErrorCode,
+  EventsPage,
+  EventsQuery,
+  HistoryQuery,
+  Id,
   MessagesPage,
+  MessagesQuery,
+  PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,
   RunResult,
   SpawnAgentSpec,
   SpawnBody,
+  SpawnResult,
   ThreadDetail,
   ThreadList,
+  ThreadListQuery,
+  ThreadProfileBody,
 } from "./rest.ts";

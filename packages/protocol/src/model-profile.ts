@@ -15,25 +15,62 @@ export const PROFILE_DEFAULTS = {
 } as const;
 
 /** What longrun knows about the model an agent talks to. */
-export const ModelProfile = z.object({
-  model: z.string().min(1).default("sim"),
-  /** Input window; unknown models fall back to the 100k trigger / 6 messages rule. */
-  maxInputTokens: z.number().int().positive().optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
-  tokenizer: TokenizerFamily.default("o200k_base"),
-  summarizerModel: z.string().optional(),
-  triggerRatio: z.number().gt(0).lte(1).default(PROFILE_DEFAULTS.triggerRatio),
-  keepRatio: z.number().gt(0).lt(1).default(PROFILE_DEFAULTS.keepRatio),
-  fallbackTriggerTokens: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackTriggerTokens),
-  fallbackKeepMessages: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackKeepMessages),
-  idleGapMs: z.number().int().nonnegative().default(PROFILE_DEFAULTS.idleGapMs),
-  microcompactKeep: z.number().int().nonnegative().default(PROFILE_DEFAULTS.microcompactKeep),
-  /** Sim model only: how many steps the scripted agent works before it reports. */
-  simSteps: z.number().int().positive().optional(),
-  /** Sim model only: which scripted agent plays (default "explorer"). */
-  simScript: z.string().optional(),
-  /** Sim model only: emit encrypted reasoning state. */
-  simReasoning: z.boolean().optional(),
-});
+export const ModelProfile = z
+  .object({
+    model: z.string().min(1).default("sim"),
+    /** Input window; unknown models fall back to the 100k trigger / 6 messages rule. */
+    maxInputTokens: z.number().int().positive().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    tokenizer: TokenizerFamily.default("o200k_base"),
+    summarizerModel: z.string().optional(),
+    triggerRatio: z.number().gt(0).lte(1).default(PROFILE_DEFAULTS.triggerRatio),
+    keepRatio: z.number().gt(0).lt(1).default(PROFILE_DEFAULTS.keepRatio),
+    fallbackTriggerTokens: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackTriggerTokens),
+    fallbackKeepMessages: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackKeepMessages),
+    idleGapMs: z.number().int().nonnegative().default(PROFILE_DEFAULTS.idleGapMs),
+    microcompactKeep: z.number().int().nonnegative().default(PROFILE_DEFAULTS.microcompactKeep),
+    /** Sim model only: how many steps the scripted agent works before it reports. */
+    simSteps: z.number().int().positive().optional(),
+    /** Sim model only: which scripted agent plays (default "explorer"). */
+    simScript: z.string().optional(),
+    /** Sim model only: emit encrypted reasoning state. */
+    simReasoning: z.boolean().optional(),
+  })
+  .meta({ id: "ModelProfile" });
 export type ModelProfile = z.infer<typeof ModelProfile>;
 export type ModelProfileInput = z.input<typeof ModelProfile>;
+
+/** Bounds a client may ask for in a new thread's profile (a stored profile is not re-checked). */
+export const PROFILE_LIMITS = {
+  maxInputTokens: { min: 1024, max: 10_000_000 },
+  /** Below half the window a compaction's own output (summary, kept tail, restored files) re-triggers it. */
+  triggerRatio: { min: 0.5, max: 1 },
+  /** The kept tail must leave room under the trigger for the summary and restored files. */
+  keepRatio: { min: 0.01, max: 0.3 },
+} as const;
+
+/** A model as `GET /v1/models` lists it: the OpenAI list entry plus longrun's own fields. */
+export const ModelInfo = z
+  .object({
+    id: z.string(),
+    object: z.literal("model"),
+    created: z.number().int(),
+    owned_by: z.string(),
+    /** longrun's extension; OpenAI-compatible clients ignore it. */
+    longrun: z.object({
+      /** The input window a new thread gets unless it names one; null when unknown. */
+      maxInputTokens: z.number().int().positive().nullable(),
+      /** The model threads get when they name none. */
+      default: z.boolean(),
+      /** Sim model only: the scripted agents a thread may pick with `simScript`. */
+      simScripts: z.array(z.string()).optional(),
+    }),
+  })
+  .meta({ id: "ModelInfo" });
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+/** `GET /v1/models`, in the OpenAI list shape. */
+export const ModelList = z
+  .object({ object: z.literal("list"), data: z.array(ModelInfo) })
+  .meta({ id: "ModelList" });
+export type ModelList = z.infer<typeof ModelList>;

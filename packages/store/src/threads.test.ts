@@ -52,4 +52,20 @@ describe("threads", () => {
       code: "not_found",
     });
   });
+
+  it("names the tenants sharing a workspace folder: the same folder, one inside it, one around it", async () => {
+    for (const [tenantId, workspaceDir] of [
+      ["a", "/roots/r1/project"],
+      ["b", "/roots/r1/project/sub"],
+      ["c", "/roots/r1/other"],
+      ["d", "/roots/r1/project_x"],
+      ["e", "/roots/r1/pro%"],
+    ] as const)
+      await store.threads.create({ tenantId, title: tenantId, workspaceDir, modelProfile: testProfile });
+    expect((await store.threads.workspaceTenants("/roots/r1/project")).sort()).toEqual(["a", "b"]);
+    expect((await store.threads.workspaceTenants("/roots/r1/project/sub/deeper")).sort()).toEqual(["a", "b"]);
+    expect((await store.threads.workspaceTenants("/roots/r1")).sort()).toEqual(["a", "b", "c", "d", "e"]);
+    expect(await store.threads.workspaceTenants("/roots/r1/pro")).toEqual([]);
+    expect(await store.threads.workspaceTenants("/roots/r2")).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { LongrunError, type ModelProfile, type Thread, type ThreadStatus } from "@longrun/protocol";
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
 import { threads } from "./schema.ts";
@@ -23,6 +23,11 @@ export interface ThreadRepository {
   /** Applies `patch` and bumps `updatedAt`; throws `not_found` for an unknown id. */
   update(id: string, patch: ThreadPatch): Promise<Thread>;
   setStatus(id: string, status: ThreadStatus): Promise<Thread>;
+  /**
+   * Tenants whose threads use `dir` (an absolute, normalized path), a folder inside it, or a folder that
+   * contains it: who would share files with a new thread there.
+   */
+  workspaceTenants(dir: string): Promise<string[]>;
 }
 
 /** Threads: a tenant's conversations, each with a workspace and a model profile. */
@@ -71,5 +76,30 @@ export function createThreadRepository(context: StoreContext): ThreadRepository 
     },
     update,
     setStatus: (id, status) => update(id, { status }),
+    async workspaceTenants(dir) {
+      const ancestors = ancestorsOf(dir);
+      // A prefix comparison, not LIKE: folder names may contain % and _.
+      const inside = `${dir.replace(/\/+$/, "")}/`;
+      const rows = await context.read((db) =>
+        db
+          .selectDistinct({ tenantId: threads.tenantId })
+          .from(threads)
+          .where(
+            or(
+              inArray(threads.workspaceDir, ancestors),
+              sql`substr(${threads.workspaceDir}, 1, ${inside.length}) = ${inside}`,
+            ),
+          ),
+      );
+      return rows.map((row) => row.tenantId);
+    },
   };
+}
+
+/** `/a/b/c` → `/a/b/c`, `/a/b`, `/a`, `/`. */
+function ancestorsOf(dir: string): string[] {
+  const parts = dir.split("/").filter((part) => part.length > 0);
+  const result = ["/"];
+  for (let index = 1; index <= parts.length; index++) result.push(`/${parts.slice(0, index).join("/")}`);
+  return result;
 }

@@ -53,7 +53,11 @@ export interface LongrunApi {
   };
   runs: { cancel(runId: string): Promise<Run> };
   approvals: {
-    resolve(callId: string, body: { decision: "approve" | "deny"; reason?: string }): Promise<unknown>;
+    resolve(
+      agentId: string,
+      callId: string,
+      body: { decision: "approve" | "deny"; reason?: string },
+    ): Promise<unknown>;
   };
   agents: {
     compact(agentId: string): Promise<unknown>;

@@ -30,7 +30,9 @@ function ApprovalItem({ request, agentName }: { request: ApprovalRequest; agentN
     setBusy(true);
     setError(null);
     try {
-      await api.approvals.resolve(request.callId, {
+      // approval.requested events always name their agent; call ids are unique per agent only.
+      if (!request.agentId) throw new Error("this approval names no agent");
+      await api.approvals.resolve(request.agentId, request.callId, {
         decision,
         ...(reason.trim() ? { reason: reason.trim() } : {}),
       });

@@ -49,6 +49,8 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
     case "run.completed":
     case "run.failed":
     case "run.cancelled":
+    case "run.stuck":
+    case "run.resumed":
       applyRun(draft, event);
       return;
     case "agent.spawned": {
@@ -174,7 +176,16 @@ function placeholderAgent(agentId: string, at: number): ThreadState["agents"][st
 
 type RunEvent = Extract<
   LongrunEvent,
-  { type: "run.queued" | "run.started" | "run.completed" | "run.failed" | "run.cancelled" }
+  {
+    type:
+      | "run.queued"
+      | "run.started"
+      | "run.completed"
+      | "run.failed"
+      | "run.cancelled"
+      | "run.stuck"
+      | "run.resumed";
+  }
 >;
 
 function applyRun(draft: Draft, event: RunEvent): void {
@@ -204,6 +215,18 @@ function applyRun(draft: Draft, event: RunEvent): void {
     case "run.cancelled":
       runs[runId] = { ...known, ...base, status: "cancelled" };
       break;
+    case "run.stuck":
+      // Nothing moves it: the reconciler says why. It stays active (cancel works, it may recover).
+      runs[runId] = {
+        ...known,
+        ...base,
+        status: "stuck",
+        error: { code: "stuck", message: event.data.reason },
+      };
+      return;
+    case "run.resumed":
+      runs[runId] = { ...known, ...base, status: "running" };
+      return;
   }
   // A finished run leaves no half-written text behind.
   if (event.agentId) delete draft.record("streaming")[event.agentId];

@@ -1,34 +1,171 @@
-import { readFile } from "node:fs/promises";
+import { createRoute } from "@hono/zod-openapi";
 import {
   ApprovalBody,
+  ApprovalResult,
   CompactBody,
-  type ContextView,
-  type HistoryView,
-  LongrunError,
+  CompactResult,
+  ContextView,
+  HistoryQuery,
+  HistoryView,
+  Id,
+  MessagesPage,
+  MessagesQuery,
+  PAGE_LIMITS,
   SpawnBody,
+  SpawnResult,
 } from "@longrun/protocol";
 import { historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
-import { Hono } from "hono";
-import { type AuthEnv, requireAgent, requireThread } from "../auth.ts";
+import { z } from "zod";
+import { requireAgent, requireThread } from "../auth.ts";
+import {
+  AUTH_ERRORS,
+  BEARER,
+  BODY_ERRORS,
+  createRouter,
+  errors,
+  json,
+  jsonBody,
+  jsonResponse,
+} from "../contract.ts";
+import { checkMessageSize } from "../message-size.ts";
+import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
-import { intQuery, readBody } from "../validate.ts";
+import { readHistoryPage } from "./history-page.ts";
 
-/** Agents: facts, the projection the model would get now, manual compaction, teams, history. */
+const AgentParams = z.object({ id: Id });
+const ApprovalParams = z.object({ id: Id, callId: Id });
+const tags = ["agents"];
+const NO_AGENT = "no such agent in your tenant";
+
+const listMessages = createRoute({
+  method: "get",
+  path: "/{id}/messages",
+  operationId: "listAgentMessages",
+  summary: "A page of an agent's facts (its append-only messages) after `afterSeq`",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams, query: MessagesQuery },
+  responses: {
+    200: jsonResponse(
+      "Up to `limit` facts (default 500) and at most ~4 MiB; `nextAfterSeq` continues",
+      MessagesPage,
+    ),
+    ...errors({
+      ...AUTH_ERRORS,
+      400: "a query parameter is not an integer or out of its bounds",
+      404: NO_AGENT,
+    }),
+  },
+});
+
+const getContext = createRoute({
+  method: "get",
+  path: "/{id}/context",
+  operationId: "getAgentContext",
+  summary: "The projection the model would get now, with token figures",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams },
+  responses: {
+    200: jsonResponse("The projection", ContextView),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: NO_AGENT }),
+  },
+});
+
+const compact = createRoute({
+  method: "post",
+  path: "/{id}/compact",
+  operationId: "compactAgent",
+  summary: "Manual compaction: its own turn, no continuation",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams, body: { required: false, content: json(CompactBody) } },
+  responses: {
+    202: jsonResponse("The compaction run", CompactResult),
+    ...errors({ ...AUTH_ERRORS, ...BODY_ERRORS, 404: NO_AGENT }),
+  },
+});
+
+const spawn = createRoute({
+  method: "post",
+  path: "/{id}/spawn",
+  operationId: "spawnAgents",
+  summary: "Spawn a team of sub-agents under this agent",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams, body: jsonBody(SpawnBody) },
+  responses: {
+    201: jsonResponse("The spawn run and the new agents", SpawnResult),
+    ...errors({
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      404: NO_AGENT,
+      413: `${BODY_ERRORS[413]}, or a brief is over LONGRUN_MAX_MESSAGE_CHARS`,
+    }),
+  },
+});
+
+const history = createRoute({
+  method: "get",
+  path: "/{id}/history",
+  operationId: "getAgentHistory",
+  summary: "Compacted source messages offloaded to the agent's history file, a page of lines",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams, query: HistoryQuery },
+  responses: {
+    200: jsonResponse(
+      "Up to `limit` lines (default 200) and at most ~4 MiB; `nextOffset` continues",
+      HistoryView,
+    ),
+    ...errors({
+      ...AUTH_ERRORS,
+      400: "a query parameter is not an integer or out of its bounds",
+      404: NO_AGENT,
+    }),
+  },
+});
+
+const resolveApproval = createRoute({
+  method: "post",
+  path: "/{id}/approvals/{callId}",
+  operationId: "resolveApproval",
+  summary: "Approve or deny one of the agent's parked tool calls (decided once)",
+  tags: ["approvals"],
+  security: BEARER,
+  request: { params: ApprovalParams, body: jsonBody(ApprovalBody) },
+  responses: {
+    200: jsonResponse("The decision is recorded and the agent resumes", ApprovalResult),
+    ...errors({
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      404: "no such agent in your tenant, or no pending approval of that call for the agent",
+      409: "the call was already decided",
+    }),
+  },
+});
+
+/** Agents: facts, the projection the model would get now, manual compaction, teams, history, approvals. */
 export function agentRoutes(deps: ServerDeps) {
   const { store } = deps;
-  const app = new Hono<AuthEnv>();
+  const app = createRouter();
 
-  app.get("/:id/messages", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    const afterSeq = intQuery(context, "afterSeq", -1) ?? -1;
-    const limit = Math.min(intQuery(context, "limit", 500) ?? 500, 5_000);
-    const messages = await store.messages.list(agent.id, { afterSeq, limit });
-    const last = messages.at(-1);
-    return context.json({ messages, nextAfterSeq: messages.length === limit && last ? last.seq : null });
+  app.openapi(listMessages, async (context) => {
+    const { id } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
+    const { afterSeq = -1, limit = PAGE_LIMITS.messages.default } = context.req.valid("query");
+    const page = await readBoundedPage({
+      start: afterSeq,
+      limit,
+      read: (after, count) => store.messages.list(agent.id, { afterSeq: after, limit: count }),
+      cursorOf: (message) => message.seq,
+    });
+    return context.json({ messages: page.items, nextAfterSeq: page.next }, 200);
   });
 
-  app.get("/:id/context", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
+  app.openapi(getContext, async (context) => {
+    const { id } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
     const agentContext = await loadAgentContext(deps.runtime, agent.id);
     const projection = projectContext(deps.runtime, agentContext);
     const view: ContextView = {
@@ -45,110 +182,61 @@ export function agentRoutes(deps: ServerDeps) {
       state: agentContext.state,
       ...(agent.inherit === "fork" ? { forkPrefix: agentContext.prefix } : {}),
     };
-    return context.json(view);
+    return context.json(view, 200);
   });
 
-  app.post("/:id/approvals/:callId", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    const body = await readBody(context, ApprovalBody);
-    await deps.runControl.resolveApproval({
-      agentId: agent.id,
-      callId: context.req.param("callId"),
-      decision: body.decision,
-      reason: body.reason,
-    });
-    return context.json({ ok: true as const });
-  });
-
-  app.post("/:id/compact", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    const body = await readBody(context, CompactBody);
+  app.openapi(compact, async (context) => {
+    const { id } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
+    const body = context.req.valid("json");
     const run = await deps.runControl.admitCompaction(
       agent.id,
-      body.strategy ? { strategy: body.strategy } : {},
+      body?.strategy ? { strategy: body.strategy } : {},
     );
     deps.metrics.runs.inc({ kind: "compact" });
     return context.json({ runId: run.id, queued: run.status === "queued" }, 202);
   });
 
-  app.post("/:id/spawn", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    const body = await readBody(context, SpawnBody);
+  app.openapi(spawn, async (context) => {
+    const { id } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
+    const body = context.req.valid("json");
+    for (const spec of body.agents) checkMessageSize(deps, spec.brief, `brief of ${spec.name}`);
     // Admitted like any run: behind an active run of the thread it waits its turn.
     const { run, agents } = await deps.runControl.admitSpawn(agent.id, body.agents);
     deps.metrics.runs.inc({ kind: "spawn" });
     return context.json({ runId: run.id, agents, queued: run.status === "queued" }, 201);
   });
 
-  app.get("/:id/history", async (context) => {
-    const agent = await requireAgent(store, context.get("tenantId"), context.req.param("id"));
-    const thread = await requireThread(store, context.get("tenantId"), agent.threadId);
+  app.openapi(history, async (context) => {
+    const { id } = context.req.valid("param");
+    const tenantId = context.get("tenantId");
+    const agent = await requireAgent(store, tenantId, id);
+    const thread = await requireThread(store, tenantId, agent.threadId);
+    const { offset = 0, limit = PAGE_LIMITS.history.default } = context.req.valid("query");
     const file = historyFilePath(thread.workspaceDir, thread.id, agent.id);
-    const text = await readFile(file, "utf8").catch(() => null);
+    const page = await readHistoryPage(file, offset, limit);
     const view: HistoryView = {
       agentId: agent.id,
-      file: text === null ? null : file,
-      messages: (text ?? "")
-        .split("\n")
-        .filter((line) => line.trim().length > 0)
-        .map((line) => JSON.parse(line) as unknown),
+      file: page ? file : null,
+      messages: page?.lines ?? [],
+      nextOffset: page?.nextOffset ?? null,
     };
-    return context.json(view);
+    return context.json(view, 200);
   });
 
-  return app;
-}
-
-/** POST /v1/approvals/:callId — only when exactly one pending call of the caller's tenant has this id. */
-export function approvalRoutes(deps: ServerDeps) {
-  const app = new Hono<AuthEnv>();
-  app.post("/:callId", async (context) => {
-    const body = await readBody(context, ApprovalBody);
-    const callId = context.req.param("callId");
-    const agentId = await approvalTarget(deps, context.get("tenantId"), callId);
-    await deps.runControl.resolveApproval({ agentId, callId, decision: body.decision, reason: body.reason });
-    return context.json({ ok: true as const });
+  app.openapi(resolveApproval, async (context) => {
+    const { id, callId } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
+    const body = context.req.valid("json");
+    await deps.runControl.resolveApproval({
+      agentId: agent.id,
+      callId,
+      decision: body.decision,
+      reason: body.reason,
+    });
+    return context.json({ ok: true as const }, 200);
   });
-  return app;
-}
 
-/**
- * The agent whose call is meant: the one named (checked against the tenant), or the only agent of the
- * tenant with that call pending. Errors never name another tenant's objects.
- */
-export async function approvalTarget(
-  deps: Pick<ServerDeps, "store">,
-  tenantId: string,
-  callId: string,
-  agentId?: string,
-): Promise<string> {
-  if (agentId) return (await requireAgent(deps.store, tenantId, agentId)).id;
-  const pending = await deps.store.approvals.forTenant(tenantId, { callId, pending: true, limit: 2 });
-  if (pending.length === 0) {
-    // Already decided: a second decision is a conflict (decided once), not an unknown call.
-    const decided = await deps.store.approvals.forTenant(tenantId, { callId, limit: 2 });
-    if (decided.length === 1) return (decided[0] as { agentId: string }).agentId;
-    throw new LongrunError("not_found", `no pending approval for call ${callId}`);
-  }
-  if (pending.length > 1) {
-    throw new LongrunError(
-      "conflict",
-      `call id ${callId} is pending in several agents: use POST /v1/agents/:agentId/approvals/${callId}`,
-    );
-  }
-  return (pending[0] as { agentId: string }).agentId;
-}
-
-/** POST /v1/runs/:id/cancel — works from any server instance through the control channel. */
-export function runRoutes(deps: ServerDeps) {
-  const app = new Hono<AuthEnv>();
-  app.post("/:id/cancel", async (context) => {
-    const runId = context.req.param("id");
-    const existing = await deps.store.runs.get(runId);
-    if (existing) await requireThread(deps.store, context.get("tenantId"), existing.threadId);
-    const run = await deps.runControl.cancel(runId);
-    await deps.publishCancel(runId);
-    return context.json({ run });
-  });
   return app;
 }

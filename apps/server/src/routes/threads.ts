@@ -1,70 +1,161 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { createRoute } from "@hono/zod-openapi";
 import {
   CreateThreadBody,
+  EventsPage,
+  EventsQuery,
+  Id,
   LongrunError,
-  type LongrunEvent,
+  PAGE_LIMITS,
   PostMessageBody,
-  PROFILE_DEFAULTS,
-  type ThreadDetail,
+  PostMessageResult,
+  ThreadDetail,
+  ThreadList,
+  ThreadListQuery,
 } from "@longrun/protocol";
-import { createThreadWithRoot, resolveProfile } from "@longrun/runtime";
-import { demoProjectFiles, type SimScript, simModelName } from "@longrun/sim-model";
+import { createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
-import { Hono } from "hono";
-import { type AuthEnv, requireThread } from "../auth.ts";
+import { z } from "zod";
+import { requireThread } from "../auth.ts";
+import {
+  AUTH_ERRORS,
+  BEARER,
+  BODY_ERRORS,
+  createRouter,
+  errors,
+  jsonBody,
+  jsonResponse,
+} from "../contract.ts";
+import { checkMessageSize } from "../message-size.ts";
+import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
-import { intQuery, readBody } from "../validate.ts";
 import { resolveWorkspace } from "../workspace.ts";
+import { resolveThreadModel } from "./thread-model.ts";
+
+const ThreadParams = z.object({ id: Id });
+const tags = ["threads"];
+
+const createThread = createRoute({
+  method: "post",
+  path: "/",
+  operationId: "createThread",
+  summary: "Create a thread with its root agent (and optionally post its first task)",
+  tags,
+  security: BEARER,
+  request: { body: jsonBody(CreateThreadBody) },
+  responses: {
+    201: jsonResponse("The thread with its agent tree and runs", ThreadDetail),
+    ...errors({
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      400: `${BODY_ERRORS[400]}; an unknown model (see GET /v1/models), an unknown simScript, or a workspace that is not an existing folder`,
+      403: "the workspace is outside LONGRUN_WORKSPACE_ROOTS, is a root itself, or another tenant uses it",
+      413: `${BODY_ERRORS[413]}, or the task is over LONGRUN_MAX_MESSAGE_CHARS`,
+    }),
+  },
+});
+
+const listThreads = createRoute({
+  method: "get",
+  path: "/",
+  operationId: "listThreads",
+  summary: "The tenant's threads, newest first",
+  tags,
+  security: BEARER,
+  request: { query: ThreadListQuery },
+  responses: {
+    200: jsonResponse("Up to `limit` threads (default 100)", ThreadList),
+    ...errors({ ...AUTH_ERRORS, 400: "a query parameter is out of its bounds" }),
+  },
+});
+
+const getThread = createRoute({
+  method: "get",
+  path: "/{id}",
+  operationId: "getThread",
+  summary: "A thread with its agent tree and runs",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams },
+  responses: {
+    200: jsonResponse("The thread", ThreadDetail),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
+  },
+});
+
+const postMessage = createRoute({
+  method: "post",
+  path: "/{id}/messages",
+  operationId: "postMessage",
+  summary: "Post a user message; starts a run or queues it behind the active one",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams, body: jsonBody(PostMessageBody) },
+  responses: {
+    202: jsonResponse("The run admitted for the message", PostMessageResult),
+    ...errors({
+      ...AUTH_ERRORS,
+      ...BODY_ERRORS,
+      404: "no such thread in your tenant, or no such agent in the thread",
+      413: `${BODY_ERRORS[413]}, or the content is over LONGRUN_MAX_MESSAGE_CHARS`,
+    }),
+  },
+});
+
+const listEvents = createRoute({
+  method: "get",
+  path: "/{id}/events",
+  operationId: "listThreadEvents",
+  summary: "A page of the thread's persisted events after `since` (per-thread seq)",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams, query: EventsQuery },
+  responses: {
+    200: jsonResponse(
+      "Up to `limit` events (default 1000) and at most ~4 MiB; `nextSince` continues",
+      EventsPage,
+    ),
+    ...errors({
+      ...AUTH_ERRORS,
+      400: "a query parameter is not an integer or out of its bounds",
+      404: "no such thread in your tenant",
+    }),
+  },
+});
 
 /** Threads: create (with its root agent), list, read, post a message, read events. */
 export function threadRoutes(deps: ServerDeps) {
   const { store } = deps;
-  const app = new Hono<AuthEnv>();
+  const app = createRouter();
+  // Named workspaces are checked then claimed by the new thread: one creation at a time in this process.
+  let claiming: Promise<unknown> = Promise.resolve();
 
-  app.post("/", async (context) => {
-    const body = await readBody(context, CreateThreadBody);
+  app.openapi(createThread, async (context) => {
+    const body = context.req.valid("json");
     const tenantId = context.get("tenantId");
+    if (body.task) checkMessageSize(deps, body.task, "task");
+    const model = await resolveThreadModel(deps, body);
     const threadId = newId();
-    const workspaceDir = await resolveWorkspace(body.workspace, {
-      dataDir: deps.dataDir,
-      roots: deps.workspaceRoots,
-      threadId,
-    });
-    const model = body.model ?? body.profile?.model ?? deps.defaults.model;
-    if (model === "sim" && !body.workspace) await seedDemoProject(workspaceDir);
-    const maxInputTokens =
-      body.maxInputTokens ?? body.profile?.maxInputTokens ?? deps.defaults.maxInputTokens;
-    const resolved = resolveProfile({
-      ...body.profile,
-      model,
-      ...(maxInputTokens ? { maxInputTokens } : {}),
-      ...(body.simSteps ? { simSteps: body.simSteps } : {}),
-      ...(body.simScript ? { simScript: body.simScript } : {}),
-      ...(body.simReasoning !== undefined ? { simReasoning: body.simReasoning } : {}),
-    });
-    // The sim model takes its script, step budget and window from the model string.
-    const modelProfile =
-      model === "sim"
-        ? {
-            ...resolved,
-            model: simModelName({
-              steps: body.simSteps ?? PROFILE_DEFAULTS.simSteps,
-              ...(body.simScript ? { script: body.simScript as SimScript } : {}),
-              ...(body.simReasoning ? { reasoning: true } : {}),
-              ...(resolved.maxInputTokens ? { ctx: resolved.maxInputTokens } : {}),
-            }),
-            summarizerModel: undefined,
-          }
-        : resolved;
-    const { thread } = await createThreadWithRoot(deps.runtime, {
-      id: threadId,
-      tenantId,
-      title: body.title ?? (body.task ? body.task.slice(0, 60) : "Untitled thread"),
-      workspaceDir,
-      modelProfile,
-      systemPrompt: body.systemPrompt,
-    });
+    const create = async () => {
+      const workspace = await resolveWorkspace(body.workspace, {
+        dataDir: deps.dataDir,
+        roots: deps.workspaceRoots,
+        threadId,
+        tenantId,
+        store,
+      });
+      const modelProfile = await model.profileFor(workspace);
+      return createThreadWithRoot(deps.runtime, {
+        id: threadId,
+        tenantId,
+        title: body.title ?? (body.task ? body.task.slice(0, 60) : "Untitled thread"),
+        workspaceDir: workspace.dir,
+        modelProfile,
+        systemPrompt: body.systemPrompt,
+      });
+    };
+    const created = body.workspace ? claiming.then(create, create) : create();
+    if (body.workspace) claiming = created.catch(() => undefined);
+    const { thread } = await created;
     if (body.task) {
       await deps.runControl.admitMessage({ threadId, content: body.task });
       deps.metrics.runs.inc({ kind: body.task.trim() === "/compact" ? "compact" : "message" });
@@ -72,22 +163,25 @@ export function threadRoutes(deps: ServerDeps) {
     return context.json(await threadDetail(deps, thread.id), 201);
   });
 
-  app.get("/", async (context) => {
-    const threads = await store.threads.list(context.get("tenantId"));
-    return context.json({ threads });
+  app.openapi(listThreads, async (context) => {
+    const { limit = PAGE_LIMITS.threads.default } = context.req.valid("query");
+    const threads = await store.threads.list(context.get("tenantId"), { limit });
+    return context.json({ threads }, 200);
   });
 
-  app.get("/:id", async (context) => {
-    await requireThread(store, context.get("tenantId"), context.req.param("id"));
-    return context.json(await threadDetail(deps, context.req.param("id")));
+  app.openapi(getThread, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    return context.json(await threadDetail(deps, id), 200);
   });
 
-  app.post("/:id/messages", async (context) => {
-    const threadId = context.req.param("id");
-    await requireThread(store, context.get("tenantId"), threadId);
-    const body = await readBody(context, PostMessageBody);
+  app.openapi(postMessage, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    const body = context.req.valid("json");
+    checkMessageSize(deps, body.content, "content");
     const result = await deps.runControl.admitMessage({
-      threadId,
+      threadId: id,
       content: body.content,
       agentId: body.agentId,
     });
@@ -95,25 +189,20 @@ export function threadRoutes(deps: ServerDeps) {
     return context.json(result, 202);
   });
 
-  app.get("/:id/events", async (context) => {
-    const threadId = context.req.param("id");
-    await requireThread(store, context.get("tenantId"), threadId);
-    const since = intQuery(context, "since", 0) ?? 0;
-    const limit = Math.min(intQuery(context, "limit", 1000) ?? 1000, 10_000);
-    const events: LongrunEvent[] = await store.events.after(threadId, since, limit);
-    return context.json({ events });
+  app.openapi(listEvents, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    const { since = 0, limit = PAGE_LIMITS.events.default } = context.req.valid("query");
+    const page = await readBoundedPage({
+      start: since,
+      limit,
+      read: (after, count) => store.events.after(id, after, count),
+      cursorOf: (event) => event.seq,
+    });
+    return context.json({ events: page.items, nextSince: page.next }, 200);
   });
 
   return app;
-}
-
-/** A new sim thread's empty workspace gets the sim's demo project, so the agent has files to explore. */
-async function seedDemoProject(dir: string): Promise<void> {
-  for (const [path, content] of Object.entries(demoProjectFiles())) {
-    const target = join(dir, path);
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, content, { flag: "wx" }).catch(() => undefined);
-  }
 }
 
 /** A thread with its agent tree and runs. */

@@ -17,6 +17,34 @@ function problemsOf(env: Record<string, string>, command?: ConfigCommand): strin
 }
 
 describe("loadConfig", () => {
+  it("reads the API's message cap and model list (LONGRUN_MAX_MESSAGE_CHARS, LONGRUN_MODELS)", () => {
+    expect(loadConfig({})).toMatchObject({ maxMessageChars: 200_000, models: [] });
+    expect(
+      loadConfig({ LONGRUN_MAX_MESSAGE_CHARS: "5000", LONGRUN_MODELS: "gpt-4o-mini, gpt-4.1 ,," }),
+    ).toMatchObject({ maxMessageChars: 5_000, models: ["gpt-4o-mini", "gpt-4.1"] });
+    expect(problemsOf({ LONGRUN_MAX_MESSAGE_CHARS: "lots" })).toEqual([
+      'LONGRUN_MAX_MESSAGE_CHARS: must be a whole number from 1 to 1000000, got "lots"',
+    ]);
+    expect(problemsOf({ LONGRUN_MAX_MESSAGE_CHARS: "2000000" })).toEqual([
+      'LONGRUN_MAX_MESSAGE_CHARS: must be a whole number from 1 to 1000000, got "2000000"',
+    ]);
+  });
+
+  it("reads the reconciler's and the event retention's settings", () => {
+    expect(loadConfig({})).toMatchObject({ reconcileMs: 15_000 });
+    expect(loadConfig({}).staleMs).toBeUndefined();
+    expect(
+      loadConfig({
+        LONGRUN_STALE_MS: "9000",
+        LONGRUN_EVENTS_PER_THREAD: "500",
+        LONGRUN_EVENT_MAX_AGE_MS: "86400000",
+      }),
+    ).toMatchObject({ staleMs: 9_000, eventsPerThread: 500, eventMaxAgeMs: 86_400_000 });
+    expect(problemsOf({ LONGRUN_EVENTS_PER_THREAD: "10" })).toEqual([
+      'LONGRUN_EVENTS_PER_THREAD: must be a whole number of at least 100, got "10"',
+    ]);
+  });
+
   it("has the documented defaults", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

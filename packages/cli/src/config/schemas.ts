@@ -53,6 +53,16 @@ export function folderList() {
   );
 }
 
+/** A comma-separated list of names (empty entries dropped). */
+export function nameList() {
+  return z.string().transform((value) =>
+    value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
+  );
+}
+
 /** An IANA time zone this Node knows. */
 export function timeZone() {
   return z.string().refine(

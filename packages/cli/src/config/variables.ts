@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { z } from "zod";
-import { folder, folderList, integer, systemTimeZone, text, timeZone, url } from "./schemas.ts";
+import { folder, folderList, integer, nameList, systemTimeZone, text, timeZone, url } from "./schemas.ts";
 
 /** The commands that read the environment (`longrun replay` takes flags only). */
 export type ConfigCommand = "start" | "serve" | "worker" | "token";
@@ -173,6 +173,19 @@ export const VARIABLES = {
     schema: integer(100).default(5_000),
     description: "how often workers look for stalled jobs (one value per deployment)",
     commands: DISTRIBUTED,
+  }),
+  LONGRUN_MAX_MESSAGE_CHARS: variable({
+    key: "maxMessageChars",
+    schema: integer(1, 1_000_000).default(200_000),
+    description: "longest user message or sub-agent brief the API accepts, in characters; longer is a 413",
+    commands: SERVING,
+  }),
+  LONGRUN_MODELS: variable({
+    key: "models",
+    schema: nameList().default([]),
+    defaultText: "ask the endpoint's GET /models",
+    description: "comma-separated models threads may use on the configured endpoint",
+    commands: SERVING,
   }),
   LONGRUN_RECONCILE_MS: variable({
     key: "reconcileMs",

@@ -1,0 +1,121 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { type ErrorCode, statusOf } from "@longrun/protocol";
+import { z } from "zod";
+import type { AuthEnv } from "./auth.ts";
+import { validationError } from "./http-error.ts";
+
+/**
+ * The pieces every route definition is made of. Routes are declared once with `createRoute` (params,
+ * query, body and responses as the protocol's zod schemas); the handler is typed from that declaration
+ * and the OpenAPI document is generated from the same objects, so neither can exist without the other.
+ */
+
+/** A router whose validation failures become `{error: {code, message}}` like every other error. */
+export function createRouter(): OpenAPIHono<AuthEnv> {
+  return new OpenAPIHono<AuthEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+}
+
+/** `application/json` content of a response or body. */
+export function json<Schema extends z.ZodType>(schema: Schema) {
+  return { "application/json": { schema } } as const;
+}
+
+/** A JSON response with its schema. */
+export function jsonResponse<Schema extends z.ZodType>(description: string, schema: Schema) {
+  return { description, content: json(schema) };
+}
+
+/** A required JSON request body. */
+export function jsonBody<Schema extends z.ZodType>(schema: Schema, description?: string) {
+  return { required: true, content: json(schema), ...(description ? { description } : {}) };
+}
+
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 426 | 500 | 503;
+
+const CODE_OF_STATUS: Record<ErrorStatus, ErrorCode> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  426: "upgrade_required",
+  500: "internal",
+  503: "unavailable",
+};
+
+const COMPONENT_OF_STATUS: Record<ErrorStatus, string> = {
+  400: "BadRequestError",
+  401: "UnauthorizedError",
+  403: "ForbiddenError",
+  404: "NotFoundError",
+  409: "ConflictError",
+  413: "PayloadTooLargeError",
+  415: "UnsupportedMediaTypeError",
+  426: "UpgradeRequiredError",
+  500: "InternalError",
+  503: "UnavailableError",
+};
+
+/** One error body schema per status, its `code` the one literal that status carries. */
+const ERROR_SCHEMAS = Object.fromEntries(
+  (Object.keys(CODE_OF_STATUS) as unknown as ErrorStatus[]).map((status) => {
+    const code = CODE_OF_STATUS[status];
+    if (statusOf(code) !== Number(status)) throw new Error(`status table disagrees with statusOf(${code})`);
+    return [
+      status,
+      z
+        .object({
+          error: z.object({ code: z.literal(code), message: z.string(), details: z.unknown().optional() }),
+        })
+        .meta({ id: COMPONENT_OF_STATUS[status] }),
+    ];
+  }),
+) as unknown as Record<ErrorStatus, z.ZodType>;
+
+/** The error responses of an operation: status → when it happens. */
+export function errors(cases: Partial<Record<ErrorStatus, string>>) {
+  const responses: Record<number, { description: string; content: ReturnType<typeof json> }> = {};
+  const all = { ...cases, 500: cases[500] ?? "an unexpected server error (logged)" };
+  for (const [status, when] of Object.entries(all)) {
+    const typed = Number(status) as ErrorStatus;
+    responses[typed] = {
+      description: `\`${CODE_OF_STATUS[typed]}\`: ${when}`,
+      content: json(ERROR_SCHEMAS[typed]),
+    };
+  }
+  return responses;
+}
+
+/** What every authenticated operation can answer. */
+export const AUTH_ERRORS = { 401: "missing or invalid bearer token" } as const;
+
+/** What every operation with a JSON body can answer, besides its own cases. */
+export const BODY_ERRORS = {
+  400: "the body is not JSON or does not match the schema (the message names each field)",
+  413: "the body is over the server's body limit",
+  415: "a body was sent with a content type other than application/json",
+} as const;
+
+/** Both bearer schemes: the header, or `?token=` for the dashboard and browsers' WebSocket. */
+export const BEARER: Array<Record<string, string[]>> = [{ bearer: [] }, { queryToken: [] }];
+
+/** Registers the schemes named by BEARER on an app's document. */
+export function registerSecuritySchemes(app: OpenAPIHono<AuthEnv>): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A tenant's token (`longrun token create --tenant T`); each token sees only its tenant.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "queryToken", {
+    type: "apiKey",
+    in: "query",
+    name: "token",
+    description: "The same token as a query parameter, for the dashboard URL and browser WebSockets.",
+  });
+}

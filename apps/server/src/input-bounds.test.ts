@@ -1,0 +1,205 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+// Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
+import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
+import { createClient, type LongrunClient } from "@longrun/client";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+
+/** Issue 10, items 7 and 10, and the message-size cap: every bound holds at the door, with a clear error. */
+
+const MAX_MESSAGE_CHARS = 5_000;
+let dataDir: string;
+let instance: EmbeddedInstance;
+let client: LongrunClient;
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${instance.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await response.json()) as { error?: { code: string; message: string } } & Record<
+    string,
+    unknown
+  >;
+  return { status: response.status, json };
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "longrun-bounds-"));
+  instance = await startEmbedded(
+    loadConfig({
+      PORT: "0",
+      LONGRUN_DATA_DIR: dataDir,
+      LONGRUN_MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS),
+    }),
+  );
+  client = createClient({ baseUrl: instance.url, token: instance.token, WebSocket: WebSocket as never });
+});
+
+afterAll(async () => {
+  client?.close();
+  await instance?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("reads are bounded (item 7)", () => {
+  it("refuses a negative, fractional, non-numeric or over-cap limit/since/afterSeq with 400", async () => {
+    const thread = await client.threads.create({ model: "sim", simSteps: 1 });
+    const agent = thread.agents[0]?.id ?? "";
+    for (const path of [
+      `/v1/threads/${thread.id}/events?limit=-1`,
+      `/v1/threads/${thread.id}/events?limit=0`,
+      `/v1/threads/${thread.id}/events?limit=10001`,
+      `/v1/threads/${thread.id}/events?limit=2.5`,
+      `/v1/threads/${thread.id}/events?since=-2`,
+      `/v1/threads/${thread.id}/events?since=soon`,
+      `/v1/agents/${agent}/messages?limit=-1`,
+      `/v1/agents/${agent}/messages?afterSeq=-2`,
+      `/v1/agents/${agent}/messages?limit=5001`,
+      `/v1/agents/${agent}/history?offset=-1`,
+      "/v1/threads?limit=-1",
+      "/v1/threads?limit=1001",
+    ]) {
+      const answer = await call("GET", path);
+      expect(answer.status, path).toBe(400);
+      expect(answer.json.error?.code, path).toBe("bad_request");
+      expect(answer.json.error?.message, path).toMatch(/^query (limit|since|afterSeq|offset): /);
+    }
+  });
+
+  it("pages with a cursor: limit is honoured and nextSince / nextAfterSeq continue where it stopped", async () => {
+    const thread = await client.threads.create({ model: "sim", simSteps: 2, task: "Look around." });
+    await vi.waitFor(
+      async () => expect((await client.threads.get(thread.id)).runs[0]?.finishedAt).not.toBeNull(),
+      {
+        timeout: 30_000,
+        interval: 50,
+      },
+    );
+    const all = await client.threads.events(thread.id, { limit: 10_000 });
+    const first = await client.threads.eventsPage(thread.id, { limit: 3 });
+    expect(first.events.map((event) => event.seq)).toEqual([1, 2, 3]);
+    expect(first.nextSince).toBe(3);
+    const rest = await client.threads.eventsPage(thread.id, { since: first.nextSince ?? 0, limit: 10_000 });
+    expect([...first.events, ...rest.events].map((event) => event.seq)).toEqual(
+      all.map((event) => event.seq),
+    );
+    expect(rest.nextSince).toBeNull();
+    const facts = await client.agents.messages(thread.agents[0]?.id ?? "", { limit: 1 });
+    expect(facts.messages).toHaveLength(1);
+    expect(facts.nextAfterSeq).toBe(facts.messages[0]?.seq);
+  });
+});
+
+describe("thread creation is validated up front (item 10)", () => {
+  it("caps profile.maxInputTokens like the top-level field and bounds triggerRatio and keepRatio", async () => {
+    for (const [body, field] of [
+      [{ profile: { maxInputTokens: 1e15 } }, "profile.maxInputTokens"],
+      [{ maxInputTokens: 1e15 }, "maxInputTokens"],
+      [{ profile: { triggerRatio: 0.0001 } }, "profile.triggerRatio"],
+      [{ profile: { triggerRatio: 1.5 } }, "profile.triggerRatio"],
+      [{ profile: { keepRatio: 0.9 } }, "profile.keepRatio"],
+      [{ profile: { fallbackTriggerTokens: 1e15 } }, "profile.fallbackTriggerTokens"],
+    ] as const) {
+      const answer = await call("POST", "/v1/threads", body);
+      expect(answer.status, field).toBe(400);
+      expect(answer.json.error?.message, field).toMatch(new RegExp(`^${field.replace(".", "\\.")}: `));
+    }
+    const fine = await client.threads.create({ model: "sim", simSteps: 1, profile: { triggerRatio: 0.6 } });
+    expect(fine.modelProfile.triggerRatio).toBe(0.6);
+  });
+
+  it("refuses an unknown model or sim script at creation with 400, naming what is offered", async () => {
+    const before = (await client.threads.list()).length;
+    const model = await call("POST", "/v1/threads", { model: "gpt-nonexistent", task: "hi" });
+    expect(model.status).toBe(400);
+    expect(model.json.error?.message).toMatch(/^model: unknown model "gpt-nonexistent"; GET \/v1\/models/);
+    const script = await call("POST", "/v1/threads", { model: "sim", simScript: "nonsense" });
+    expect(script.status).toBe(400);
+    expect(script.json.error?.message).toMatch(
+      /simScript: unknown script "nonsense"; model sim offers explorer/,
+    );
+    const summarizer = await call("POST", "/v1/threads", { profile: { summarizerModel: "nope" } });
+    expect(summarizer.status).toBe(400);
+    // Nothing was created by the refused requests.
+    expect((await client.threads.list()).length).toBe(before);
+  });
+
+  it("refuses a NUL in a title (a text column would cut it); NUL in message content round-trips", async () => {
+    const refused = await call("POST", "/v1/threads", { title: "before\u0000after" });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error?.message).toMatch(/^title: must not contain NUL/);
+    const spawnName = await call("POST", "/v1/threads", {});
+    expect(spawnName.status).toBe(201);
+    const root = (spawnName.json.agents as Array<{ id: string }>)[0]?.id ?? "";
+    const badName = await call("POST", `/v1/agents/${root}/spawn`, {
+      agents: [{ name: "a\u0000b", brief: "x" }],
+    });
+    expect(badName.status).toBe(400);
+    const thread = await client.threads.create({ model: "sim", simSteps: 1, title: "plain" });
+    const posted = await client.threads.sendMessage(thread.id, { content: "left\u0000right" });
+    const facts = await client.agents.messages(thread.agents[0]?.id ?? "");
+    expect(facts.messages.find((message) => message.id === posted.messageId)?.content).toBe(
+      "left\u0000right",
+    );
+  });
+});
+
+describe("GET /v1/models", () => {
+  it("lists the sim in the OpenAI list shape with its window and scripts", async () => {
+    const answer = await call("GET", "/v1/models");
+    expect(answer.status).toBe(200);
+    expect(answer.json).toEqual({
+      object: "list",
+      data: [
+        {
+          id: "sim",
+          object: "model",
+          created: 0,
+          owned_by: "longrun",
+          longrun: {
+            maxInputTokens: 128_000,
+            default: true,
+            simScripts: ["explorer", "team", "approval", "writer"],
+          },
+        },
+      ],
+    });
+  });
+});
+
+describe("message size cap (LONGRUN_MAX_MESSAGE_CHARS) → 413", () => {
+  it("refuses an over-long message, task or brief with a clear 413 and stores nothing", async () => {
+    const thread = await client.threads.create({ model: "sim", simSteps: 1 });
+    const tooLong = "x".repeat(MAX_MESSAGE_CHARS + 1);
+    const message = await call("POST", `/v1/threads/${thread.id}/messages`, { content: tooLong });
+    expect(message.status).toBe(413);
+    expect(message.json.error).toEqual({
+      code: "payload_too_large",
+      message: `content is ${MAX_MESSAGE_CHARS + 1} characters; this server accepts at most ${MAX_MESSAGE_CHARS} (LONGRUN_MAX_MESSAGE_CHARS)`,
+    });
+    // Over the schema's hard limit too: still "too large", not "bad request".
+    const huge = await call("POST", `/v1/threads/${thread.id}/messages`, { content: "y".repeat(1_000_001) });
+    expect(huge.status).toBe(413);
+    const task = await call("POST", "/v1/threads", { task: tooLong });
+    expect(task.status).toBe(413);
+    const brief = await call("POST", `/v1/agents/${thread.agents[0]?.id}/spawn`, {
+      agents: [{ name: "helper", brief: tooLong }],
+    });
+    expect(brief.status).toBe(413);
+    expect((await client.threads.get(thread.id)).runs).toEqual([]);
+    const exact = await client.threads.sendMessage(thread.id, { content: "z".repeat(MAX_MESSAGE_CHARS) });
+    expect(exact.runId).toEqual(expect.any(String));
+  });
+
+  it("refuses an over-long send_message over the WebSocket with the same code", async () => {
+    const thread = await client.threads.create({ model: "sim", simSteps: 1 });
+    const error = await client
+      .command({ kind: "send_message", threadId: thread.id, content: "w".repeat(MAX_MESSAGE_CHARS + 1) })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "payload_too_large" });
+  });
+});

@@ -1,0 +1,71 @@
+import { createRoute } from "@hono/zod-openapi";
+import { Health, Readiness } from "@longrun/protocol";
+import { z } from "zod";
+import { createRouter, errors, jsonResponse } from "../contract.ts";
+import type { ServerDeps } from "../server-deps.ts";
+
+const tags = ["system"];
+
+const health = createRoute({
+  method: "get",
+  path: "/healthz",
+  operationId: "getHealth",
+  summary: "Liveness: the process answers",
+  tags,
+  security: [],
+  responses: { 200: jsonResponse("Alive", Health), ...errors({}) },
+});
+
+const readiness = createRoute({
+  method: "get",
+  path: "/readyz",
+  operationId: "getReadiness",
+  summary: "Readiness: the database and Redis are reachable",
+  tags,
+  security: [],
+  responses: {
+    200: jsonResponse("Every dependency answers", Readiness),
+    503: jsonResponse("A dependency does not answer (`checks` says which)", Readiness),
+    ...errors({}),
+  },
+});
+
+const metrics = createRoute({
+  method: "get",
+  path: "/metrics",
+  operationId: "getMetrics",
+  summary: "Prometheus metrics (aggregates only: no thread, agent or tenant labels)",
+  tags,
+  security: [],
+  responses: {
+    200: {
+      description: "Prometheus text exposition format",
+      content: { "text/plain": { schema: z.string() } },
+    },
+    ...errors({}),
+  },
+});
+
+/** Liveness, readiness and metrics: unauthenticated, and free of any tenant's data. */
+export function systemRoutes(deps: ServerDeps) {
+  const app = createRouter();
+  app.openapi(health, (context) => context.json({ ok: true as const }, 200));
+  app.openapi(readiness, async (context) => {
+    const ready = await deps.ready();
+    return ready.ok ? context.json(ready, 200) : context.json(ready, 503);
+  });
+  app.openapi(metrics, async (context) => {
+    // No tenant: the queue figures of the shared pool, no breakers.
+    const ops = await deps.ops("").catch(() => null);
+    for (const queue of ops?.queues ?? []) {
+      deps.metrics.queueDepth.set({ queue: queue.name, state: "waiting" }, queue.waiting);
+      deps.metrics.queueDepth.set({ queue: queue.name, state: "active" }, queue.active);
+      deps.metrics.queueDepth.set({ queue: queue.name, state: "delayed" }, queue.delayed);
+      deps.metrics.queueWait.set({ queue: queue.name }, queue.oldestWaitMs / 1000);
+    }
+    return context.text(await deps.metrics.registry.metrics(), 200, {
+      "content-type": deps.metrics.registry.contentType,
+    });
+  });
+  return app;
+}

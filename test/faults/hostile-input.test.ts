@@ -1,0 +1,650 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { createClient, type LongrunClient, restEndpoints } from "@longrun/client";
+import { ErrorBody, ServerFrame, statusOf } from "@longrun/protocol";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import WebSocket from "ws";
+import {
+  type DistributedCluster,
+  REPO_ROOT,
+  startDistributedCluster,
+} from "../e2e/support/distributed-cluster.ts";
+
+/**
+ * Issue 10's hostile-input scenario: a real `longrun serve` process (agent steps run in a separate
+ * `longrun worker`, so what is measured is the API server) and two tenants; a fast-check pass
+ * over every REST operation of the document and every WebSocket frame type, bounded in count and time.
+ * Asserted on every input: a JSON error with the status its code maps to (and one the operation
+ * documents), never a 500; /healthz answering within 100 ms throughout (polled from another thread);
+ * nothing of the other tenant in any answer; the server's RSS back near its baseline afterwards.
+ */
+
+const REST_RUNS = 300;
+const FRAME_RUNS = 150;
+const TIME_LIMIT_MS = 60_000;
+const HEALTH_BUDGET_MS = 100;
+/** Short enough that counting a message's tokens stays far below a millisecond budget per request. */
+const MAX_MESSAGE_CHARS = 20_000;
+/** RSS may stay this much above the warmed-up baseline: heaps grow in steps and shrink lazily. */
+const RSS_SLACK_BYTES = 96 * 1024 * 1024;
+
+type Schema = Record<string, unknown>;
+interface Operation {
+  operationId: string;
+  security?: unknown[];
+  parameters?: Array<{ name: string; in: "path" | "query"; schema: Schema }>;
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, unknown>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+}
+interface Tenant {
+  name: string;
+  token: string;
+  marker: string;
+  client: LongrunClient;
+  /** Ids of the tenant's own objects: another tenant must never see one it did not send. */
+  ids: Set<string>;
+  threadIds: string[];
+  agentIds: string[];
+  runIds: string[];
+  callIds: string[];
+}
+
+let dataDir: string;
+let roots: string;
+let cluster: DistributedCluster;
+/** A trivial HTTP server in its own process: the control for scheduling noise on shared cores. */
+let reference: { url: string; child: ChildProcess };
+let baseUrl: string;
+let document: Document;
+let alice: Tenant;
+let bob: Tenant;
+const stats = { rest: 0, frames: 0, statuses: new Map<number, number>() };
+
+async function startReferenceServer(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "-e",
+      `require("node:http").createServer((request, response) => response.end('{"ok":true}'))
+         .listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
+  return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}
+
+function tenant(name: string, token: string): Tenant {
+  return {
+    name,
+    token,
+    marker: `${name.toUpperCase()}-SECRET-${Math.random().toString(36).slice(2)}`,
+    client: createClient({ baseUrl, token, WebSocket: WebSocket as never }),
+    ids: new Set(),
+    threadIds: [],
+    agentIds: [],
+    runIds: [],
+    callIds: [],
+  };
+}
+
+/** Gives a tenant a thread with its marker in title and task, and an agent parked on an approval. */
+async function populate(owner: Tenant): Promise<void> {
+  const first = await owner.client.threads.create({
+    model: "sim",
+    simSteps: 1,
+    title: owner.marker,
+    task: `Remember ${owner.marker}.`,
+    workspace: join(roots, `${owner.name}-project`),
+  });
+  const parked = await owner.client.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
+  const run = await owner.client.threads.sendMessage(parked.id, { content: `Check ${owner.marker}.` });
+  await vi.waitFor(
+    async () => {
+      const requested = (await owner.client.threads.events(parked.id)).find(
+        (event) => event.type === "approval.requested",
+      );
+      expect(requested?.type).toBe("approval.requested");
+      if (requested?.type === "approval.requested") owner.callIds.push(requested.data.callId);
+    },
+    { timeout: 30_000, interval: 50 },
+  );
+  for (const detail of [
+    await owner.client.threads.get(first.id),
+    await owner.client.threads.get(parked.id),
+  ]) {
+    owner.threadIds.push(detail.id);
+    owner.agentIds.push(...detail.agents.map((agent) => agent.id));
+    owner.runIds.push(...detail.runs.map((item) => item.id));
+  }
+  owner.runIds.push(run.runId);
+  for (const id of [...owner.threadIds, ...owner.agentIds, ...owner.runIds]) owner.ids.add(id);
+}
+
+/** Fails when `text` carries the other tenant's marker or an id of theirs the request did not send. */
+function expectNothingOf(other: Tenant, text: string, sent: string, where: string): void {
+  expect(text.includes(other.marker), `${where}: ${other.name}'s marker in ${text.slice(0, 300)}`).toBe(
+    false,
+  );
+  for (const id of other.ids)
+    if (!sent.includes(id)) expect(text.includes(id), `${where}: ${other.name}'s id ${id}`).toBe(false);
+}
+
+// ---- arbitraries built from the document's schemas (the protocol's zod schemas, rendered) ----
+
+function deref(schema: Schema): Schema {
+  const ref = schema.$ref;
+  return typeof ref === "string"
+    ? deref(document.components.schemas[ref.split("/").at(-1) ?? ""] ?? {})
+    : schema;
+}
+
+function typeOf(schema: Schema): string | undefined {
+  const type = schema.type;
+  return Array.isArray(type) ? (type.find((entry) => entry !== "null") as string) : (type as string);
+}
+
+const hostileStrings = fc.constantFrom(
+  "",
+  "\u0000",
+  "a\u0000b",
+  "../../../../etc/passwd",
+  "%2e%2e%2f",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal text attackers send.
+  "${jndi:ldap://x}",
+  "'; drop table threads; --",
+  "\u202e\ufeff",
+  "*",
+  "x".repeat(250),
+);
+
+/** Clean values for the fields a valid request needs to be meaningful (and cheap: one-step sim runs). */
+function cleanField(name: string): fc.Arbitrary<unknown> | null {
+  if (name === "content" || name === "brief") return fc.string({ minLength: 1, maxLength: 80 });
+  // Threads the pass creates run one-step agents: the pass measures the API, not long agent runs.
+  if (name === "simSteps") return fc.constant(1);
+  if (name === "decision") return fc.constantFrom("approve", "deny");
+  return null;
+}
+
+/** Values for fields where random text would only ever be refused: keep some of them meaningful. */
+function fieldArbitrary(name: string): fc.Arbitrary<unknown> | null {
+  switch (name) {
+    case "simSteps":
+      return fc.integer({ min: 1, max: 2 });
+    case "model":
+      return fc.constantFrom("sim", "gpt-nonexistent", "sim:steps=1", "");
+    case "simScript":
+      return fc.constantFrom("explorer", "approval", "nonsense");
+    case "workspace":
+      return fc.constantFrom(
+        join(roots, "alice-project"),
+        join(roots, "bob-project"),
+        join(roots, "alice-project", "sub"),
+        join(roots, "..dotdot"),
+        join(roots, "escape"),
+        roots,
+        join(roots, ".."),
+        "/etc",
+        "relative/path",
+      );
+    case "systemPrompt":
+    case "task":
+    case "content":
+    case "brief":
+      return fc.oneof(
+        fc.string({ maxLength: 200 }),
+        hostileStrings,
+        fc.constant("y".repeat(MAX_MESSAGE_CHARS + 1)),
+      );
+    default:
+      return null;
+  }
+}
+
+/** Values the schema describes; `clean` keeps to required properties and ordinary text (mostly accepted). */
+function arbitraryFor(input: Schema, depth = 0, name = "", clean = false): fc.Arbitrary<unknown> {
+  const special = clean ? cleanField(name) : fieldArbitrary(name);
+  if (special) return special;
+  const schema = deref(input);
+  if ("const" in schema) return fc.constant(schema.const);
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
+  for (const key of ["anyOf", "oneOf"] as const)
+    if (Array.isArray(schema[key]))
+      return fc.oneof(
+        ...(schema[key] as Schema[]).map((member) => arbitraryFor(member, depth + 1, name, clean)),
+      );
+  switch (typeOf(schema)) {
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      if (depth > 4 || Object.keys(properties).length === 0) return fc.constant({});
+      const required = (schema.required ?? []) as string[];
+      const model = Object.fromEntries(
+        Object.entries(properties)
+          .filter(([key]) => !clean || required.includes(key) || cleanField(key) !== null)
+          .map(([key, value]) => [key, arbitraryFor(value, depth + 1, key, clean)]),
+      );
+      return fc.record(model, {
+        requiredKeys: clean ? Object.keys(model) : required.filter((key) => key in model),
+      });
+    }
+    case "array":
+      return fc.array(arbitraryFor((schema.items ?? {}) as Schema, depth + 1, name, clean), {
+        minLength: Number(schema.minItems ?? 0),
+        maxLength: Math.min(3, Number(schema.maxItems ?? 3)),
+      });
+    case "string": {
+      const text = fc.string({ minLength: Math.max(1, Number(schema.minLength ?? 0)), maxLength: 40 });
+      return clean
+        ? text
+        : fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: hostileStrings });
+    }
+    case "integer":
+      return fc.oneof(
+        fc.integer({
+          min: Number(schema.minimum ?? -1_000),
+          max: Math.min(Number(schema.maximum ?? 1e9), 1e9),
+        }),
+        fc.constantFrom(-1, 0, 1e15, Number.MAX_SAFE_INTEGER),
+      );
+    case "number":
+      return fc.oneof(
+        fc.double({ noNaN: true, noDefaultInfinity: true, min: -10, max: 10 }),
+        fc.constant(0.0001),
+      );
+    case "boolean":
+      return fc.boolean();
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+/** A body: mostly shaped by the schema, sometimes any JSON, broken text, deep nesting, or over the limit. */
+function bodyArbitrary(schema: Schema): fc.Arbitrary<{ text: string; contentType: string }> {
+  const json = (value: unknown) => ({
+    text: JSON.stringify(value) ?? "null",
+    contentType: "application/json",
+  });
+  return fc.oneof(
+    { weight: 4, arbitrary: arbitraryFor(schema).map(json) },
+    { weight: 3, arbitrary: arbitraryFor(schema, 0, "", true).map(json) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map(json) },
+    {
+      weight: 1,
+      arbitrary: fc.string({ maxLength: 60 }).map((text) => ({ text, contentType: "application/json" })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({
+        text: `${"[".repeat(50_000)}${"]".repeat(50_000)}`,
+        contentType: "application/json",
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({
+        text: JSON.stringify({ pad: "z".repeat(3 * 1024 * 1024) }),
+        contentType: "application/json",
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant({ text: "content=hi", contentType: "application/x-www-form-urlencoded" }),
+    },
+  );
+}
+
+/** A thread the pass creates without `simSteps` would run the sim's default 40 steps: keep it at one. */
+function oneStepThreads(operationId: string) {
+  return (body: { text: string; contentType: string }) => {
+    if (operationId !== "createThread") return body;
+    try {
+      const value = JSON.parse(body.text) as unknown;
+      if (typeof value === "object" && value !== null && !Array.isArray(value) && !("simSteps" in value))
+        return { ...body, text: JSON.stringify({ ...value, simSteps: 1 }) };
+    } catch {
+      // Not JSON: sent as it is.
+    }
+    return body;
+  };
+}
+
+interface RestInput {
+  path: string;
+  method: string;
+  operation: Operation;
+  actor: "alice" | "bob";
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body?: { text: string; contentType: string };
+}
+
+function restArbitrary(): fc.Arbitrary<RestInput> {
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => operation.operationId !== "openWebSocket")
+      .map(([method, operation]) => ({ path, method, operation })),
+  );
+  const ids = fc.constantFrom(
+    ...alice.threadIds,
+    ...alice.agentIds,
+    ...alice.runIds,
+    ...alice.callIds,
+    ...bob.threadIds,
+    ...bob.agentIds,
+    ...bob.runIds,
+    ...bob.callIds,
+  );
+  const idArbitrary = fc.oneof({ weight: 4, arbitrary: ids }, { weight: 1, arbitrary: hostileStrings });
+  const queryValue = fc.oneof(
+    fc.integer({ min: -5, max: 20_000 }).map(String),
+    fc.constantFrom("-1", "1e3", "2.5", "NaN", "", "9".repeat(30), "0x10"),
+  );
+  return fc.constantFrom(...operations).chain(({ path, method, operation }) => {
+    const pathNames = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "");
+    const queryNames = (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+    const bodySchema = operation.requestBody?.content["application/json"]?.schema;
+    return fc.record({
+      path: fc.constant(path),
+      method: fc.constant(method),
+      operation: fc.constant(operation),
+      actor: fc.constantFrom("alice" as const, "bob" as const),
+      params: fc.record(Object.fromEntries(pathNames.map((name) => [name, idArbitrary]))) as fc.Arbitrary<
+        Record<string, string>
+      >,
+      query: fc.record(Object.fromEntries(queryNames.map((name) => [name, queryValue])), {
+        requiredKeys: [],
+      }) as fc.Arbitrary<Record<string, string>>,
+      ...(bodySchema ? { body: bodyArbitrary(bodySchema).map(oneStepThreads(operation.operationId)) } : {}),
+    });
+  });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "longrun-hostile-"));
+  roots = await mkdtemp(join(tmpdir(), "longrun-hostile-roots-"));
+  for (const folder of ["alice-project/sub", "bob-project", "..dotdot"])
+    await mkdir(join(roots, folder), { recursive: true });
+  await symlink("/etc", join(roots, "escape"));
+  cluster = await startDistributedCluster({
+    workers: 1,
+    env: { LONGRUN_WORKSPACE_ROOTS: roots, LONGRUN_MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS) },
+  });
+  baseUrl = cluster.url;
+  reference = await startReferenceServer();
+  const minted = spawnSync(
+    process.execPath,
+    ["--import", "tsx", "packages/cli/src/main.ts", "token", "create", "--tenant", "bob"],
+    { cwd: REPO_ROOT, env: cluster.env, encoding: "utf8" },
+  );
+  expect(minted.status, minted.stderr).toBe(0);
+  alice = tenant("alice", cluster.token);
+  bob = tenant("bob", minted.stdout.trim());
+  document = (await (await fetch(`${baseUrl}/v1/openapi.json`)).json()) as Document;
+  await populate(alice);
+  await populate(bob);
+}, 120_000);
+
+afterAll(async () => {
+  alice?.client.close();
+  bob?.client.close();
+  await cluster?.close();
+  reference?.child.kill("SIGTERM");
+  await rm(dataDir, { recursive: true, force: true });
+  await rm(roots, { recursive: true, force: true });
+});
+
+/** Polls /healthz from a worker thread (its own event loop) until told to stop; reports the worst latency. */
+interface HealthReport {
+  worst: number;
+  /** Wall-clock time the worst poll was sent. */
+  worstAt: number;
+  count: number;
+  failures: number;
+}
+
+/** What was sent when: a slow /healthz is reported with the inputs around it. */
+const sentLog: Array<{ at: number; what: string }> = [];
+function logSent(what: string): void {
+  sentLog.push({ at: Date.now(), what: what.slice(0, 160) });
+}
+
+function startHealthPoller(url: string): { stop(): Promise<HealthReport> } {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+     let running = true, worst = 0, worstAt = 0, count = 0, failures = 0;
+     parentPort.on("message", () => { running = false; });
+     (async () => {
+       while (running) {
+         const started = performance.now();
+         try {
+           const response = await fetch(workerData.url + "/healthz");
+           await response.text();
+           if (!response.ok) failures++;
+         } catch { failures++; }
+         const took = performance.now() - started;
+         if (took > worst) { worst = took; worstAt = Date.now() - took; }
+         count++;
+         await new Promise((resolve) => setTimeout(resolve, 10));
+       }
+       parentPort.postMessage({ worst, worstAt, count, failures });
+     })();`,
+    { eval: true, workerData: { url } },
+  );
+  return {
+    async stop() {
+      worker.postMessage("stop");
+      const [report] = (await once(worker, "message")) as [HealthReport];
+      await worker.terminate();
+      return report;
+    },
+  };
+}
+
+async function sendRest(input: RestInput): Promise<void> {
+  const actor = input.actor === "alice" ? alice : bob;
+  const other = input.actor === "alice" ? bob : alice;
+  const path = input.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(input.params[name] ?? ""),
+  );
+  const url = new URL(`${baseUrl}${path}`);
+  for (const [key, value] of Object.entries(input.query)) url.searchParams.set(key, value);
+  const headers: Record<string, string> = { authorization: `Bearer ${actor.token}` };
+  logSent(
+    `${input.actor} ${input.method.toUpperCase()} ${url.pathname}${url.search} ${input.body?.text.length ?? 0} chars`,
+  );
+  if (input.body) headers["content-type"] = input.body.contentType;
+  const response = await fetch(url, {
+    method: input.method.toUpperCase(),
+    headers,
+    ...(input.body ? { body: input.body.text } : {}),
+  });
+  const text = await response.text();
+  stats.rest++;
+  stats.statuses.set(response.status, (stats.statuses.get(response.status) ?? 0) + 1);
+  const where = `${input.actor} ${input.method.toUpperCase()} ${url.pathname}${url.search} ${input.body?.text.slice(0, 120) ?? ""}`;
+  expect(response.status, `${where} → ${text.slice(0, 300)}`).toBeLessThan(500);
+  expect(
+    input.operation.responses[String(response.status)],
+    `${where}: undocumented ${response.status}`,
+  ).toBeDefined();
+  const contentType = response.headers.get("content-type") ?? "";
+  if (input.operation.operationId !== "getMetrics") expect(contentType, where).toContain("application/json");
+  if (response.status >= 400) {
+    const error = ErrorBody.safeParse(JSON.parse(text));
+    expect(error.success, `${where}: not {error: {code, message}}: ${text.slice(0, 300)}`).toBe(true);
+    if (error.success) expect(statusOf(error.data.error.code), where).toBe(response.status);
+  } else {
+    const endpoint = (
+      restEndpoints as Record<string, { response: { safeParse(value: unknown): { success: boolean } } }>
+    )[input.operation.operationId];
+    if (endpoint)
+      expect(endpoint.response.safeParse(JSON.parse(text)).success, `${where}: answer off its schema`).toBe(
+        true,
+      );
+  }
+  const sent = [...Object.values(input.params), ...Object.values(input.query), input.body?.text ?? ""].join(
+    "\n",
+  );
+  expectNothingOf(other, text, sent, where);
+}
+
+/** One WebSocket of a tenant, recording every frame; `roundTrip` proves the session still answers. */
+async function openSocket(owner: Tenant) {
+  const socket = new WebSocket(`${baseUrl.replace("http", "ws")}/v1/ws?token=${owner.token}`);
+  const frames: string[] = [];
+  const waiters = new Set<{ match(text: string): boolean; resolve(): void }>();
+  socket.on("message", (data) => {
+    const text = data.toString();
+    frames.push(text);
+    for (const waiter of [...waiters])
+      if (waiter.match(text)) {
+        waiters.delete(waiter);
+        waiter.resolve();
+      }
+  });
+  await once(socket, "open");
+  let pings = 0;
+  return {
+    socket,
+    frames,
+    /** Sends a ping and waits for its pong: every frame sent before it has been handled. */
+    async roundTrip(): Promise<void> {
+      const at = ++pings;
+      const answered = new Promise<void>((resolve) =>
+        waiters.add({ match: (text) => text.includes(`"pong"`) && text.includes(`"at":${at}`), resolve }),
+      );
+      socket.send(JSON.stringify({ type: "ping", at }));
+      await answered;
+    },
+  };
+}
+
+describe("hostile input: a fuzz pass over every REST operation and WebSocket frame type", () => {
+  it("answers every input with a documented status and a JSON error, stays responsive, leaks nothing, returns its memory", async () => {
+    const pid = cluster.server.pid;
+    // Warm up every operation once so the baseline includes compiled code and caches.
+    await fc.assert(fc.asyncProperty(restArbitrary(), sendRest), { numRuns: 40, seed: 1 });
+    const warmup = stats.rest;
+    const baseline = await rssOf(pid);
+    const poller = startHealthPoller(baseUrl);
+    // Control, polled at the same time: a trivial HTTP server in its own process sees only this
+    // machine's scheduling noise (its cores are shared), which is allowed on top of the 100 ms.
+    const control = startHealthPoller(reference.url);
+    const started = performance.now();
+
+    await fc.assert(fc.asyncProperty(restArbitrary(), sendRest), {
+      numRuns: REST_RUNS,
+      interruptAfterTimeLimit: TIME_LIMIT_MS,
+      markInterruptAsFailure: false,
+    });
+
+    // WebSocket: bob's socket gets frames of every client type, shaped by the schema or not at all.
+    const bobSocket = await openSocket(bob);
+    bobSocket.socket.send(JSON.stringify({ type: "subscribe", id: "everything", threadId: "*", since: 0 }));
+    const clientFrame = document.components.schemas.ClientFrame ?? {};
+    let sentOnSocket = "";
+    const frameArbitrary = fc.oneof(
+      { weight: 6, arbitrary: arbitraryFor(clientFrame).map((frame) => JSON.stringify(frame)) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .record({
+            type: fc.constantFrom("subscribe", "command", "unsubscribe"),
+            id: fc.string({ minLength: 1, maxLength: 8 }),
+            threadId: fc.constantFrom(...alice.threadIds, ...bob.threadIds, "*"),
+            since: fc.integer({ min: -1, max: 50 }),
+            command: fc.record({
+              kind: fc.constantFrom("send_message", "approve", "compact", "cancel"),
+              threadId: fc.constantFrom(...alice.threadIds, ...bob.threadIds),
+              agentId: fc.constantFrom(...alice.agentIds, ...bob.agentIds),
+              runId: fc.constantFrom(...alice.runIds, ...bob.runIds),
+              callId: fc.constantFrom(...alice.callIds, ...bob.callIds),
+              decision: fc.constantFrom("approve", "deny"),
+              content: fc.string({ minLength: 1, maxLength: 40 }),
+            }),
+          })
+          .map((frame) => JSON.stringify(frame)),
+      },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value) ?? "null") },
+      { weight: 1, arbitrary: fc.string({ maxLength: 80 }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(frameArbitrary, async (text) => {
+        const before = bobSocket.frames.length;
+        sentOnSocket += `\n${text}`;
+        logSent(`frame ${text}`);
+        bobSocket.socket.send(text);
+        await bobSocket.roundTrip();
+        stats.frames++;
+        for (const frame of bobSocket.frames.slice(before)) {
+          expect(
+            ServerFrame.safeParse(JSON.parse(frame)).success,
+            `frame off the protocol: ${frame.slice(0, 200)}`,
+          ).toBe(true);
+          // A command's answer may arrive after a later ping's pong: judge it against everything sent.
+          expectNothingOf(
+            alice,
+            frame,
+            sentOnSocket,
+            `frame ${frame.slice(0, 200)} after ${text.slice(0, 120)}`,
+          );
+        }
+      }),
+      { numRuns: FRAME_RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+    );
+    // A frame over the payload limit closes that socket; the server goes on.
+    const big = await openSocket(bob);
+    const closed = once(big.socket, "close");
+    big.socket.send("x".repeat(5 * 1024 * 1024));
+    // 1009 (message too big) when the close frame gets through; 1006 when the server drops the socket
+    // while the client is still writing the 5 MiB.
+    expect([1006, 1009]).toContain((await closed)[0]);
+    stats.frames++;
+    bobSocket.socket.close();
+
+    const health = await poller.stop();
+    const idle = await control.stop();
+    const budget = HEALTH_BUDGET_MS + idle.worst;
+    const elapsed = Math.round(performance.now() - started);
+    expect(health.failures).toBe(0);
+    const around = sentLog
+      .filter((entry) => entry.at > health.worstAt - 2_000 && entry.at < health.worstAt + health.worst)
+      .map((entry) => `  ${entry.at - Math.round(health.worstAt)} ms: ${entry.what}`);
+    expect(
+      health.worst,
+      `worst /healthz latency ${health.worst.toFixed(1)} ms (budget ${budget.toFixed(0)} ms = 100 + control server's worst ${idle.worst.toFixed(1)} ms); inputs sent around it:\n${around.join("\n")}`,
+    ).toBeLessThan(budget);
+
+    // Every run the pass started ends (cancelled), then the heap settles back near the baseline.
+    for (const owner of [alice, bob])
+      for (const thread of await owner.client.threads.list({ limit: 1000 }))
+        for (const run of (await owner.client.threads.get(thread.id)).runs)
+          if (!run.finishedAt) await owner.client.runs.cancel(run.id);
+    let rss = 0;
+    await vi.waitFor(
+      async () => {
+        rss = await rssOf(pid);
+        expect(rss).toBeLessThan(baseline + RSS_SLACK_BYTES);
+      },
+      { timeout: 30_000, interval: 500 },
+    );
+    console.log(
+      `[hostile-input] ${stats.rest - warmup} REST requests (after ${warmup} warm-up) + ${stats.frames} WebSocket frames in ${elapsed} ms; statuses ${JSON.stringify(Object.fromEntries([...stats.statuses].sort(([a], [b]) => a - b)))}; worst /healthz ${health.worst.toFixed(1)} ms over ${health.count} polls (control server ${idle.worst.toFixed(1)} ms, budget ${budget.toFixed(0)} ms); server RSS ${(baseline / 2 ** 20).toFixed(0)} → ${(rss / 2 ** 20).toFixed(0)} MiB`,
+    );
+  }, 240_000);
+});
