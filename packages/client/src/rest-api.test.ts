@@ -143,7 +143,10 @@ describe("REST client", () => {
     routes.set("POST /v1/runs/run-1/cancel", { status: 200, body: { run } });
     routes.set("POST /v1/agents/agent-1/approvals/call-1", { status: 200, body: { ok: true } });
     routes.set("POST /v1/agents/agent-1/compact", { status: 202, body: { runId: "run-9", queued: false } });
-    routes.set("POST /v1/agents/agent-1/spawn", { status: 201, body: { runId: "run-3", agents: [agent] } });
+    routes.set("POST /v1/agents/agent-1/spawn", {
+      status: 201,
+      body: { runId: "run-3", agents: [agent], queued: false },
+    });
     routes.set("GET /v1/agents/agent-1/history", {
       status: 200,
       body: { agentId: "agent-1", file: null, messages: [], nextOffset: null },
