@@ -92,7 +92,8 @@ describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => 
     for (const name of ["ws", "zod"]) expect((await lstat(join(modules, name))).isDirectory()).toBe(true);
     await expect(lstat(join(modules, "tsx"))).rejects.toThrow(/ENOENT/);
     const manifest = JSON.parse(await readFile(join(modules, "@longrun/client/package.json"), "utf8"));
-    expect(manifest.dependencies).toEqual({ "@longrun/protocol": "0.1.0", ws: "8.23.0" });
+    // zod: the declarations name its types (the request and response schemas come from the protocol).
+    expect(manifest.dependencies).toEqual({ "@longrun/protocol": "0.1.0", ws: "8.23.0", zod: "4.6.7" });
   });
 
   it("type-checks a consumer against the shipped declarations", async () => {
