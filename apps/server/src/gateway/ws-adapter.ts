@@ -5,6 +5,9 @@ import { encodeFrame } from "./encode-frame.ts";
 import { createSession, type GatewaySession } from "./session.ts";
 import { CLOSE_CODES, type GatewayDeps, type GatewayOptions } from "./types.ts";
 
+/** How long a closing handshake may take before the socket is destroyed. */
+const CLOSE_GRACE_MS = 2_000;
+
 /** The gateway's dependencies plus bearer-token authentication. */
 export interface GatewayAdapterDeps extends GatewayDeps {
   /** Resolves a bearer token to its tenant, or null when the token is unknown. */
@@ -65,11 +68,19 @@ export function attachGateway(
         send: (frame) => {
           if (ws.readyState === ws.OPEN) ws.send(encodeFrame(frame));
         },
-        close: (code, reason) => ws.close(code, reason),
+        close: (code, reason) => {
+          ws.close(code, reason);
+          // A peer that does not answer pings or read its socket will not complete the closing handshake.
+          setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+        },
+        ping: () => {
+          if (ws.readyState === ws.OPEN) ws.ping();
+        },
         bufferedAmount: () => ws.bufferedAmount,
       },
     });
     sessions.set(ws, session);
+    ws.on("pong", () => session.alive());
     ws.on("message", (data, isBinary) => {
       session.receive(isBinary ? "" : rawText(data));
     });
@@ -93,7 +104,7 @@ export function attachGateway(
             ws.once("close", () => resolve());
             sessions.get(ws)?.shutdown(CLOSE_CODES.goingAway, "server shutting down");
             // A peer that never completes the closing handshake must not hold shutdown hostage.
-            setTimeout(() => ws.terminate(), 2_000).unref();
+            setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
           }),
       );
       await Promise.all(closing);
