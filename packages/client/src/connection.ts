@@ -214,10 +214,12 @@ export class Connection {
         this.subscriptions.get(frame.id)?.onSubscribed(frame.headSeq, frame.heads);
         return;
       case "resync":
-        this.subscriptions.get(frame.id)?.handlers.onResync?.({
+        this.subscriptions.get(frame.id)?.onResync({
           threadId: frame.threadId,
+          reason: frame.reason,
           requestedSince: frame.requestedSince,
           oldestSeq: frame.oldestSeq,
+          resumeAfter: frame.resumeAfter,
         });
         return;
       case "ack": {

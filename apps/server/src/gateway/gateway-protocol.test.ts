@@ -115,6 +115,30 @@ describe("gateway protocol", () => {
     raw.socket.close();
   });
 
+  it("answers `since` above the thread's head with a resync frame, then streams from the head", async () => {
+    const { wsUrl, memory } = await start();
+    for (let index = 0; index < 3; index += 1) memory.append(runStarted("thread-a"));
+    const raw = await openRawClient(`${wsUrl}?token=token-a`);
+    raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: 50 });
+    await vi.waitFor(() => expect(raw.frames.length).toBe(2));
+    expect(raw.frames).toEqual([
+      { type: "subscribed", id: "s1", headSeq: 3 },
+      {
+        type: "resync",
+        id: "s1",
+        threadId: "thread-a",
+        reason: "ahead",
+        requestedSince: 50,
+        oldestSeq: 1,
+        resumeAfter: 3,
+      },
+    ]);
+    memory.append(runStarted("thread-a"));
+    memory.append(runStarted("thread-a"));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]));
+    raw.socket.close();
+  });
+
   it("closes a consumer that never acknowledges with a reason and code 4008", async () => {
     const { wsUrl, memory } = await start({ maxUnacked: 20, maxQueued: 20, stallTimeoutMs: 60_000 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);

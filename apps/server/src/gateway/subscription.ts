@@ -54,6 +54,8 @@ export class Subscription {
   private creditWaiter: (() => void) | null = null;
   /** Threads whose start lies below their head when the subscription started: they need a replay. */
   private readonly behind = new Set<string>();
+  /** Threads whose requested start lay above their head: requested seq and head, answered with a resync. */
+  private readonly ahead = new Map<string, { requested: number; head: number }>();
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -90,6 +92,20 @@ export class Subscription {
 
   /** Replays from each thread's start, then processes live events until closed. */
   async run(): Promise<void> {
+    for (const [threadId, { requested, head }] of this.ahead) {
+      const oldest = await this.context.deps.log.oldest(threadId);
+      if (this.closed) return;
+      this.context.send({
+        type: "resync",
+        id: this.id,
+        threadId,
+        reason: "ahead",
+        requestedSince: requested,
+        oldestSeq: oldest ?? head + 1,
+        resumeAfter: head,
+      });
+    }
+    this.ahead.clear();
     for (const threadId of this.behind) this.catchUp.add(threadId);
     this.behind.clear();
     this.started = true;
@@ -131,7 +147,10 @@ export class Subscription {
 
   private setStart(threadId: string, head: number): void {
     const start = this.frame.sinceByThread?.[threadId] ?? this.frame.since ?? head;
-    this.cursors.set(threadId, start);
+    // Above the head nothing would arrive until the head caught up (silence, then a partial stream): the
+    // client is told to resync and the stream starts from the head instead.
+    if (start > head) this.ahead.set(threadId, { requested: start, head });
+    this.cursors.set(threadId, Math.min(start, head));
     if (start < head) this.behind.add(threadId);
   }
 
@@ -234,7 +253,15 @@ export class Subscription {
     const oldest = await this.context.deps.log.oldest(threadId);
     // Seqs start at 1 (the store's numbering); a cursor of -1 or 0 both mean "from the beginning".
     if (oldest === null || oldest <= Math.max(cursor, 0) + 1) return;
-    this.context.send({ type: "resync", id: this.id, threadId, requestedSince: cursor, oldestSeq: oldest });
+    this.context.send({
+      type: "resync",
+      id: this.id,
+      threadId,
+      reason: "expired",
+      requestedSince: cursor,
+      oldestSeq: oldest,
+      resumeAfter: oldest - 1,
+    });
   }
 
   private async deliver(event: LiveEvent): Promise<void> {
