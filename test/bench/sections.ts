@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import type { BenchAdapter } from "./adapters/adapter.ts";
 import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
@@ -13,6 +14,10 @@ export interface BenchSection {
   description: string;
   run(): Promise<void>;
 }
+
+/** Results go to an ignored folder, never to tracked files (LONGRUN_BENCH_RESULTS_DIR overrides). */
+const BENCH_RESULTS_DIR =
+  process.env.LONGRUN_BENCH_RESULTS_DIR ?? fileURLToPath(new URL("../../.bench-results/", import.meta.url));
 
 /** Budgets of the compaction bench (tokens). */
 export const COMPACTION_BUDGETS = [16_000, 64_000];
@@ -52,9 +57,18 @@ export const sections: BenchSection[] = [
   },
   {
     name: "ws-fanout",
-    description: "gateway vs raw ws broadcast to 1,000 subscribers: events/s and delivery latency",
+    description:
+      "gateway vs raw ws broadcast, 1,000 subscribers in separate processes: saturation frames/s, server CPU, latency",
     async run() {
-      await runWsFanoutBench({ subscribers: 1_000, burstEvents: 200, pacedEvents: 60, pacedRate: 20 });
+      await runWsFanoutBench({
+        subscribers: 1_000,
+        clientProcesses: 2,
+        rounds: Number(process.env.LONGRUN_BENCH_WS_ROUNDS ?? 3),
+        burstEvents: 300,
+        pacedEvents: 100,
+        pacedRate: 50,
+        resultsDir: BENCH_RESULTS_DIR,
+      });
     },
   },
   {
