@@ -65,6 +65,7 @@ export const sections: BenchSection[] = [
         clientProcesses: 2,
         rounds: Number(process.env.LONGRUN_BENCH_WS_ROUNDS ?? 3),
         burstEvents: 300,
+        burstPerTurn: 10,
         pacedEvents: 100,
         pacedRate: 50,
         resultsDir: BENCH_RESULTS_DIR,

@@ -19,10 +19,12 @@ const CHILDREN = fileURLToPath(new URL("./ws-fanout/", import.meta.url));
 export interface FanoutOptions {
   subscribers: number;
   clientProcesses: number;
-  /** Alternating rounds per contender; the median round is reported. */
+  /** Alternating rounds per contender; medians and best rounds are reported. */
   rounds: number;
-  /** Events of the saturated burst (published back to back, yielding to I/O between events). */
+  /** Events of each saturated burst (published back to back, yielding to I/O between turns). */
   burstEvents: number;
+  /** Events that arrive per I/O turn in the second burst, as a backlog read off a bus would. */
+  burstPerTurn: number;
   /** Events published at `pacedRate` per second, for latency below saturation. */
   pacedEvents: number;
   pacedRate: number;
@@ -32,19 +34,23 @@ export interface FanoutOptions {
 
 type ContenderName = "raw" | "gateway";
 
-export interface RoundFigures {
+/** One measured phase of one round of one contender. */
+export interface PhaseFigures {
   contender: ContenderName;
   round: number;
-  burstFrames: number;
-  burstSeconds: number;
+  phase: string;
+  frames: number;
+  seconds: number;
   framesPerSecond: number;
   /** Server process CPU (user + system) from the first publish to the last delivery. */
   serverCpuMs: number;
+  /** The kernel's part of it (socket writes are system time). */
+  serverSystemMs: number;
   cpuMicrosPerFrame: number;
-  burstP50Ms: number;
-  burstP99Ms: number;
-  pacedP50Ms: number;
-  pacedP99Ms: number;
+  /** CPU of all client processes over the same interval. */
+  clientCpuMs: number;
+  p50Ms: number;
+  p99Ms: number;
 }
 
 /** A child process speaking the bench's IPC messages. */
@@ -54,10 +60,15 @@ interface Child<In, Out> {
   next<T extends Out>(match: (message: Out) => message is T): Promise<T>;
 }
 
+/** Set to a folder to get a V8 CPU profile of every server process (for finding where the time goes). */
+const PROFILE_DIR = process.env.LONGRUN_BENCH_CPU_PROF_DIR;
+
 function spawnChild<In, Out extends { type: string }>(file: string, args: string[]): Child<In, Out> {
+  const profile =
+    PROFILE_DIR && file.startsWith("server") ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
   const child = fork(join(CHILDREN, file), args, {
     cwd: REPO_ROOT,
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...profile],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const inbox: Out[] = [];
@@ -93,11 +104,13 @@ const is =
   <M extends { type: string }>(message: M): message is Extract<M, { type: Type }> =>
     message.type === type;
 
+const BURST = "burst, 1/turn";
+
 async function runRound(
   contender: ContenderName,
   round: number,
   options: FanoutOptions,
-): Promise<RoundFigures> {
+): Promise<PhaseFigures[]> {
   const server = spawnChild<ToServer, FromServer>("server-process.ts", [contender]);
   const clients: Child<ToClients, FromClients>[] = [];
   try {
@@ -109,12 +122,14 @@ async function runRound(
     }
     await Promise.all(clients.map((client) => client.next(is("connected"))));
 
-    const phase = async (firstSeq: number, count: number, rate: number) => {
-      const last = firstSeq + count - 1;
+    let nextSeq = 1;
+    const phase = async (name: string, count: number, rate: number, perTurn: number) => {
+      const firstSeq = nextSeq;
+      nextSeq += count;
       const reached = clients.map((client) => client.next(is("reached")));
-      for (const client of clients) client.send({ type: "expect", seq: last });
+      for (const client of clients) client.send({ type: "expect", seq: firstSeq + count - 1 });
       const started = performance.now();
-      server.send({ type: "publish", firstSeq, count, rate });
+      server.send({ type: "publish", firstSeq, count, rate, perTurn });
       const results = await Promise.all(reached);
       const seconds = (performance.now() - started) / 1000;
       server.send({ type: "cpu" });
@@ -123,27 +138,31 @@ async function runRound(
       const collected = clients.map((client) => client.next(is("latencies")));
       for (const client of clients) client.send({ type: "collect" });
       const latencies = (await Promise.all(collected)).flatMap((message) => message.values);
-      return { seconds, cpuMs: cpu.userMs + cpu.systemMs, results, latencies };
+      const frames = options.subscribers * count;
+      const serverCpuMs = cpu.userMs + cpu.systemMs;
+      return {
+        contender,
+        round,
+        phase: name,
+        frames,
+        seconds,
+        framesPerSecond: frames / seconds,
+        serverCpuMs,
+        serverSystemMs: cpu.systemMs,
+        cpuMicrosPerFrame: (serverCpuMs * 1000) / frames,
+        clientCpuMs: results.reduce((sum, message) => sum + message.cpuMs, 0),
+        p50Ms: quantile(latencies, 0.5),
+        p99Ms: quantile(latencies, 0.99),
+      } satisfies PhaseFigures;
     };
 
     // Warm-up: JIT-compiled paths and grown socket buffers for both contenders.
-    await phase(1, 50, 0);
-    const burst = await phase(51, options.burstEvents, 0);
-    const paced = await phase(51 + options.burstEvents, options.pacedEvents, options.pacedRate);
-    const burstFrames = options.subscribers * options.burstEvents;
-    return {
-      contender,
-      round,
-      burstFrames,
-      burstSeconds: burst.seconds,
-      framesPerSecond: burstFrames / burst.seconds,
-      serverCpuMs: burst.cpuMs,
-      cpuMicrosPerFrame: (burst.cpuMs * 1000) / burstFrames,
-      burstP50Ms: quantile(burst.latencies, 0.5),
-      burstP99Ms: quantile(burst.latencies, 0.99),
-      pacedP50Ms: quantile(paced.latencies, 0.5),
-      pacedP99Ms: quantile(paced.latencies, 0.99),
-    };
+    await phase("warm-up", 50, 0, 1);
+    return [
+      await phase(BURST, options.burstEvents, 0, 1),
+      await phase(`burst, ${options.burstPerTurn}/turn`, options.burstEvents, 0, options.burstPerTurn),
+      await phase(`paced ${options.pacedRate}/s`, options.pacedEvents, options.pacedRate, 1),
+    ];
   } finally {
     for (const child of [server, ...clients]) {
       if (child.process.connected) child.send({ type: "exit" } as never);
@@ -161,72 +180,102 @@ async function runRound(
   }
 }
 
-function median(rows: RoundFigures[], pick: (row: RoundFigures) => number): number {
+function median(rows: PhaseFigures[], pick: (row: PhaseFigures) => number): number {
   return quantile(rows.map(pick), 0.5);
 }
 
-/** Runs the fan-out bench and prints per-round figures, the median ratios and the load during the run. */
-export async function runWsFanoutBench(options: FanoutOptions): Promise<RoundFigures[]> {
+/** gateway ÷ raw for one phase: medians, and best rounds (interference only ever adds time, so the best
+ * round of each contender is the steadiest estimate of its own cost on a shared machine). */
+function compare(rows: PhaseFigures[], phase: string) {
+  const of = (contender: ContenderName) =>
+    rows.filter((row) => row.contender === contender && row.phase === phase);
+  const raw = of("raw");
+  const gateway = of("gateway");
+  const ratio = (pick: (row: PhaseFigures) => number) => median(gateway, pick) / median(raw, pick);
+  return {
+    phase,
+    framesPerSecond: ratio((row) => row.framesPerSecond),
+    serverCpuPerFrame: ratio((row) => row.cpuMicrosPerFrame),
+    p50Latency: ratio((row) => row.p50Ms),
+    bestFramesPerSecond:
+      Math.max(...gateway.map((row) => row.framesPerSecond)) /
+      Math.max(...raw.map((row) => row.framesPerSecond)),
+    bestServerCpuPerFrame:
+      Math.min(...gateway.map((row) => row.cpuMicrosPerFrame)) /
+      Math.min(...raw.map((row) => row.cpuMicrosPerFrame)),
+  };
+}
+
+/** Runs the fan-out bench and prints per-round figures, the ratios and the load during the run. */
+export async function runWsFanoutBench(options: FanoutOptions): Promise<PhaseFigures[]> {
   const load: number[] = [];
   const sampler = setInterval(() => load.push(loadavg()[0] ?? Number.NaN), 1_000);
   const loadBefore = loadavg();
-  const rows: RoundFigures[] = [];
+  const rows: PhaseFigures[] = [];
   try {
     for (let round = 1; round <= options.rounds; round += 1) {
       // Alternate which contender goes first so neither always meets a warmer or busier machine.
       const order: ContenderName[] = round % 2 === 1 ? ["raw", "gateway"] : ["gateway", "raw"];
-      for (const contender of order) rows.push(await runRound(contender, round, options));
+      for (const contender of order) rows.push(...(await runRound(contender, round, options)));
     }
   } finally {
     clearInterval(sampler);
   }
   const ms = (value: number) => value.toFixed(2);
+  const sorted = [...rows].sort(
+    (a, b) => a.phase.localeCompare(b.phase) || a.contender.localeCompare(b.contender) || a.round - b.round,
+  );
   console.log(
     renderTable(
       [
+        "phase",
         "contender",
         "round",
         "frames",
         "s",
         "frames/s",
-        "server CPU ms",
+        "server CPU (system) ms",
         "CPU µs/frame",
-        "burst p50/p99 ms",
-        `paced ${options.pacedRate}/s p50/p99 ms`,
+        "client CPU ms",
+        "p50 / p99 ms",
       ],
-      rows.map((row) => [
+      sorted.map((row) => [
+        row.phase,
         row.contender,
         String(row.round),
-        String(row.burstFrames),
-        row.burstSeconds.toFixed(2),
+        String(row.frames),
+        row.seconds.toFixed(2),
         row.framesPerSecond.toFixed(0),
-        row.serverCpuMs.toFixed(0),
+        `${row.serverCpuMs.toFixed(0)} (${row.serverSystemMs.toFixed(0)})`,
         row.cpuMicrosPerFrame.toFixed(2),
-        `${ms(row.burstP50Ms)} / ${ms(row.burstP99Ms)}`,
-        `${ms(row.pacedP50Ms)} / ${ms(row.pacedP99Ms)}`,
+        row.clientCpuMs.toFixed(0),
+        `${ms(row.p50Ms)} / ${ms(row.p99Ms)}`,
       ]),
     ),
   );
-  const raw = rows.filter((row) => row.contender === "raw");
-  const gateway = rows.filter((row) => row.contender === "gateway");
-  const ratios = {
-    framesPerSecond:
-      median(gateway, (row) => row.framesPerSecond) / median(raw, (row) => row.framesPerSecond),
-    serverCpuPerFrame:
-      median(gateway, (row) => row.cpuMicrosPerFrame) / median(raw, (row) => row.cpuMicrosPerFrame),
-    pacedP50: median(gateway, (row) => row.pacedP50Ms) / median(raw, (row) => row.pacedP50Ms),
-  };
+  const phases = [...new Set(rows.map((row) => row.phase))];
+  const ratios = phases.map((phase) => compare(rows, phase));
+  console.log(
+    `\ngateway ÷ raw ws, ${options.subscribers} subscribers in ${options.clientProcesses} processes, ` +
+      `medians of ${options.rounds} rounds (best rounds):`,
+  );
+  console.log(
+    renderTable(
+      ["phase", "frames/s", "server CPU per frame", "p50 latency"],
+      ratios.map((ratio) => [
+        ratio.phase,
+        `${ratio.framesPerSecond.toFixed(2)}× (${ratio.bestFramesPerSecond.toFixed(2)}×)`,
+        `${ratio.serverCpuPerFrame.toFixed(2)}× (${ratio.bestServerCpuPerFrame.toFixed(2)}×)`,
+        `${ratio.p50Latency.toFixed(2)}×`,
+      ]),
+    ),
+  );
   const loadDuring = {
     before: loadBefore[0],
     min: Math.min(...load),
     mean: load.reduce((sum, value) => sum + value, 0) / Math.max(1, load.length),
     max: Math.max(...load),
   };
-  console.log(
-    `gateway / raw ws (medians of ${options.rounds} rounds, ${options.subscribers} subscribers in ` +
-      `${options.clientProcesses} processes): frames/s ${ratios.framesPerSecond.toFixed(2)}×, ` +
-      `server CPU per frame ${ratios.serverCpuPerFrame.toFixed(2)}×, paced p50 latency ${ratios.pacedP50.toFixed(2)}×`,
-  );
   console.log(
     `load average (1 min) during the run: mean ${loadDuring.mean.toFixed(2)}, min ${loadDuring.min.toFixed(2)}, ` +
       `max ${loadDuring.max.toFixed(2)} (before: ${loadBefore[0]?.toFixed(2)})`,

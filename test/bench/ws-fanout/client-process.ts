@@ -20,6 +20,7 @@ const lastSeq = new Array<number>(count).fill(0);
 let frames = 0;
 let latencies: number[] = [];
 let waiting: number | null = null;
+let cpuMark = process.cpuUsage();
 const SEQ = Buffer.from('"seq":');
 const SENT = Buffer.from("sent:");
 
@@ -40,7 +41,9 @@ function readNumber(data: Buffer, from: number): number {
 function check(): void {
   if (waiting === null) return;
   for (const seq of lastSeq) if (seq < waiting) return;
-  reply({ type: "reached", seq: waiting, frames });
+  const cpu = process.cpuUsage(cpuMark);
+  cpuMark = process.cpuUsage();
+  reply({ type: "reached", seq: waiting, frames, cpuMs: (cpu.user + cpu.system) / 1000 });
   waiting = null;
 }
 
@@ -79,6 +82,7 @@ function open(index: number): Promise<void> {
 process.on("message", (message: ToClients) => {
   switch (message.type) {
     case "expect":
+      cpuMark = process.cpuUsage();
       waiting = message.seq;
       check();
       return;

@@ -2,8 +2,11 @@
 
 /** Orchestrator → server process. */
 export type ToServer =
-  /** Publish `count` events from `firstSeq` on, back to back (`rate` 0) or at `rate` per second. */
-  | { type: "publish"; firstSeq: number; count: number; rate: number }
+  /**
+   * Publish `count` events from `firstSeq` on: back to back (`rate` 0), `perTurn` at a time between two
+   * I/O turns, or one at a time at `rate` per second.
+   */
+  | { type: "publish"; firstSeq: number; count: number; rate: number; perTurn: number }
   /** Reply with the CPU the process used since the last `publish` began. */
   | { type: "cpu" }
   | { type: "exit" };
@@ -25,7 +28,8 @@ export type ToClients =
 /** Client process → orchestrator. */
 export type FromClients =
   | { type: "connected" }
-  | { type: "reached"; seq: number; frames: number }
+  /** `cpuMs`: the process's CPU since the previous `reached`. */
+  | { type: "reached"; seq: number; frames: number; cpuMs: number }
   | { type: "latencies"; values: number[] }
   | { type: "failed"; message: string };
 

@@ -65,7 +65,7 @@ if (contender === "raw") {
 
 let cpuAtStart = process.cpuUsage();
 
-async function publishEvents(firstSeq: number, count: number, rate: number): Promise<void> {
+async function publishEvents(firstSeq: number, count: number, rate: number, perTurn: number): Promise<void> {
   cpuAtStart = process.cpuUsage();
   const started = performance.now();
   for (let index = 0; index < count; index += 1) {
@@ -74,8 +74,8 @@ async function publishEvents(firstSeq: number, count: number, rate: number): Pro
       while (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     publish(firstSeq + index);
-    // Let acknowledgements and socket writes run between events, as a server between two appends would.
-    await yieldToIo();
+    // Let acknowledgements and socket writes run between turns, as a server between two reads would.
+    if ((index + 1) % perTurn === 0) await yieldToIo();
   }
   reply({ type: "published" });
 }
@@ -83,7 +83,7 @@ async function publishEvents(firstSeq: number, count: number, rate: number): Pro
 process.on("message", (message: ToServer) => {
   switch (message.type) {
     case "publish":
-      void publishEvents(message.firstSeq, message.count, message.rate);
+      void publishEvents(message.firstSeq, message.count, message.rate, message.perTurn);
       return;
     case "cpu": {
       const used = process.cpuUsage(cpuAtStart);
