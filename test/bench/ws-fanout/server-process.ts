@@ -17,8 +17,11 @@ function reply(message: FromServer): void {
   process.send?.(message);
 }
 
-/** The event body; `output` carries the publish time so clients can measure delivery latency. */
-function eventBody(seq: number) {
+/**
+ * The event body; `output` carries the time the event became available (the start of its I/O turn) so
+ * clients measure delivery latency from there, queueing within the turn included.
+ */
+function eventBody(seq: number, availableAt: number) {
   return {
     threadId: THREAD_ID,
     seq,
@@ -29,14 +32,14 @@ function eventBody(seq: number) {
       callId: `call_${seq}`,
       name: "read_file",
       status: "ok" as const,
-      output: `sent:${wallClock()};${padding}`,
+      output: `sent:${availableAt};${padding}`,
     },
     at: Date.now(),
   };
 }
 
 const server = createServer((_request, response) => response.writeHead(404).end());
-let publish: (seq: number) => void;
+let publish: (seq: number, availableAt: number) => void;
 let url: string;
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -44,10 +47,10 @@ const base = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
 if (contender === "raw") {
   const wss = new WebSocketServer({ server });
   url = `${base}/raw`;
-  publish = (seq) => {
+  publish = (seq, availableAt) => {
     // The ws README's broadcast: one Buffer per message, written to every open client.
     const frame = Buffer.from(
-      JSON.stringify({ type: "event", subscription: SUBSCRIPTION_ID, event: eventBody(seq) }),
+      JSON.stringify({ type: "event", subscription: SUBSCRIPTION_ID, event: eventBody(seq, availableAt) }),
     );
     for (const client of wss.clients) if (client.readyState === WebSocket.OPEN) client.send(frame, TEXT);
   };
@@ -57,8 +60,8 @@ if (contender === "raw") {
   memory.createThread(THREAD_ID, "bench");
   attachGateway(server, memory.deps(), {});
   url = `${base}/v1/ws?token=${TOKEN}`;
-  publish = () => {
-    const { seq: _seq, at: _at, ...event } = eventBody(0);
+  publish = (_seq, availableAt) => {
+    const { seq: _unused, at: _at, ...event } = eventBody(0, availableAt);
     memory.append(event);
   };
 }
@@ -68,12 +71,14 @@ let cpuAtStart = process.cpuUsage();
 async function publishEvents(firstSeq: number, count: number, rate: number, perTurn: number): Promise<void> {
   cpuAtStart = process.cpuUsage();
   const started = performance.now();
+  let availableAt = wallClock();
   for (let index = 0; index < count; index += 1) {
     if (rate > 0) {
       const due = started + (index * 1000) / rate;
       while (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    publish(firstSeq + index);
+    if (index % perTurn === 0) availableAt = wallClock();
+    publish(firstSeq + index, availableAt);
     // Let acknowledgements and socket writes run between turns, as a server between two reads would.
     if ((index + 1) % perTurn === 0) await yieldToIo();
   }

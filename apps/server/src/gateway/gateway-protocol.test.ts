@@ -139,6 +139,29 @@ describe("gateway protocol", () => {
     raw.socket.close();
   });
 
+  it("sends prepared event frames that a ws client decodes at every length class, multi-byte text included", async () => {
+    const { wsUrl, memory } = await start();
+    const raw = await openRawClient(`${wsUrl}?token=token-a`);
+    raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    // Payload lengths below 126, below 65,536 and above: the three header forms of RFC 6455.
+    const outputs = ["", "é".repeat(100), "ü→".repeat(20_000), "x".repeat(70_000)];
+    for (const output of outputs) {
+      memory.append({
+        threadId: "thread-a",
+        type: "tool.completed",
+        data: { callId: "c", name: "read_file", status: "ok", output },
+      } as NewEvent);
+    }
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]));
+    const received = raw.frames.flatMap((frame) =>
+      frame.type === "event" && frame.event.type === "tool.completed" ? [frame.event.data.output] : [],
+    );
+    expect(received).toEqual(outputs);
+    expect(raw.frames.every((frame) => frame.type !== "event" || !("tenantId" in frame.event))).toBe(true);
+    raw.socket.close();
+  });
+
   it("closes a consumer that never acknowledges with a reason and code 4008", async () => {
     const { wsUrl, memory } = await start({ maxUnacked: 20, maxQueued: 20, stallTimeoutMs: 60_000 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);

@@ -16,6 +16,7 @@ function harness(options: { heartbeatMs?: number; answer?: "pong" | "frame" | "n
     deps: memory.deps(),
     transport: {
       send: (frame) => frames.push(frame),
+      sendEvent: (subscription, event) => frames.push({ type: "event", subscription, event }),
       close: (code, reason) => closes.push({ code, reason }),
       ping: () => {
         pings += 1;
@@ -102,6 +103,7 @@ describe("gateway session (transport-independent)", () => {
       deps: { ...deps, log: { ...deps.log, after: async () => Promise.reject(new Error("disk gone")) } },
       transport: {
         send: (frame) => frames.push(frame),
+        sendEvent: () => undefined,
         close: () => undefined,
         ping: () => undefined,
         bufferedAmount: () => 0,

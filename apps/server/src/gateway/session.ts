@@ -1,4 +1,5 @@
 import { ClientFrame, LongrunError, type ServerFrame, type SubscribeFrame } from "@longrun/protocol";
+import { LiveFanout } from "./live-fanout.ts";
 import { Subscription } from "./subscription.ts";
 import {
   CLOSE_CODES,
@@ -29,23 +30,22 @@ export interface CreateSessionInput {
   deps: GatewayDeps;
   transport: SessionTransport;
   options?: Partial<GatewayOptions>;
+  /** The gateway's shared live fan-out; a session without one attaches to `deps.live` by itself. */
+  fanout?: LiveFanout;
 }
 
 /** Creates the session for one authenticated connection and starts its heartbeat. */
 export function createSession(input: CreateSessionInput): GatewaySession {
   const { tenantId, deps, transport } = input;
   const options: GatewayOptions = { ...DEFAULT_GATEWAY_OPTIONS, ...input.options };
+  const fanout = input.fanout ?? new LiveFanout(deps.live);
   const subscriptions = new Map<string, Subscription>();
   // Liveness: whether anything (a pong or a frame) arrived since the last protocol ping.
   let answered = true;
   let closed = false;
 
   const send = (frame: ServerFrame): void => {
-    if (closed) return;
-    transport.send(frame);
-    if (frame.type === "event" && transport.bufferedAmount() > options.maxBufferedBytes) {
-      shutdown(CLOSE_CODES.slowConsumer, "slow consumer");
-    }
+    if (!closed) transport.send(frame);
   };
 
   const dispose = (): void => {
@@ -91,7 +91,9 @@ export function createSession(input: CreateSessionInput): GatewaySession {
       tenantId,
       deps,
       options,
+      fanout,
       send,
+      transport,
       slow: (reason) => shutdown(CLOSE_CODES.slowConsumer, reason),
       fail: (error) => {
         subscriptions.delete(frame.id);

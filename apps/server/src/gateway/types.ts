@@ -62,6 +62,8 @@ export const CLOSE_CODES = {
 /** The transport a session writes to; the ws adapter implements it, tests may too. */
 export interface SessionTransport {
   send(frame: ServerFrame): void;
+  /** Sends one event frame: the fan-out's hot path (no frame object; the encoding is shared per event). */
+  sendEvent(subscription: string, event: LongrunEvent): void;
   close(code: number, reason: string): void;
   /** Sends a protocol-level ping; the peer's WebSocket implementation answers it by itself. */
   ping(): void;
