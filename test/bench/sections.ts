@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import type { BenchAdapter } from "./adapters/adapter.ts";
 import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
@@ -14,10 +13,6 @@ export interface BenchSection {
   description: string;
   run(): Promise<void>;
 }
-
-/** Results go to an ignored folder, never to tracked files (LONGRUN_BENCH_RESULTS_DIR overrides). */
-const BENCH_RESULTS_DIR =
-  process.env.LONGRUN_BENCH_RESULTS_DIR ?? fileURLToPath(new URL("../../.bench-results/", import.meta.url));
 
 /** Budgets of the compaction bench (tokens). */
 export const COMPACTION_BUDGETS = [16_000, 64_000];
@@ -68,7 +63,6 @@ export const sections: BenchSection[] = [
         burstPerTurn: 10,
         pacedEvents: 100,
         pacedRate: 50,
-        resultsDir: BENCH_RESULTS_DIR,
       });
     },
   },

@@ -18,6 +18,7 @@ import type { FromClients, FromServer, ToClients, ToServer } from "./ws-fanout/m
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CHILDREN = fileURLToPath(new URL("./ws-fanout/", import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
 export interface FanoutOptions {
   subscribers: number;
@@ -31,8 +32,8 @@ export interface FanoutOptions {
   /** Events published at `pacedRate` per second, for latency below saturation. */
   pacedEvents: number;
   pacedRate: number;
-  /** Where the JSON results go (an ignored folder). */
-  resultsDir: string;
+  /** Where the JSON results go; default `test/bench/results/`, which git ignores. */
+  resultsDir?: string;
 }
 
 type ContenderName = "raw" | "gateway";
@@ -285,7 +286,7 @@ export async function runWsFanoutBench(options: FanoutOptions): Promise<PhaseFig
     `load average (1 min) during the run: mean ${loadDuring.mean.toFixed(2)}, min ${loadDuring.min.toFixed(2)}, ` +
       `max ${loadDuring.max.toFixed(2)} (before: ${loadBefore[0]?.toFixed(2)})`,
   );
-  const file = join(options.resultsDir, "ws-fanout.json");
+  const file = join(options.resultsDir ?? RESULTS_DIR, "ws-fanout.json");
   await mkdir(dirname(file), { recursive: true });
   await writeFile(
     file,
