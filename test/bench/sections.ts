@@ -60,9 +60,18 @@ export const sections: BenchSection[] = [
   },
   {
     name: "ws-fanout",
-    description: "gateway vs raw ws broadcast to 1,000 subscribers: events/s and delivery latency",
+    description:
+      "gateway vs raw ws broadcast, 1,000 subscribers in separate processes: saturation frames/s, server CPU, latency",
     async run() {
-      await runWsFanoutBench({ subscribers: 1_000, burstEvents: 200, pacedEvents: 60, pacedRate: 20 });
+      await runWsFanoutBench({
+        subscribers: 1_000,
+        clientProcesses: 2,
+        rounds: Number(process.env.LONGRUN_BENCH_WS_ROUNDS ?? 3),
+        burstEvents: 300,
+        burstPerTurn: 10,
+        pacedEvents: 100,
+        pacedRate: 50,
+      });
     },
   },
   {

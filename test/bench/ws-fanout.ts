@@ -1,311 +1,297 @@
+import { type ChildProcess, fork } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setImmediate as yieldToIo } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { attachGateway, MemoryGatewayDeps } from "@longrun/server";
-import { WebSocket, WebSocketServer } from "ws";
 import { quantile, renderTable } from "./stats.ts";
+import type { FromClients, FromServer, ToClients, ToServer } from "./ws-fanout/messages.ts";
 
-// WebSocket fan-out: the gateway (attachGateway over in-memory deps: session logic, flow control, frame
-// encoding) against a raw `ws` broadcast of frames of the same shape and size, in one process with the
-// same client sockets. NOTES.md: this box delivers ~100-140k frames/s in total, so the ratio is the figure.
+// WebSocket fan-out at saturation: the longrun gateway against a raw `ws` broadcast of the same frames.
+// Every contender runs in its own server process; the subscribers live in separate client processes;
+// rounds alternate raw / gateway so both see the same load on this shared two-core box. Throughput is
+// frames delivered to every subscriber per second of wall time; server CPU is what the server process
+// used from the first publish to the last delivery; its inverse, frames per server CPU-second, is the
+// saturation throughput the server would reach with a core to itself. On a shared box the server rarely
+// has one (other processes take turns), so wall-time frames/s swings with the load from round to round
+// while CPU per frame does not. Ratios within one run are the figures that count.
 
-const RESULTS = fileURLToPath(new URL("./results/ws-fanout.json", import.meta.url));
-const THREAD = "bench-thread";
-const TOKEN = "bench-token-0123456789";
-const SUBSCRIPTION = "s1";
-/** The SDK acknowledges at least every 100 events; the bench clients do the same. */
-const ACK_EVERY = 100;
+const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CHILDREN = fileURLToPath(new URL("./ws-fanout/", import.meta.url));
+const RESULTS_DIR = fileURLToPath(new URL("./results/", import.meta.url));
 
 export interface FanoutOptions {
   subscribers: number;
-  /** Events of the saturated burst (published back to back, yielding to I/O between events). */
+  clientProcesses: number;
+  /** Alternating rounds per contender; medians and best rounds are reported. */
+  rounds: number;
+  /** Events of each saturated burst (published back to back, yielding to I/O between turns). */
   burstEvents: number;
+  /** Events that arrive per I/O turn in the second burst, as a backlog read off a bus would. */
+  burstPerTurn: number;
   /** Events published at `pacedRate` per second, for latency below saturation. */
   pacedEvents: number;
   pacedRate: number;
+  /** Where the JSON results go; default `test/bench/results/`, which git ignores. */
+  resultsDir?: string;
 }
 
-export interface FanoutFigures {
-  contender: "raw ws" | "gateway";
-  mode: "burst" | "paced";
-  subscribers: number;
-  events: number;
+type ContenderName = "raw" | "gateway";
+
+/** One measured phase of one round of one contender. */
+export interface PhaseFigures {
+  contender: ContenderName;
+  round: number;
+  phase: string;
   frames: number;
   seconds: number;
-  eventsPerSecond: number;
   framesPerSecond: number;
+  /** Server process CPU (user + system) from the first publish to the last delivery. */
+  serverCpuMs: number;
+  /** The kernel's part of it (socket writes are system time). */
+  serverSystemMs: number;
+  cpuMicrosPerFrame: number;
+  /** CPU of all client processes over the same interval. */
+  clientCpuMs: number;
   p50Ms: number;
   p99Ms: number;
-  maxMs: number;
 }
 
-/** One contender: publishes an event to every subscriber; clients report deliveries by seq. */
-interface Contender {
-  name: FanoutFigures["contender"];
-  url: string;
-  /** The frame a client sends once connected, if any (the gateway needs a subscribe). */
-  hello?: string;
-  publish(seq: number): void;
-  close(): Promise<void>;
+/** A child process speaking the bench's IPC messages. */
+interface Child<In, Out> {
+  process: ChildProcess;
+  send(message: In): void;
+  next<T extends Out>(match: (message: Out) => message is T): Promise<T>;
 }
 
-const padding = "x".repeat(160);
+/** Set to a folder to get a V8 CPU profile of every server process (for finding where the time goes). */
+const PROFILE_DIR = process.env.LONGRUN_BENCH_CPU_PROF_DIR;
 
-function eventBody(seq: number) {
-  return {
-    threadId: THREAD,
-    seq,
-    agentId: "bench-agent",
-    runId: "bench-run",
-    type: "tool.completed" as const,
-    data: { callId: `call_${seq}`, name: "read_file", status: "ok" as const, output: padding },
-    at: Date.now(),
+function spawnChild<In, Out extends { type: string }>(file: string, args: string[]): Child<In, Out> {
+  const profile =
+    PROFILE_DIR && file.startsWith("server") ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  const child = fork(join(CHILDREN, file), args, {
+    cwd: REPO_ROOT,
+    execArgv: ["--import", "tsx", ...profile],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const inbox: Out[] = [];
+  const waiters: { match: (message: Out) => boolean; resolve(message: Out): void }[] = [];
+  let failure: Error | null = null;
+  const fail = (error: Error) => {
+    failure = error;
+    for (const waiter of waiters.splice(0)) waiter.resolve(Promise.reject(error) as never);
   };
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-async function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-async function rawContender(): Promise<Contender> {
-  const server = createServer();
-  const wss = new WebSocketServer({ server });
-  const url = `${await listen(server)}/raw`;
+  child.on("message", (message: Out) => {
+    if (message.type === "failed") return fail(new Error(`${file}: ${JSON.stringify(message)}`));
+    const index = waiters.findIndex((waiter) => waiter.match(message));
+    if (index < 0) inbox.push(message);
+    else waiters.splice(index, 1)[0]?.resolve(message);
+  });
+  child.on("exit", (code) => {
+    if (waiters.length > 0) fail(new Error(`${file} exited with ${code}`));
+  });
   return {
-    name: "raw ws",
-    url,
-    publish(seq) {
-      // Same frame shape as the gateway's, stringified once and written to every socket.
-      const frame = JSON.stringify({ type: "event", subscription: SUBSCRIPTION, event: eventBody(seq) });
-      for (const client of wss.clients) client.send(frame);
-    },
-    async close() {
-      for (const client of wss.clients) client.terminate();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await closeServer(server);
+    process: child,
+    send: (message) => child.send(message as object),
+    next: <T extends Out>(match: (message: Out) => message is T) => {
+      if (failure) return Promise.reject(failure);
+      const index = inbox.findIndex(match);
+      if (index >= 0) return Promise.resolve(inbox.splice(index, 1)[0] as T);
+      return new Promise<T>((resolve) => waiters.push({ match, resolve: resolve as (message: Out) => void }));
     },
   };
 }
 
-async function gatewayContender(): Promise<Contender> {
-  const memory = new MemoryGatewayDeps();
-  memory.addToken(TOKEN, "bench");
-  memory.createThread(THREAD, "bench");
-  const server = createServer((_request, response) => response.writeHead(404).end());
-  const gateway = attachGateway(server, memory.deps(), {});
-  const base = await listen(server);
-  return {
-    name: "gateway",
-    url: `${base}/v1/ws?token=${TOKEN}`,
-    hello: JSON.stringify({ type: "subscribe", id: SUBSCRIPTION, threadId: THREAD }),
-    publish(seq) {
-      const { seq: _seq, at: _at, ...event } = eventBody(seq);
-      memory.append(event);
-    },
-    async close() {
-      await gateway.close();
-      await closeServer(server);
-    },
-  };
-}
+const is =
+  <Type extends string>(type: Type) =>
+  <M extends { type: string }>(message: M): message is Extract<M, { type: Type }> =>
+    message.type === type;
 
-interface Clients {
-  /** Resolves when every client has received `seq`. */
-  received(seq: number): Promise<void>;
-  latencies: number[];
-  close(): void;
-}
+const BURST = "burst, 1/turn";
 
-/** Opens `count` client sockets; each records the delivery latency of every event frame. */
-async function openClients(
-  contender: Contender,
-  count: number,
-  sentAt: Map<number, number>,
-): Promise<Clients> {
-  const latencies: number[] = [];
-  const sockets: WebSocket[] = [];
-  const lastSeq: number[] = [];
-  let waiting: { seq: number; resolve(): void } | null = null;
-  let atLeast = 0;
-  const check = () => {
-    if (!waiting) return;
-    atLeast = Math.min(...lastSeq);
-    if (atLeast >= waiting.seq) {
-      const done = waiting;
-      waiting = null;
-      done.resolve();
-    }
-  };
-  const open = (index: number) =>
-    new Promise<void>((resolve, reject) => {
-      const socket = new WebSocket(contender.url);
-      lastSeq[index] = 0;
-      socket.on("message", (data) => {
-        const frame = JSON.parse(data.toString()) as { type: string; event?: { seq: number } };
-        if (frame.type === "subscribed") return resolve();
-        if (frame.type !== "event" || !frame.event) return;
-        const seq = frame.event.seq;
-        const start = sentAt.get(seq);
-        if (start !== undefined) latencies.push(performance.now() - start);
-        lastSeq[index] = seq;
-        if (seq % ACK_EVERY === 0)
-          socket.send(JSON.stringify({ type: "ack", id: SUBSCRIPTION, threadId: THREAD, seq }));
-        if (waiting && seq >= waiting.seq) check();
-      });
-      socket.once("error", reject);
-      socket.once("open", () => {
-        if (contender.hello) socket.send(contender.hello);
-        else resolve();
-      });
-      sockets.push(socket);
-    });
-  for (let start = 0; start < count; start += 100) {
-    await Promise.all(
-      Array.from({ length: Math.min(100, count - start) }, (_, offset) => open(start + offset)),
-    );
-  }
-  return {
-    latencies,
-    received: (seq) =>
-      new Promise<void>((resolve) => {
-        waiting = { seq, resolve };
-        check();
-      }),
-    close() {
-      for (const socket of sockets) socket.terminate();
-    },
-  };
-}
-
-async function measure(
-  contender: Contender,
-  clients: Clients,
-  sentAt: Map<number, number>,
-  mode: FanoutFigures["mode"],
-  firstSeq: number,
-  events: number,
-  rate: number,
-  subscribers: number,
-): Promise<FanoutFigures> {
-  clients.latencies.length = 0;
-  const started = performance.now();
-  for (let index = 0; index < events; index++) {
-    const seq = firstSeq + index;
-    if (mode === "paced") {
-      const due = started + (index * 1000) / rate;
-      while (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    sentAt.set(seq, performance.now());
-    contender.publish(seq);
-    await yieldToIo();
-  }
-  await clients.received(firstSeq + events - 1);
-  const seconds = (performance.now() - started) / 1000;
-  const frames = clients.latencies.length;
-  return {
-    contender: contender.name,
-    mode,
-    subscribers,
-    events,
-    frames,
-    seconds,
-    eventsPerSecond: events / seconds,
-    framesPerSecond: frames / seconds,
-    p50Ms: quantile(clients.latencies, 0.5),
-    p99Ms: quantile(clients.latencies, 0.99),
-    maxMs: quantile(clients.latencies, 1),
-  };
-}
-
-async function runContender(contender: Contender, options: FanoutOptions): Promise<FanoutFigures[]> {
-  const sentAt = new Map<number, number>();
-  const clients = await openClients(contender, options.subscribers, sentAt);
+async function runRound(
+  contender: ContenderName,
+  round: number,
+  options: FanoutOptions,
+): Promise<PhaseFigures[]> {
+  const server = spawnChild<ToServer, FromServer>("server-process.ts", [contender]);
+  const clients: Child<ToClients, FromClients>[] = [];
   try {
-    // A short warm-up so both contenders start with JIT-compiled paths.
-    await measure(contender, clients, sentAt, "burst", 1, 20, 0, options.subscribers);
-    const burst = await measure(
-      contender,
-      clients,
-      sentAt,
-      "burst",
-      21,
-      options.burstEvents,
-      0,
-      options.subscribers,
-    );
-    const paced = await measure(
-      contender,
-      clients,
-      sentAt,
-      "paced",
-      21 + options.burstEvents,
-      options.pacedEvents,
-      options.pacedRate,
-      options.subscribers,
-    );
-    return [burst, paced];
+    const { url } = await server.next(is("listening"));
+    const perProcess = Math.ceil(options.subscribers / options.clientProcesses);
+    for (let index = 0; index < options.clientProcesses; index += 1) {
+      const count = Math.min(perProcess, options.subscribers - index * perProcess);
+      clients.push(spawnChild<ToClients, FromClients>("client-process.ts", [url, String(count), contender]));
+    }
+    await Promise.all(clients.map((client) => client.next(is("connected"))));
+
+    let nextSeq = 1;
+    const phase = async (name: string, count: number, rate: number, perTurn: number) => {
+      const firstSeq = nextSeq;
+      nextSeq += count;
+      const reached = clients.map((client) => client.next(is("reached")));
+      for (const client of clients) client.send({ type: "expect", seq: firstSeq + count - 1 });
+      const started = performance.now();
+      server.send({ type: "publish", firstSeq, count, rate, perTurn });
+      const results = await Promise.all(reached);
+      const seconds = (performance.now() - started) / 1000;
+      server.send({ type: "cpu" });
+      const cpu = await server.next(is("cpu"));
+      await server.next(is("published"));
+      const collected = clients.map((client) => client.next(is("latencies")));
+      for (const client of clients) client.send({ type: "collect" });
+      const latencies = (await Promise.all(collected)).flatMap((message) => message.values);
+      const frames = options.subscribers * count;
+      const serverCpuMs = cpu.userMs + cpu.systemMs;
+      return {
+        contender,
+        round,
+        phase: name,
+        frames,
+        seconds,
+        framesPerSecond: frames / seconds,
+        serverCpuMs,
+        serverSystemMs: cpu.systemMs,
+        cpuMicrosPerFrame: (serverCpuMs * 1000) / frames,
+        clientCpuMs: results.reduce((sum, message) => sum + message.cpuMs, 0),
+        p50Ms: quantile(latencies, 0.5),
+        p99Ms: quantile(latencies, 0.99),
+      } satisfies PhaseFigures;
+    };
+
+    // Warm-up: JIT-compiled paths and grown socket buffers for both contenders.
+    await phase("warm-up", 50, 0, 1);
+    return [
+      await phase(BURST, options.burstEvents, 0, 1),
+      await phase(`burst, ${options.burstPerTurn}/turn`, options.burstEvents, 0, options.burstPerTurn),
+      await phase(`paced ${options.pacedRate}/s`, options.pacedEvents, options.pacedRate, 1),
+    ];
   } finally {
-    clients.close();
-    await contender.close();
+    for (const child of [server, ...clients]) {
+      if (child.process.connected) child.send({ type: "exit" } as never);
+    }
+    await Promise.all(
+      [server, ...clients].map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.process.exitCode !== null) return resolve();
+            child.process.once("exit", () => resolve());
+            setTimeout(() => child.process.kill("SIGKILL"), 5_000).unref();
+          }),
+      ),
+    );
   }
 }
 
-/** Runs the fan-out bench: raw ws and the gateway, each in a burst and at a paced rate. */
-export async function runWsFanoutBench(
-  options: FanoutOptions = { subscribers: 1_000, burstEvents: 200, pacedEvents: 60, pacedRate: 20 },
-): Promise<FanoutFigures[]> {
-  const figures = [
-    ...(await runContender(await rawContender(), options)),
-    ...(await runContender(await gatewayContender(), options)),
-  ];
+function median(rows: PhaseFigures[], pick: (row: PhaseFigures) => number): number {
+  return quantile(rows.map(pick), 0.5);
+}
+
+/** gateway ÷ raw for one phase: medians, and best rounds (interference only ever adds time, so the best
+ * round of each contender is the steadiest estimate of its own cost on a shared machine). */
+function compare(rows: PhaseFigures[], phase: string) {
+  const of = (contender: ContenderName) =>
+    rows.filter((row) => row.contender === contender && row.phase === phase);
+  const raw = of("raw");
+  const gateway = of("gateway");
+  const ratio = (pick: (row: PhaseFigures) => number) => median(gateway, pick) / median(raw, pick);
+  return {
+    phase,
+    framesPerSecond: ratio((row) => row.framesPerSecond),
+    serverCpuPerFrame: ratio((row) => row.cpuMicrosPerFrame),
+    framesPerServerCpuSecond: ratio((row) => 1 / row.cpuMicrosPerFrame),
+    p50Latency: ratio((row) => row.p50Ms),
+    bestFramesPerSecond:
+      Math.max(...gateway.map((row) => row.framesPerSecond)) /
+      Math.max(...raw.map((row) => row.framesPerSecond)),
+    bestServerCpuPerFrame:
+      Math.min(...gateway.map((row) => row.cpuMicrosPerFrame)) /
+      Math.min(...raw.map((row) => row.cpuMicrosPerFrame)),
+  };
+}
+
+/** Runs the fan-out bench and prints per-round figures, the ratios and the load during the run. */
+export async function runWsFanoutBench(options: FanoutOptions): Promise<PhaseFigures[]> {
+  const load: number[] = [];
+  const sampler = setInterval(() => load.push(loadavg()[0] ?? Number.NaN), 1_000);
+  const loadBefore = loadavg();
+  const rows: PhaseFigures[] = [];
+  try {
+    for (let round = 1; round <= options.rounds; round += 1) {
+      // Alternate which contender goes first so neither always meets a warmer or busier machine.
+      const order: ContenderName[] = round % 2 === 1 ? ["raw", "gateway"] : ["gateway", "raw"];
+      for (const contender of order) rows.push(...(await runRound(contender, round, options)));
+    }
+  } finally {
+    clearInterval(sampler);
+  }
   const ms = (value: number) => value.toFixed(2);
+  const sorted = [...rows].sort(
+    (a, b) => a.phase.localeCompare(b.phase) || a.contender.localeCompare(b.contender) || a.round - b.round,
+  );
   console.log(
     renderTable(
       [
+        "phase",
         "contender",
-        "mode",
-        "subs",
-        "events",
+        "round",
         "frames",
         "s",
-        "events/s",
         "frames/s",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
+        "server CPU (system) ms",
+        "CPU µs/frame",
+        "client CPU ms",
+        "p50 / p99 ms",
       ],
-      figures.map((row) => [
+      sorted.map((row) => [
+        row.phase,
         row.contender,
-        row.mode === "paced" ? `paced ${options.pacedRate}/s` : "burst",
-        String(row.subscribers),
-        String(row.events),
+        String(row.round),
         String(row.frames),
         row.seconds.toFixed(2),
-        row.eventsPerSecond.toFixed(1),
         row.framesPerSecond.toFixed(0),
-        ms(row.p50Ms),
-        ms(row.p99Ms),
-        ms(row.maxMs),
+        `${row.serverCpuMs.toFixed(0)} (${row.serverSystemMs.toFixed(0)})`,
+        row.cpuMicrosPerFrame.toFixed(2),
+        row.clientCpuMs.toFixed(0),
+        `${ms(row.p50Ms)} / ${ms(row.p99Ms)}`,
       ]),
     ),
   );
-  const raw = figures.find((row) => row.contender === "raw ws" && row.mode === "burst");
-  const gateway = figures.find((row) => row.contender === "gateway" && row.mode === "burst");
-  const ratio = raw && gateway ? gateway.eventsPerSecond / raw.eventsPerSecond : Number.NaN;
-  console.log(`gateway / raw ws throughput (burst): ${(ratio * 100).toFixed(1)} %`);
-  await mkdir(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
-  await writeFile(
-    RESULTS,
-    `${JSON.stringify({ measuredAt: new Date().toISOString(), options, figures, throughputRatio: ratio }, null, 2)}\n`,
+  const phases = [...new Set(rows.map((row) => row.phase))];
+  const ratios = phases.map((phase) => compare(rows, phase));
+  console.log(
+    `\ngateway ÷ raw ws, ${options.subscribers} subscribers in ${options.clientProcesses} processes, ` +
+      `medians of ${options.rounds} rounds (best rounds):`,
   );
-  return figures;
+  console.log(
+    renderTable(
+      ["phase", "frames/s (wall)", "server CPU per frame", "frames per server CPU-s", "p50 latency"],
+      ratios.map((ratio) => [
+        ratio.phase,
+        `${ratio.framesPerSecond.toFixed(2)}× (${ratio.bestFramesPerSecond.toFixed(2)}×)`,
+        `${ratio.serverCpuPerFrame.toFixed(2)}× (${ratio.bestServerCpuPerFrame.toFixed(2)}×)`,
+        `${ratio.framesPerServerCpuSecond.toFixed(2)}× (${(1 / ratio.bestServerCpuPerFrame).toFixed(2)}×)`,
+        `${ratio.p50Latency.toFixed(2)}×`,
+      ]),
+    ),
+  );
+  const loadDuring = {
+    before: loadBefore[0],
+    min: Math.min(...load),
+    mean: load.reduce((sum, value) => sum + value, 0) / Math.max(1, load.length),
+    max: Math.max(...load),
+  };
+  console.log(
+    `load average (1 min) during the run: mean ${loadDuring.mean.toFixed(2)}, min ${loadDuring.min.toFixed(2)}, ` +
+      `max ${loadDuring.max.toFixed(2)} (before: ${loadBefore[0]?.toFixed(2)})`,
+  );
+  const file = join(options.resultsDir ?? RESULTS_DIR, "ws-fanout.json");
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(
+    file,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), options, rows, ratios, loadDuring }, null, 2)}\n`,
+  );
+  console.log(`results: ${file}`);
+  return rows;
 }

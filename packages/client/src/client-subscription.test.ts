@@ -40,6 +40,30 @@ describe("ClientSubscription", () => {
     expect(subscription.lastSeq("a")).toBe(9);
   });
 
+  it("restarts a thread's cursor where a resync says the stream continues", () => {
+    const seen: number[] = [];
+    const resyncs: unknown[] = [];
+    const subscription = new ClientSubscription(
+      "s4",
+      { threadId: "t", since: 40 },
+      { onEvent: (e) => seen.push(e.seq), onResync: (info) => resyncs.push(info) },
+      () => {},
+    );
+    subscription.onSubscribed(3, undefined);
+    const info = {
+      threadId: "t",
+      reason: "ahead" as const,
+      requestedSince: 40,
+      oldestSeq: 1,
+      resumeAfter: 3,
+    };
+    subscription.onResync(info);
+    for (const seq of [4, 5]) subscription.onEvent(event("t", seq));
+    expect(seen).toEqual([4, 5]);
+    expect(resyncs).toEqual([info]);
+    expect(subscription.subscribeFrame()).toMatchObject({ since: 5 });
+  });
+
   it("rejects ready when refused, without an unhandled rejection", async () => {
     const errors: Error[] = [];
     const subscription = new ClientSubscription(

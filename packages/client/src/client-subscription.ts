@@ -12,11 +12,16 @@ export interface SubscribeFilter {
 
 export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed";
 
-/** The retained log no longer reaches back to `requestedSince`: reload state; the stream continues. */
+/**
+ * The server cannot resume at `requestedSince` (`expired`: older than its retained log; `ahead`: above its
+ * head): reload the thread's state; the stream continues after `resumeAfter`.
+ */
 export interface ResyncInfo {
   threadId: string;
+  reason: "expired" | "ahead";
   requestedSince: number;
   oldestSeq: number;
+  resumeAfter: number;
 }
 
 export interface SubscriptionHandlers {
@@ -114,6 +119,12 @@ export class ClientSubscription {
     if (event.seq <= last) return;
     this.seen.set(event.threadId, event.seq);
     this.handlers.onEvent(event);
+  }
+
+  /** The server restarts the thread's stream after `info.resumeAfter`; later resumes start there too. */
+  onResync(info: ResyncInfo): void {
+    this.seen.set(info.threadId, info.resumeAfter);
+    this.handlers.onResync?.(info);
   }
 
   /** Pending acknowledgements as frames; clears them. */

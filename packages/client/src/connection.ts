@@ -8,7 +8,7 @@ export interface ConnectionOptions {
   url: string;
   WebSocket: WebSocketConstructor;
   backoff: BackoffOptions;
-  /** Reconnect when the server has sent nothing (not even a heartbeat) for this long. */
+  /** Reconnect when the server has sent nothing (not even a `heartbeat` frame) for this long. */
   idleTimeoutMs: number;
   /** Reject a command that has no acknowledgement after this long. */
   commandTimeoutMs: number;
@@ -214,10 +214,12 @@ export class Connection {
         this.subscriptions.get(frame.id)?.onSubscribed(frame.headSeq, frame.heads);
         return;
       case "resync":
-        this.subscriptions.get(frame.id)?.handlers.onResync?.({
+        this.subscriptions.get(frame.id)?.onResync({
           threadId: frame.threadId,
+          reason: frame.reason,
           requestedSince: frame.requestedSince,
           oldestSeq: frame.oldestSeq,
+          resumeAfter: frame.resumeAfter,
         });
         return;
       case "ack": {
@@ -232,8 +234,8 @@ export class Connection {
         this.onErrorFrame(frame.id, new LongrunApiError(0, frame.code, frame.message));
         return;
       case "heartbeat":
-        // Answering keeps the server's idle timer from closing a quiet but healthy connection.
-        this.write({ type: "ping", at: frame.at });
+        // Only proof that the server is alive (touch() above); the server's own liveness check uses
+        // protocol pings, which the WebSocket implementation answers, so nothing is sent back.
         return;
       case "closing":
         this.lastClosingReason = frame.reason;

@@ -84,15 +84,20 @@ export const ErrorFrame = z.object({
   message: z.string(),
 });
 /**
- * `since` is older than the retained log: events up to `oldestSeq - 1` are gone, so the client must reload
- * state over REST. The subscription itself continues with the retained events from `oldestSeq` on.
+ * The client's resume point cannot be honoured; it must reload the thread's state over REST. `expired`:
+ * `since` is older than the retained log (events before `oldestSeq` are gone). `ahead`: `since` is above
+ * the thread's head (the log was restored or belongs elsewhere). The subscription continues either way,
+ * with the first event after `resumeAfter`; a client resets its cursor for the thread to that seq.
  */
 export const ResyncFrame = z.object({
   type: z.literal("resync"),
   id: z.string(),
   threadId: z.string(),
+  reason: z.enum(["expired", "ahead"]),
   requestedSince: z.number().int(),
+  /** Oldest seq the log still holds (the next seq when it holds none). */
   oldestSeq: z.number().int(),
+  resumeAfter: z.number().int(),
 });
 export const HeartbeatFrame = z.object({ type: z.literal("heartbeat"), at: z.number() });
 export const PongFrame = z.object({ type: z.literal("pong"), at: z.number().optional() });

@@ -115,6 +115,53 @@ describe("gateway protocol", () => {
     raw.socket.close();
   });
 
+  it("answers `since` above the thread's head with a resync frame, then streams from the head", async () => {
+    const { wsUrl, memory } = await start();
+    for (let index = 0; index < 3; index += 1) memory.append(runStarted("thread-a"));
+    const raw = await openRawClient(`${wsUrl}?token=token-a`);
+    raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: 50 });
+    await vi.waitFor(() => expect(raw.frames.length).toBe(2));
+    expect(raw.frames).toEqual([
+      { type: "subscribed", id: "s1", headSeq: 3 },
+      {
+        type: "resync",
+        id: "s1",
+        threadId: "thread-a",
+        reason: "ahead",
+        requestedSince: 50,
+        oldestSeq: 1,
+        resumeAfter: 3,
+      },
+    ]);
+    memory.append(runStarted("thread-a"));
+    memory.append(runStarted("thread-a"));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]));
+    raw.socket.close();
+  });
+
+  it("sends prepared event frames that a ws client decodes at every length class, multi-byte text included", async () => {
+    const { wsUrl, memory } = await start();
+    const raw = await openRawClient(`${wsUrl}?token=token-a`);
+    raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    // Payload lengths below 126, below 65,536 and above: the three header forms of RFC 6455.
+    const outputs = ["", "é".repeat(100), "ü→".repeat(20_000), "x".repeat(70_000)];
+    for (const output of outputs) {
+      memory.append({
+        threadId: "thread-a",
+        type: "tool.completed",
+        data: { callId: "c", name: "read_file", status: "ok", output },
+      } as NewEvent);
+    }
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]));
+    const received = raw.frames.flatMap((frame) =>
+      frame.type === "event" && frame.event.type === "tool.completed" ? [frame.event.data.output] : [],
+    );
+    expect(received).toEqual(outputs);
+    expect(raw.frames.every((frame) => frame.type !== "event" || !("tenantId" in frame.event))).toBe(true);
+    raw.socket.close();
+  });
+
   it("closes a consumer that never acknowledges with a reason and code 4008", async () => {
     const { wsUrl, memory } = await start({ maxUnacked: 20, maxQueued: 20, stallTimeoutMs: 60_000 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
@@ -175,21 +222,52 @@ describe("gateway protocol", () => {
     raw.socket.close();
   });
 
-  it("sends heartbeats, answers ping with pong, and closes a silent connection", async () => {
-    const { wsUrl } = await start({ heartbeatMs: 40, idleTimeoutMs: 300 });
+  it("keeps a connection that only listens open: the ws library answers protocol pings", async () => {
+    const { wsUrl, memory } = await start({ heartbeatMs: 40 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
-    await vi.waitFor(() => expect(raw.frames.some((frame) => frame.type === "heartbeat")).toBe(true));
-    raw.send({ type: "ping", at: 1 });
-    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 1 }));
-    const closed = await raw.closed;
-    expect(closed.code).toBe(4002);
-    expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "idle timeout" });
+    let pings = 0;
+    raw.socket.on("ping", () => {
+      pings += 1;
+    });
+    raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    // After its subscribe the client sends no application frame; ten ping periods pass.
+    await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(10), { timeout: 5_000 });
+    memory.append(runStarted("thread-a"));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]));
+    expect(raw.socket.readyState).toBe(WebSocket.OPEN);
+    expect(raw.frames.some((frame) => frame.type === "heartbeat")).toBe(true);
+    expect(raw.frames.some((frame) => frame.type === "closing")).toBe(false);
+    raw.send({ type: "ping", at: 7 });
+    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 7 }));
+    raw.socket.close();
   });
 
-  it("keeps an SDK connection alive across heartbeats by answering them", async () => {
-    const { baseUrl } = await start({ heartbeatMs: 30, idleTimeoutMs: 100 });
+  it("closes a connection that stops answering pings with 4002 and a closing frame", async () => {
+    const { wsUrl } = await start({ heartbeatMs: 40 });
+    const raw = await openRawClient(`${wsUrl}?token=token-a`, undefined, { autoPong: false });
+    let pings = 0;
+    raw.socket.on("ping", () => {
+      pings += 1;
+    });
+    const closed = await raw.closed;
+    expect(closed).toEqual({ code: 4002, reason: "ping timeout" });
+    expect(pings).toBeGreaterThanOrEqual(1);
+    expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "ping timeout" });
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0));
+  });
+
+  it("keeps an SDK subscription open without the SDK sending application frames", async () => {
+    const { baseUrl } = await start({ heartbeatMs: 30 });
     const sent: string[] = [];
+    let pings = 0;
     class RecordingWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        this.on("ping", () => {
+          pings += 1;
+        });
+      }
       override send(data: string): void {
         sent.push(data);
         super.send(data);
@@ -202,10 +280,8 @@ describe("gateway protocol", () => {
       { onEvent: () => undefined, onStatus: (status) => statuses.push(status) },
     );
     await handle.ready;
-    // Eight heartbeats answered span more than twice the idle timeout: only the answers kept it open.
-    await vi.waitFor(() =>
-      expect(sent.filter((frame) => frame.includes('"ping"')).length).toBeGreaterThanOrEqual(8),
-    );
+    await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(10), { timeout: 5_000 });
+    expect(sent.map((frame) => JSON.parse(frame).type)).toEqual(["subscribe"]);
     expect(statuses).toEqual(["connecting", "open"]);
     expect(server?.gateway.clients()).toBe(1);
     handle.close();

@@ -190,7 +190,35 @@ describe("gateway streaming", () => {
       { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
     await vi.waitFor(() => expect(seqs).toEqual(range(12, 21)));
-    expect(resyncs).toEqual([{ threadId, requestedSince: 4, oldestSeq: 12 }]);
+    expect(resyncs).toEqual([
+      { threadId, reason: "expired", requestedSince: 4, oldestSeq: 12, resumeAfter: 11 },
+    ]);
+    handle.close();
+  });
+
+  it("resyncs a client whose resume point is above the head (log restored) and streams the new events", async () => {
+    const { memory } = server;
+    const threadId = newThread(memory);
+    for (let index = 0; index < 6; index += 1) memory.append(runStarted(threadId));
+    const seqs: number[] = [];
+    const resyncs: unknown[] = [];
+    const handle = client.subscribe(
+      { threadId, since: 0 },
+      { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
+    );
+    await vi.waitFor(() => expect(seqs).toEqual(range(1, 7)));
+    // The server's log goes back to an older state while the client is away (a restored database).
+    server.dropConnections();
+    memory.createThread(threadId, "tenant-a");
+    memory.append(runStarted(threadId));
+    await vi.waitFor(() =>
+      expect(resyncs).toEqual([
+        { threadId, reason: "ahead", requestedSince: 6, oldestSeq: 1, resumeAfter: 1 },
+      ]),
+    );
+    memory.append(runStarted(threadId));
+    await vi.waitFor(() => expect(seqs).toEqual([...range(1, 7), 2]));
+    expect(handle.lastSeq(threadId)).toBe(2);
     handle.close();
   });
 

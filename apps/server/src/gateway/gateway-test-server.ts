@@ -66,8 +66,12 @@ export interface RawClient {
 }
 
 /** Opens a raw ws connection and resolves once it is open. */
-export async function openRawClient(url: string, headers?: Record<string, string>): Promise<RawClient> {
-  const socket = new WebSocket(url, headers ? { headers } : {});
+export async function openRawClient(
+  url: string,
+  headers?: Record<string, string>,
+  options: WebSocket.ClientOptions = {},
+): Promise<RawClient> {
+  const socket = new WebSocket(url, { ...options, ...(headers ? { headers } : {}) });
   const frames: ServerFrame[] = [];
   socket.on("message", (data) => {
     frames.push(ServerFrameSchema.parse(JSON.parse(data.toString())));

@@ -4,23 +4,37 @@ import { MemoryGatewayDeps } from "./memory-gateway-deps.ts";
 import { createSession, type GatewaySession } from "./session.ts";
 
 /** The session runs without any socket: frames in, frames out through a plain transport object. */
-function harness() {
+function harness(options: { heartbeatMs?: number; answer?: "pong" | "frame" | "nothing" } = {}) {
   const memory = new MemoryGatewayDeps();
   memory.createThread("thread-a", "tenant-a");
   const frames: ServerFrame[] = [];
   const closes: { code: number; reason: string }[] = [];
   let buffered = 0;
-  const session = createSession({
+  let pings = 0;
+  const session: GatewaySession = createSession({
     tenantId: "tenant-a",
     deps: memory.deps(),
     transport: {
       send: (frame) => frames.push(frame),
+      sendEvent: (subscription, event) => frames.push({ type: "event", subscription, event }),
       close: (code, reason) => closes.push({ code, reason }),
+      ping: () => {
+        pings += 1;
+        if (options.answer === "pong") session.alive();
+        if (options.answer === "frame") session.receive('{"type":"ack","id":"none","seq":1}');
+      },
       bufferedAmount: () => buffered,
     },
-    options: { maxBufferedBytes: 1_000 },
+    options: { maxBufferedBytes: 1_000, heartbeatMs: options.heartbeatMs ?? 15_000 },
   });
-  return { memory, frames, closes, session, setBuffered: (bytes: number) => (buffered = bytes) };
+  return {
+    memory,
+    frames,
+    closes,
+    session,
+    pings: () => pings,
+    setBuffered: (bytes: number) => (buffered = bytes),
+  };
 }
 
 let current: GatewaySession | null = null;
@@ -40,6 +54,22 @@ describe("gateway session (transport-independent)", () => {
     expect(frames.at(-1)).toEqual({ type: "ack", id: "s1", ok: true });
     expect(memory.listenerCount()).toBe(0);
     expect(session.subscriptionCount()).toBe(0);
+  });
+
+  it("stays open while the peer answers pings or sends frames, closes with 4002 once it does neither", async () => {
+    for (const answer of ["pong", "frame"] as const) {
+      const { session, closes, pings, frames } = harness({ heartbeatMs: 5, answer });
+      current = session;
+      await vi.waitFor(() => expect(pings()).toBeGreaterThanOrEqual(10));
+      expect(closes).toEqual([]);
+      expect(frames.filter((frame) => frame.type === "heartbeat").length).toBe(pings());
+      session.dispose();
+    }
+    const { session, closes, pings, frames } = harness({ heartbeatMs: 5, answer: "nothing" });
+    current = session;
+    await vi.waitFor(() => expect(closes).toEqual([{ code: 4002, reason: "ping timeout" }]));
+    expect(pings()).toBe(1);
+    expect(frames.at(-1)).toEqual({ type: "closing", reason: "ping timeout" });
   });
 
   it("maps unexpected command failures to an internal error with the command id", async () => {
@@ -71,7 +101,13 @@ describe("gateway session (transport-independent)", () => {
     const broken = createSession({
       tenantId: "tenant-a",
       deps: { ...deps, log: { ...deps.log, after: async () => Promise.reject(new Error("disk gone")) } },
-      transport: { send: (frame) => frames.push(frame), close: () => undefined, bufferedAmount: () => 0 },
+      transport: {
+        send: (frame) => frames.push(frame),
+        sendEvent: () => undefined,
+        close: () => undefined,
+        ping: () => undefined,
+        bufferedAmount: () => 0,
+      },
     });
     await broken.handle({ type: "subscribe", id: "s1", threadId: "thread-a", since: 0 });
     await vi.waitFor(() =>

@@ -1,4 +1,5 @@
 import { ClientFrame, LongrunError, type ServerFrame, type SubscribeFrame } from "@longrun/protocol";
+import { LiveFanout } from "./live-fanout.ts";
 import { Subscription } from "./subscription.ts";
 import {
   CLOSE_CODES,
@@ -15,6 +16,8 @@ export interface GatewaySession {
   receive(text: string): void;
   /** Handles one already-parsed frame. */
   handle(frame: ClientFrame): Promise<void>;
+  /** Records that the peer is alive (it answered a protocol ping). */
+  alive(): void;
   /** Sends a `closing` frame and closes the transport. */
   shutdown(code: number, reason: string): void;
   /** Releases subscriptions and timers; call when the transport closed. */
@@ -27,22 +30,22 @@ export interface CreateSessionInput {
   deps: GatewayDeps;
   transport: SessionTransport;
   options?: Partial<GatewayOptions>;
+  /** The gateway's shared live fan-out; a session without one attaches to `deps.live` by itself. */
+  fanout?: LiveFanout;
 }
 
 /** Creates the session for one authenticated connection and starts its heartbeat. */
 export function createSession(input: CreateSessionInput): GatewaySession {
   const { tenantId, deps, transport } = input;
   const options: GatewayOptions = { ...DEFAULT_GATEWAY_OPTIONS, ...input.options };
+  const fanout = input.fanout ?? new LiveFanout(deps.live);
   const subscriptions = new Map<string, Subscription>();
-  let lastSeenAt = deps.now();
+  // Liveness: whether anything (a pong or a frame) arrived since the last protocol ping.
+  let answered = true;
   let closed = false;
 
   const send = (frame: ServerFrame): void => {
-    if (closed) return;
-    transport.send(frame);
-    if (frame.type === "event" && transport.bufferedAmount() > options.maxBufferedBytes) {
-      shutdown(CLOSE_CODES.slowConsumer, "slow consumer");
-    }
+    if (!closed) transport.send(frame);
   };
 
   const dispose = (): void => {
@@ -59,11 +62,16 @@ export function createSession(input: CreateSessionInput): GatewaySession {
     transport.close(code, reason);
   };
 
+  // Liveness rests on protocol ping/pong, which browsers and `ws` answer without application code, so a
+  // client that only listens is never closed for silence. The `heartbeat` frame lets clients that cannot
+  // see protocol pings (browsers) notice a silent server; nobody has to answer it.
   const heartbeat = setInterval(() => {
-    if (deps.now() - lastSeenAt > options.idleTimeoutMs) {
-      shutdown(CLOSE_CODES.idleTimeout, "idle timeout");
+    if (!answered) {
+      shutdown(CLOSE_CODES.pingTimeout, "ping timeout");
       return;
     }
+    answered = false;
+    transport.ping();
     send({ type: "heartbeat", at: deps.now() });
   }, options.heartbeatMs);
   heartbeat.unref?.();
@@ -83,7 +91,9 @@ export function createSession(input: CreateSessionInput): GatewaySession {
       tenantId,
       deps,
       options,
+      fanout,
       send,
+      transport,
       slow: (reason) => shutdown(CLOSE_CODES.slowConsumer, reason),
       fail: (error) => {
         subscriptions.delete(frame.id);
@@ -161,7 +171,7 @@ export function createSession(input: CreateSessionInput): GatewaySession {
 
   const receive = (text: string): void => {
     if (closed) return;
-    lastSeenAt = deps.now();
+    answered = true;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -189,6 +199,9 @@ export function createSession(input: CreateSessionInput): GatewaySession {
     tenantId,
     receive,
     handle,
+    alive: () => {
+      answered = true;
+    },
     shutdown,
     dispose,
     subscriptionCount: () => subscriptions.size,

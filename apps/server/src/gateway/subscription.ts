@@ -4,14 +4,20 @@ import {
   type ServerFrame,
   type SubscribeFrame,
 } from "@longrun/protocol";
-import type { GatewayDeps, GatewayOptions, LiveEvent } from "./types.ts";
+import type { LiveFanout, LiveListener } from "./live-fanout.ts";
+import type { GatewayDeps, GatewayOptions, LiveEvent, SessionTransport } from "./types.ts";
 
 /** What a subscription needs from its session. */
 export interface SubscriptionContext {
   tenantId: string;
   deps: GatewayDeps;
   options: GatewayOptions;
+  /** The live event source, shared by the sessions of one gateway. */
+  fanout: LiveFanout;
+  /** Sends a control frame (subscribed, resync, error) unless the session is closed. */
   send(frame: ServerFrame): void;
+  /** The session's transport, for event frames: the hot path skips the session's wrappers. */
+  transport: SessionTransport;
   /** Called when the client cannot keep up; the session closes the connection. */
   slow(reason: string): void;
   /** Called when a dependency fails mid-stream; the session reports it and drops the subscription. */
@@ -30,23 +36,40 @@ const ALL_THREADS = "*";
 /** Not persisted: never replayed, never counted against acknowledgements, dropped when congested. */
 const EPHEMERAL_TYPE = "message.delta";
 
+/** Delivery state of one thread within a subscription. */
+interface ThreadState {
+  /** Highest seq processed (sent or filtered out); undefined until the thread's start is known. */
+  cursor: number | undefined;
+  /** Whether the tenant may see the thread; undefined until checked. */
+  visible: boolean | undefined;
+  /** Seqs sent and not yet acknowledged, ascending. */
+  unacked: number[];
+}
+
 /**
  * One subscription of one session. Every persisted event of a covered thread is delivered exactly once and
  * in seq order: live events are queued from before the replay starts, each thread keeps a cursor (highest
  * seq processed), duplicates fall below it, and a hole above it is filled from the durable log, which is
  * the source of truth (live fan-out is only a hint that the log grew).
  */
-export class Subscription {
+export class Subscription implements LiveListener {
   readonly id: string;
-  private readonly cursors = new Map<string, number>();
-  private readonly access = new Map<string, boolean>();
+  readonly scope: string;
+  private readonly threads = new Map<string, ThreadState>();
+  /** The one thread of a single-thread subscription: the hot path reads it without a map lookup. */
+  private single: ThreadState | null = null;
   private readonly queue: LiveEvent[] = [];
   /** Threads whose live events were dropped on overflow; read from the log instead. */
   private readonly catchUp = new Set<string>();
-  /** Per thread, seqs sent and not yet acknowledged (ascending). */
-  private readonly unacked = new Map<string, number[]>();
   private outstanding = 0;
-  private detach: (() => void) | null = null;
+  private readonly maxUnacked: number;
+  private readonly maxBufferedBytes: number;
+  private readonly transport: SessionTransport;
+  /** No type or agent filter: every event of a visible thread matches. */
+  private readonly unfiltered: boolean;
+  /** Whether the type filter admits an event type. */
+  private readonly admitted = new Map<string, boolean>();
+  private attached = false;
   private running = false;
   private started = false;
   private live = false;
@@ -54,6 +77,8 @@ export class Subscription {
   private creditWaiter: (() => void) | null = null;
   /** Threads whose start lies below their head when the subscription started: they need a replay. */
   private readonly behind = new Set<string>();
+  /** Threads whose requested start lay above their head: requested seq and head, answered with a resync. */
+  private readonly ahead = new Map<string, { requested: number; head: number }>();
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -61,6 +86,11 @@ export class Subscription {
     private readonly context: SubscriptionContext,
   ) {
     this.id = frame.id;
+    this.scope = frame.threadId;
+    this.maxUnacked = context.options.maxUnacked;
+    this.maxBufferedBytes = context.options.maxBufferedBytes;
+    this.transport = context.transport;
+    this.unfiltered = frame.agentId === undefined && (frame.types === undefined || frame.types.length === 0);
   }
 
   /** Authorizes, attaches to live events (buffered), and fixes each thread's start; false when forbidden. */
@@ -69,10 +99,13 @@ export class Subscription {
     const threadId = this.frame.threadId;
     if (threadId !== ALL_THREADS) {
       if (!(await deps.threads.canAccess(tenantId, threadId))) return null;
-      this.access.set(threadId, true);
+      this.single = this.thread(threadId);
+      this.single.visible = true;
     }
+    if (this.closed) return null;
     // Attach before reading heads: anything published from now on is queued, so nothing falls in between.
-    this.detach = deps.live.subscribe((event) => this.onLive(event));
+    this.context.fanout.add(this);
+    this.attached = true;
     if (threadId !== ALL_THREADS) {
       const head = await deps.log.head(threadId);
       this.setStart(threadId, head);
@@ -80,7 +113,7 @@ export class Subscription {
     }
     const heads: Record<string, number> = {};
     for (const id of await deps.threads.listIds(tenantId)) {
-      this.access.set(id, true);
+      this.thread(id).visible = true;
       const head = await deps.log.head(id);
       heads[id] = head;
       this.setStart(id, head);
@@ -90,6 +123,20 @@ export class Subscription {
 
   /** Replays from each thread's start, then processes live events until closed. */
   async run(): Promise<void> {
+    for (const [threadId, { requested, head }] of this.ahead) {
+      const oldest = await this.context.deps.log.oldest(threadId);
+      if (this.closed) return;
+      this.context.send({
+        type: "resync",
+        id: this.id,
+        threadId,
+        reason: "ahead",
+        requestedSince: requested,
+        oldestSeq: oldest ?? head + 1,
+        resumeAfter: head,
+      });
+    }
+    this.ahead.clear();
     for (const threadId of this.behind) this.catchUp.add(threadId);
     this.behind.clear();
     this.started = true;
@@ -99,13 +146,13 @@ export class Subscription {
 
   /** Handles a client acknowledgement of everything up to `seq` of a thread. */
   acknowledge(threadId: string | undefined, seq: number): void {
-    const pending = this.unacked.get(threadId ?? this.frame.threadId);
+    const pending = this.threads.get(threadId ?? this.frame.threadId)?.unacked;
     if (!pending) return;
     let released = 0;
     while (released < pending.length && (pending[released] ?? Number.POSITIVE_INFINITY) <= seq) released += 1;
     pending.splice(0, released);
     this.outstanding -= released;
-    if (this.creditWaiter && this.outstanding < this.context.options.maxUnacked) {
+    if (this.creditWaiter && this.outstanding < this.maxUnacked) {
       const resolve = this.creditWaiter;
       this.creditWaiter = null;
       this.clearStall();
@@ -116,8 +163,8 @@ export class Subscription {
   /** Detaches from live events and releases anything waiting. */
   close(): void {
     this.closed = true;
-    this.detach?.();
-    this.detach = null;
+    if (this.attached) this.context.fanout.remove(this);
+    this.attached = false;
     this.queue.length = 0;
     this.clearStall();
     this.creditWaiter?.();
@@ -131,16 +178,23 @@ export class Subscription {
 
   private setStart(threadId: string, head: number): void {
     const start = this.frame.sinceByThread?.[threadId] ?? this.frame.since ?? head;
-    this.cursors.set(threadId, start);
+    // Above the head nothing would arrive until the head caught up (silence, then a partial stream): the
+    // client is told to resync and the stream starts from the head instead.
+    if (start > head) this.ahead.set(threadId, { requested: start, head });
+    this.thread(threadId).cursor = Math.min(start, head);
     if (start < head) this.behind.add(threadId);
   }
 
-  private onLive(event: LiveEvent): void {
+  /** Takes one live event from the fan-out: sends it now when it can, else queues it for the pump. */
+  onLive(event: LiveEvent): void {
     if (this.closed) return;
     if (!this.inScope(event)) return;
     if (event.type === EPHEMERAL_TYPE) {
       this.forwardEphemeral(event);
       return;
+    }
+    if (this.live && !this.running && this.queue.length === 0 && this.catchUp.size === 0) {
+      if (this.deliverNow(event)) return;
     }
     this.queue.push(event);
     if (this.queue.length > this.context.options.maxQueued) {
@@ -156,18 +210,42 @@ export class Subscription {
     if (this.started && !this.running) void this.pump();
   }
 
+  /**
+   * The synchronous path for the common case — the next event of a thread whose visibility is settled,
+   * with credit left — so a fan-out costs no promise per subscriber. False leaves the event to the pump
+   * (unknown visibility, a hole to fill from the log, or no credit), which keeps its order.
+   */
+  private deliverNow(event: LiveEvent): boolean {
+    const state = this.single ?? this.threads.get(event.threadId);
+    if (state === undefined) return false;
+    if (state.visible === false) return true;
+    const cursor = state.cursor;
+    if (state.visible === undefined || cursor === undefined) return false;
+    if (event.seq <= cursor) return true;
+    if (event.seq !== cursor + 1) return false;
+    if (!this.unfiltered && !this.matches(event)) {
+      state.cursor = event.seq;
+      return true;
+    }
+    if (this.outstanding >= this.maxUnacked) return false;
+    state.cursor = event.seq;
+    this.transmit(state, event);
+    return true;
+  }
+
   /** Cheap synchronous scope check; "*" access for threads without a tenant stamp is settled in the pump. */
   private inScope(event: LiveEvent): boolean {
-    if (this.frame.threadId !== ALL_THREADS) return event.threadId === this.frame.threadId;
+    if (this.single !== null) return event.threadId === this.scope;
     if (event.tenantId !== undefined) return event.tenantId === this.context.tenantId;
-    return this.access.get(event.threadId) !== false;
+    return this.threads.get(event.threadId)?.visible !== false;
   }
 
   private forwardEphemeral(event: LiveEvent): void {
     if (!this.live || this.creditWaiter || this.context.congested()) return;
-    if (this.access.get(event.threadId) !== true && event.tenantId !== this.context.tenantId) return;
+    const visible = this.threads.get(event.threadId)?.visible === true;
+    if (!visible && event.tenantId !== this.context.tenantId) return;
     if (!this.matches(event)) return;
-    this.context.send({ type: "event", subscription: this.id, event });
+    this.sendEvent(event);
   }
 
   private async pump(): Promise<void> {
@@ -193,38 +271,38 @@ export class Subscription {
   }
 
   private async canSee(threadId: string, tenantId: string | undefined): Promise<boolean> {
-    const known = this.access.get(threadId);
+    const known = this.threads.get(threadId)?.visible;
     if (known !== undefined) return known;
     const allowed =
       tenantId !== undefined
         ? tenantId === this.context.tenantId
         : await this.context.deps.threads.canAccess(this.context.tenantId, threadId);
-    this.access.set(threadId, allowed);
+    this.thread(threadId).visible = allowed;
     return allowed;
   }
 
   private async processLive(event: LiveEvent): Promise<void> {
-    const cursor = this.cursors.get(event.threadId);
+    const state = this.thread(event.threadId);
     // A thread first seen live (created after the subscription started) is owed from its beginning.
-    const current = cursor ?? -1;
-    if (cursor === undefined) this.cursors.set(event.threadId, current);
-    if (event.seq <= current) return;
-    if (event.seq > current + 1) await this.readLog(event.threadId);
-    if (event.seq > (this.cursors.get(event.threadId) ?? -1)) await this.deliver(event);
+    state.cursor ??= -1;
+    if (event.seq <= state.cursor) return;
+    if (event.seq > state.cursor + 1) await this.readLog(event.threadId);
+    if (event.seq > (state.cursor ?? -1)) await this.deliver(state, event);
   }
 
   /** Reads the durable log after the thread's cursor until it is exhausted. */
   private async readLog(threadId: string): Promise<void> {
     const { deps, options } = this.context;
+    const state = this.thread(threadId);
     for (;;) {
       if (this.closed) return;
-      const cursor = this.cursors.get(threadId) ?? -1;
+      const cursor = state.cursor ?? -1;
       const page = await deps.log.after(threadId, cursor, options.replayPageSize);
       const first = page[0];
       if (first && first.seq > cursor + 1) await this.checkRetention(threadId, cursor);
       for (const event of page) {
         if (this.closed) return;
-        if (event.seq > (this.cursors.get(threadId) ?? -1)) await this.deliver(event);
+        if (event.seq > (state.cursor ?? -1)) await this.deliver(state, event);
       }
       if (page.length < options.replayPageSize) return;
     }
@@ -234,27 +312,57 @@ export class Subscription {
     const oldest = await this.context.deps.log.oldest(threadId);
     // Seqs start at 1 (the store's numbering); a cursor of -1 or 0 both mean "from the beginning".
     if (oldest === null || oldest <= Math.max(cursor, 0) + 1) return;
-    this.context.send({ type: "resync", id: this.id, threadId, requestedSince: cursor, oldestSeq: oldest });
+    this.context.send({
+      type: "resync",
+      id: this.id,
+      threadId,
+      reason: "expired",
+      requestedSince: cursor,
+      oldestSeq: oldest,
+      resumeAfter: oldest - 1,
+    });
   }
 
-  private async deliver(event: LiveEvent): Promise<void> {
-    this.cursors.set(event.threadId, event.seq);
-    if (!this.matches(event)) return;
-    if (this.outstanding >= this.context.options.maxUnacked) await this.waitForCredit();
+  private async deliver(state: ThreadState, event: LiveEvent): Promise<void> {
+    state.cursor = event.seq;
+    if (!this.unfiltered && !this.matches(event)) return;
+    if (this.outstanding >= this.maxUnacked) await this.waitForCredit();
     if (this.closed) return;
-    let pending = this.unacked.get(event.threadId);
-    if (!pending) {
-      pending = [];
-      this.unacked.set(event.threadId, pending);
-    }
-    pending.push(event.seq);
+    this.transmit(state, event);
+  }
+
+  /** Counts the event against the acknowledgement window and sends it. */
+  private transmit(state: ThreadState, event: LiveEvent): void {
+    state.unacked.push(event.seq);
     this.outstanding += 1;
-    this.context.send({ type: "event", subscription: this.id, event });
+    this.sendEvent(event);
+  }
+
+  private sendEvent(event: LiveEvent): void {
+    this.transport.sendEvent(this.id, event);
+    // On loopback, bufferedAmount stayed at 0 while 189 MiB piled up in kernel buffers: the acknowledgement
+    // window is the real bound; this one only catches a socket that stopped taking data at all.
+    if (this.transport.bufferedAmount() > this.maxBufferedBytes) this.context.slow("slow consumer");
+  }
+
+  /** The thread's delivery state, created on first use. */
+  private thread(threadId: string): ThreadState {
+    let state = this.threads.get(threadId);
+    if (state === undefined) {
+      state = { cursor: undefined, visible: undefined, unacked: [] };
+      this.threads.set(threadId, state);
+    }
+    return state;
   }
 
   private matches(event: LongrunEvent): boolean {
     if (this.frame.agentId !== undefined && event.agentId !== this.frame.agentId) return false;
-    return eventTypeMatches(event.type, this.frame.types);
+    let admitted = this.admitted.get(event.type);
+    if (admitted === undefined) {
+      admitted = eventTypeMatches(event.type, this.frame.types);
+      this.admitted.set(event.type, admitted);
+    }
+    return admitted;
   }
 
   private waitForCredit(): Promise<void> {

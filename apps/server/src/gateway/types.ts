@@ -25,10 +25,11 @@ export interface GatewayDeps {
 
 /** Tunables of one session; every field has a default (see DEFAULT_GATEWAY_OPTIONS). */
 export interface GatewayOptions {
-  /** Server heartbeat period. */
+  /**
+   * Liveness period: the server sends a protocol ping and a `heartbeat` frame this often, and closes a
+   * connection from which nothing (not even the pong to the previous ping) arrived for a whole period.
+   */
   heartbeatMs: number;
-  /** Close a connection that sent nothing for this long. */
-  idleTimeoutMs: number;
   /** Events sent but not acknowledged, per subscription, before the server stops sending. */
   maxUnacked: number;
   /** Live events waiting behind a blocked subscription before the consumer counts as slow. */
@@ -43,7 +44,6 @@ export interface GatewayOptions {
 
 export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = {
   heartbeatMs: 15_000,
-  idleTimeoutMs: 45_000,
   maxUnacked: 5_000,
   maxQueued: 5_000,
   stallTimeoutMs: 10_000,
@@ -51,17 +51,22 @@ export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = {
   replayPageSize: 500,
 };
 
-/** Close codes the gateway uses (4000-4999 are application codes). */
+/** Close codes the gateway uses (4000-4999 are application codes); README "WebSocket protocol" lists them. */
 export const CLOSE_CODES = {
   goingAway: 1001,
-  idleTimeout: 4002,
+  /** The peer did not answer a protocol ping (and sent nothing else) within one heartbeat period. */
+  pingTimeout: 4002,
   slowConsumer: 4008,
 } as const;
 
 /** The transport a session writes to; the ws adapter implements it, tests may too. */
 export interface SessionTransport {
   send(frame: ServerFrame): void;
+  /** Sends one event frame: the fan-out's hot path (no frame object; the encoding is shared per event). */
+  sendEvent(subscription: string, event: LongrunEvent): void;
   close(code: number, reason: string): void;
+  /** Sends a protocol-level ping; the peer's WebSocket implementation answers it by itself. */
+  ping(): void;
   /** Bytes queued in the transport but not yet written. */
   bufferedAmount(): number;
 }

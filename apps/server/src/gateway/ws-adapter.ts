@@ -1,9 +1,11 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { encodeFrame } from "./encode-frame.ts";
+import { LiveFanout } from "./live-fanout.ts";
 import { createSession, type GatewaySession } from "./session.ts";
 import { CLOSE_CODES, type GatewayDeps, type GatewayOptions } from "./types.ts";
+import { WriteBatch } from "./write-batch.ts";
+import { CLOSE_GRACE_MS, WsTransport } from "./ws-transport.ts";
 
 /** The gateway's dependencies plus bearer-token authentication. */
 export interface GatewayAdapterDeps extends GatewayDeps {
@@ -33,8 +35,15 @@ export function attachGateway(
   options: AttachGatewayOptions = {},
 ): Gateway {
   const path = options.path ?? "/v1/ws";
-  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayloadBytes ?? 4 * 1024 * 1024 });
+  // No extensions (perMessageDeflate stays off): WsTransport writes prepared frames to the socket directly.
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: options.maxPayloadBytes ?? 4 * 1024 * 1024,
+  });
   const sessions = new Map<WebSocket, GatewaySession>();
+  const batch = new WriteBatch();
+  const fanout = new LiveFanout(deps.live);
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = new URL(request.url ?? "/", "http://localhost");
@@ -50,26 +59,22 @@ export function attachGateway(
       (identity) => {
         if (!identity) return reject(socket, 401, "Unauthorized");
         if (socket.destroyed) return;
-        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, identity.tenantId));
+        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, identity.tenantId));
       },
       () => reject(socket, 500, "Internal Server Error"),
     );
   };
 
-  const accept = (ws: WebSocket, tenantId: string): void => {
+  const accept = (ws: WebSocket, socket: Duplex, tenantId: string): void => {
     const session = createSession({
       tenantId,
       deps,
       options,
-      transport: {
-        send: (frame) => {
-          if (ws.readyState === ws.OPEN) ws.send(encodeFrame(frame));
-        },
-        close: (code, reason) => ws.close(code, reason),
-        bufferedAmount: () => ws.bufferedAmount,
-      },
+      fanout,
+      transport: new WsTransport(ws, socket, batch),
     });
     sessions.set(ws, session);
+    ws.on("pong", () => session.alive());
     ws.on("message", (data, isBinary) => {
       session.receive(isBinary ? "" : rawText(data));
     });
@@ -93,7 +98,7 @@ export function attachGateway(
             ws.once("close", () => resolve());
             sessions.get(ws)?.shutdown(CLOSE_CODES.goingAway, "server shutting down");
             // A peer that never completes the closing handshake must not hold shutdown hostage.
-            setTimeout(() => ws.terminate(), 2_000).unref();
+            setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
           }),
       );
       await Promise.all(closing);
