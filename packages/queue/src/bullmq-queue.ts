@@ -70,7 +70,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     options.onError ??
     ((error: Error) => {
       if (isRedisUnavailable(error)) health.error("queue", error);
-      else console.error("[longrun/queue]", error);
+      // One line, no stack: after Redis lost its data, every job that was running ends with "missing
+      // key" here, and the reconciler has already issued its work again.
+      else console.error(`[longrun/queue] ${error.message.split("\n")[0]}`);
     });
   // Producers fail fast while Redis is unreachable (no offline queue): a request that would enqueue
   // gets a clear "unavailable" instead of hanging until Redis returns.
