@@ -10,8 +10,7 @@ import type { Store } from "@longrun/store";
 export function createQueueScheduler(queue: JobQueue, store: Store): Scheduler {
   return {
     async step(job: StepJob, options = {}) {
-      const last = await store.messages.last(job.agentId);
-      const expectSeq = last?.seq ?? -1;
+      const expectSeq = options.expectSeq ?? (await store.messages.last(job.agentId))?.seq ?? -1;
       await queue.enqueue(
         "agent.step",
         { ...job, expectSeq },

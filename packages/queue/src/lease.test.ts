@@ -42,6 +42,11 @@ describe("redis lease", () => {
       expect(after!.token).toBe(dbFence + 1);
       // The counter itself expires: the database is the authority, Redis only needs to outlive a lease.
       expect(await redis.redis.pttl(`${redis.prefix}:fence:agent-1`)).toBeGreaterThan(60_000);
+      // A holder from before the loss, still working, takes its lease back: nothing issued a higher token.
+      await redis.redis.del(`${redis.prefix}:fence:agent-1`, `${redis.prefix}:lease:agent-1`);
+      expect(await after!.renew()).toBe(true);
+      expect(await redis.redis.get(`${redis.prefix}:lease:agent-1`)).toBe(String(after!.token));
+      expect(Number(await redis.redis.get(`${redis.prefix}:fence:agent-1`))).toBe(after!.token);
     } finally {
       await redis.cleanup();
     }

@@ -35,9 +35,17 @@ local token = current + 1
 redis.call('SET', KEYS[2], token, 'PX', ARGV[3])
 redis.call('SET', KEYS[1], token, 'PX', ARGV[1])
 return token`;
+// A holder whose lease vanished (Redis lost its data) takes it back, unless someone else holds it or a
+// higher token was handed out since: the lease follows the work instead of stranding it.
 const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if current then return 0 end
+local token = tonumber(ARGV[1])
+if tonumber(redis.call('GET', KEYS[2]) or '0') > token then return 0 end
+redis.call('SET', KEYS[2], token, 'PX', ARGV[3])
+redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
+return 1`;
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
@@ -70,7 +78,17 @@ export function createRedisLease(redis: Redis, prefix: string): Lease {
         },
         async renew(renewTtlMs = ttlMs) {
           return (
-            Number(await redis.eval(RENEW, 1, leaseKey(key), String(token), Math.ceil(renewTtlMs))) === 1
+            Number(
+              await redis.eval(
+                RENEW,
+                2,
+                leaseKey(key),
+                fenceKey(key),
+                String(token),
+                Math.ceil(renewTtlMs),
+                FENCE_TTL_MS,
+              ),
+            ) === 1
           );
         },
       };
@@ -106,7 +124,10 @@ export function createMemoryLease(now: () => number = Date.now): Lease {
           return true;
         },
         async renew(renewTtlMs = ttlMs) {
-          if (!holds(key, token)) return false;
+          const holder = holders.get(key);
+          const heldByOther = holder !== undefined && holder.token !== token && holder.expiresAt > now();
+          // Lapsed and nobody took it since (no higher token): the holder takes it back, as on Redis.
+          if (heldByOther || (fences.get(key) ?? 0) > token) return false;
           holders.set(key, { token, expiresAt: now() + renewTtlMs });
           return true;
         },

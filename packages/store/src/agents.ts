@@ -1,3 +1,4 @@
+import type { Row } from "@libsql/client";
 import { type Agent, type AgentInherit, type AgentStatus, LongrunError } from "@longrun/protocol";
 import { asc, eq } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
@@ -37,6 +38,8 @@ export interface AgentProbe {
 export interface AgentRepository {
   /** One statement: the figures a step needs to trust (or refresh) its cached context. Null: no agent. */
   probe(agentId: string, runId: string): Promise<AgentProbe | null>;
+  /** Records a lease holder's token and returns the probe, in one write (see UnitOfWork.claimAgent). */
+  claim(agentId: string, fence: number, runId: string): Promise<AgentProbe>;
   create(input: CreateAgentInput): Promise<AgentRecord>;
   get(id: string): Promise<AgentRecord | null>;
   /** A thread's agents in creation order (the root agent first). */
@@ -46,6 +49,19 @@ export interface AgentRepository {
   /** Parent chain of `agentId`, root first, excluding the agent itself. */
   ancestors(agentId: string): Promise<AgentRecord[]>;
   setStatus(id: string, status: AgentStatus): Promise<AgentRecord>;
+}
+
+/** Maps the probe's columns (agent_status, fence, last_seq, compaction_id, state_updated_at, run_status). */
+export function probeFromRow(row: Row): AgentProbe {
+  return {
+    agentStatus: String(row.agent_status) as AgentStatus,
+    fence: Number(row.fence),
+    lastSeq: row.last_seq === null || row.last_seq === undefined ? -1 : Number(row.last_seq),
+    compactionId: typeof row.compaction_id === "string" ? row.compaction_id : null,
+    stateUpdatedAt:
+      row.state_updated_at === null || row.state_updated_at === undefined ? 0 : Number(row.state_updated_at),
+    runStatus: typeof row.run_status === "string" ? row.run_status : null,
+  };
 }
 
 /** Agents and sub-agents of a thread. */
@@ -68,19 +84,9 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
         }),
       );
       const row = result.rows[0];
-      if (!row) return null;
-      return {
-        agentStatus: String(row.agent_status) as AgentStatus,
-        fence: Number(row.fence),
-        lastSeq: row.last_seq === null || row.last_seq === undefined ? -1 : Number(row.last_seq),
-        compactionId: typeof row.compaction_id === "string" ? row.compaction_id : null,
-        stateUpdatedAt:
-          row.state_updated_at === null || row.state_updated_at === undefined
-            ? 0
-            : Number(row.state_updated_at),
-        runStatus: typeof row.run_status === "string" ? row.run_status : null,
-      };
+      return row ? probeFromRow(row) : null;
     },
+    claim: (agentId, fence, runId) => context.transact((unit) => unit.claimAgent(agentId, fence, runId)),
     async create(input) {
       const now = context.now();
       const row: AgentRecord = {

@@ -48,4 +48,27 @@ describe("fenced appends", () => {
     ).rejects.toMatchObject({ code: "not_found" });
     expect(isLeaseLost(new LongrunError("conflict", "other"))).toBe(false);
   });
+
+  it("a new holder claims the fence before it reads: an older holder still running writes nothing after", async () => {
+    const agent = await store.agents.create({ threadId: "th", name: "a" });
+    const run = await store.runs.create({ threadId: "th", agentId: agent.id, kind: "message" });
+    await store.messages.append(agent.id, { role: "user", content: "task" }, { fence: 4 });
+    const probe = await store.agents.claim(agent.id, 5, run.id);
+    expect(probe).toEqual({
+      agentStatus: "idle",
+      fence: 5,
+      lastSeq: 0,
+      compactionId: null,
+      stateUpdatedAt: 0,
+      runStatus: "queued",
+    });
+    // Holder 4 has not appended since; it is too late now.
+    await expect(
+      store.messages.append(agent.id, { role: "assistant", content: "late" }, { fence: 4 }),
+    ).rejects.toSatisfy(isLeaseLost);
+    // A stale claim is refused the same way, an unknown agent is not_found.
+    await expect(store.agents.claim(agent.id, 3, run.id)).rejects.toSatisfy(isLeaseLost);
+    await expect(store.agents.claim("nobody", 9, run.id)).rejects.toMatchObject({ code: "not_found" });
+    expect(await store.agents.probe(agent.id, run.id)).toEqual(probe);
+  });
 });

@@ -10,7 +10,7 @@ import {
   type ThreadStatus,
 } from "@longrun/protocol";
 import type { AgentStatePatch } from "./agent-state.ts";
-import type { AgentRecord, CreateAgentInput } from "./agents.ts";
+import { type AgentProbe, type AgentRecord, type CreateAgentInput, probeFromRow } from "./agents.ts";
 import type { NewCompaction } from "./compactions.ts";
 import type { StoreContext } from "./context.ts";
 import { appendEventsIn } from "./events.ts";
@@ -44,6 +44,12 @@ export interface ApprovalRequest {
 export interface UnitOfWork {
   /** Fails with `conflict` (leaseLost) when a newer lease holder has written for the agent. */
   checkFence(agentId: string, fence: number): Promise<void>;
+  /**
+   * Records `fence` as the agent's fencing token before the holder reads anything (one statement), so
+   * an earlier holder still running can write nothing after this point; returns what the holder needs
+   * to trust its cached view. Fails with leaseLost when a higher token is already recorded.
+   */
+  claimAgent(agentId: string, fence: number, runId: string): Promise<AgentProbe>;
   appendMessages(
     agentId: string,
     inputs: MessageInput[],
@@ -77,6 +83,22 @@ export interface UnitOfWork {
 export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
   return {
     checkFence: (agentId, fence) => checkFence(tx, agentId, fence),
+    async claimAgent(agentId, fence, runId) {
+      const claimed = await tx.execute({
+        sql: `UPDATE agents SET fence = ? WHERE id = ? AND fence <= ?
+              RETURNING status AS agent_status, fence,
+                (SELECT max(seq) FROM messages WHERE agent_id = agents.id) AS last_seq,
+                (SELECT id FROM compactions WHERE agent_id = agents.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
+                (SELECT updated_at FROM agent_state WHERE agent_id = agents.id) AS state_updated_at,
+                (SELECT status FROM runs WHERE id = ?) AS run_status`,
+        args: [fence, agentId, fence, runId],
+      });
+      const row = claimed.rows[0];
+      if (row) return probeFromRow(row);
+      // Not claimed: the agent is unknown, or a newer holder recorded a higher token (this one is stale).
+      await checkFence(tx, agentId, fence);
+      throw new LongrunError("not_found", `agent ${agentId} not found`);
+    },
     appendMessages: (agentId, inputs, options) =>
       inputs.length === 0
         ? Promise.resolve([])

@@ -74,6 +74,23 @@ export function runLeaseContract(name: string, factory: () => Promise<LeaseHarne
       expect(await taken.renew()).toBe(true);
     });
 
+    it("lets a holder whose lease lapsed take it back, unless a higher token was handed out since", async () => {
+      const lease = await open();
+      const slow = await lease.acquire("agent-1", 100);
+      // Lapsed (a long tool call whose renewals were late, or a store that lost its keys), nobody took it.
+      await vi.waitFor(async () => expect(await lease.isHeld("agent-1")).toBe(false), {
+        timeout: 5_000,
+        interval: 20,
+      });
+      expect(await slow!.renew(10_000)).toBe(true);
+      expect(await lease.acquire("agent-1", 10_000)).toBeNull();
+      await slow!.release();
+      const next = await lease.acquire("agent-1", 10_000);
+      await next!.release();
+      // A higher token exists now: the old holder may not come back.
+      expect(await slow!.renew(10_000)).toBe(false);
+    });
+
     it("keeps a renewed lease past its first ttl", async () => {
       const lease = await open();
       const startedAt = Date.now();

@@ -1,15 +1,17 @@
 import { hasProviderState, sanitizeMessages, verifyProjection } from "@longrun/compaction";
-import { contentText } from "@longrun/protocol";
+import { contentText, type NewEvent } from "@longrun/protocol";
 import { isContextOverflow, isInvalidEncryptedContent, withProviderRetry } from "../retry.ts";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
+import { type AgentSession, recordFact } from "./agent-session.ts";
 import { toolsFor } from "./agent-tools.ts";
-import { appendFact } from "./append-fact.ts";
+import { appendFactIn } from "./append-fact.ts";
+import { commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import { callModel } from "./model-call.ts";
 import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
 import { projectContext } from "./projection.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
-import { runToolPhase } from "./tool-phase.ts";
+import { runsDirectly, runToolPhase, type StartedCalls, startCallIn } from "./tool-phase.ts";
 
 /** What the worker should do after a step. */
 export type StepOutcome =
@@ -30,16 +32,16 @@ export type StepOutcome =
 export async function runAgentStep(
   deps: RuntimeDeps,
   coordinator: Coordinator,
-  job: StepJob & { fence: number; signal: AbortSignal },
+  job: StepJob & { fence: number; signal: AbortSignal; session: AgentSession & { stale?: boolean } },
 ): Promise<StepOutcome> {
   const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId, fence: job.fence };
-  let context = await loadAgentContext(deps, job.agentId);
-  const pending = pendingToolCalls(context.facts);
+  const { session } = job;
+  const pending = pendingToolCalls(session.context.facts);
   if (pending) {
     const phase = await runToolPhase(
       deps,
       coordinator,
-      context,
+      session,
       where,
       pending.message,
       pending.calls,
@@ -47,13 +49,19 @@ export async function runAgentStep(
     );
     if (job.signal.aborted) return { kind: "cancelled" };
     if (phase !== "done") return parkedOutcome(phase);
-    context = await loadAgentContext(deps, job.agentId);
+    // The coordinator wrote facts of its own: read the log again rather than guess.
+    if (session.stale) {
+      session.context = await loadAgentContext(deps, job.agentId);
+      session.lastSeq = session.context.facts.at(-1)?.seq ?? session.lastSeq;
+      session.stale = false;
+    }
   }
+  const context = session.context;
   const answer = finalAnswer(context.facts);
   if (answer !== null) return { kind: "completed", report: answer };
 
   const projection = projectContext(deps, context);
-  await deps.events.emit({
+  const measured: NewEvent = {
     ...eventWhere(job),
     type: "context.measured",
     data: {
@@ -65,14 +73,25 @@ export async function runAgentStep(
       saved: projection.saved,
       needsCompaction: projection.needsCompaction,
     },
-  });
+  };
+  // Persisted with the answer it led to; on its own when no model call follows.
+  let measuredSent = false;
+  const sendMeasured = async () => {
+    if (measuredSent) return;
+    measuredSent = true;
+    await deps.events.emit(measured);
+  };
   if (projection.needsCompaction && !job.compactionDeferred) {
     // peek, not check: the compaction runner takes the half-open trial, the step must not use it up.
     const gate = await deps.breaker.peek(job.agentId);
-    if (gate.allowed) return { kind: "compact", trigger: "auto" };
+    if (gate.allowed) {
+      await sendMeasured();
+      return { kind: "compact", trigger: "auto" };
+    }
     const verdict = verifyProjection(projection);
     if (!verdict.ok) {
       // Over the hard limit and the breaker forbids a summary: never send; wait for the cooldown.
+      await sendMeasured();
       await deps.events.emit({
         ...eventWhere(job),
         type: "compaction.failed",
@@ -88,7 +107,10 @@ export async function runAgentStep(
     }
   }
   const verdict = verifyProjection(projection);
-  if (!verdict.ok) return { kind: "exhausted", reason: verdict.reason };
+  if (!verdict.ok) {
+    await sendMeasured();
+    return { kind: "exhausted", reason: verdict.reason };
+  }
 
   const send = (messages: typeof projection.messages) =>
     withProviderRetry(
@@ -116,6 +138,7 @@ export async function runAgentStep(
       assistant = await send(sanitizeMessages(projection.messages));
     }
   } catch (error) {
+    await sendMeasured();
     if (job.signal.aborted) return { kind: "cancelled" };
     if (isContextOverflow(error)) {
       // The same oversized request is never sent twice: compact once (bypassing the breaker), then
@@ -127,12 +150,31 @@ export async function runAgentStep(
     }
     throw error;
   }
-  const stored = await appendFact(deps, where, assistant);
+  // The answer, the measurement of the request that produced it, and the start of its first call
+  // commit together; the call then runs at once.
+  const started: StartedCalls = new Map();
+  const stored = await commit(deps, async (unit, announce) => {
+    if (!measuredSent) announce(measured);
+    const fact = await appendFactIn(unit, announce, where, assistant);
+    const first = fact.toolCalls?.[0];
+    if (first && runsDirectly(deps, first))
+      started.set(first.id, await startCallIn(unit, announce, where, first));
+    return fact;
+  });
+  recordFact(session, stored);
   if (!stored.toolCalls || stored.toolCalls.length === 0) {
     return { kind: "completed", report: contentText(stored.content) };
   }
-  context = { ...context, facts: [...context.facts, stored] };
-  const phase = await runToolPhase(deps, coordinator, context, where, stored, stored.toolCalls, job.signal);
+  const phase = await runToolPhase(
+    deps,
+    coordinator,
+    session,
+    where,
+    stored,
+    stored.toolCalls,
+    job.signal,
+    started,
+  );
   if (job.signal.aborted) return { kind: "cancelled" };
   return phase === "done" ? { kind: "continue" } : parkedOutcome(phase);
 }

@@ -62,8 +62,8 @@ export async function createHarness(options: HarnessOptions = {}) {
   const pending: PendingJob[] = [];
   const scheduler: Scheduler = {
     async step(job, schedule = {}) {
-      const last = await store.messages.last(job.agentId);
-      const payload = { ...job, expectSeq: last?.seq ?? -1 };
+      const expectSeq = schedule.expectSeq ?? (await store.messages.last(job.agentId))?.seq ?? -1;
+      const payload = { ...job, expectSeq };
       if (options.manual) {
         pending.push({ name: "agent.step", payload });
         return;

@@ -1,6 +1,7 @@
-import { isLeaseLost } from "@longrun/store";
+import { type AgentProbe, isLeaseLost } from "@longrun/store";
 import { isPermanentProviderError } from "../retry.ts";
-import { acquireAgentLease } from "./agent-lease.ts";
+import { agentLeaseKey } from "./agent-lease.ts";
+import { openSession, SessionCache, sessionIsCurrent } from "./agent-session.ts";
 import { runAgentStep } from "./agent-step.ts";
 import { type CompactionOutcome, runCompaction } from "./compaction-runner.ts";
 import type { Coordinator } from "./coordinator.ts";
@@ -40,51 +41,67 @@ export function createJobRunner(options: JobRunnerOptions) {
   const { deps, runControl, coordinator } = options;
   const leaseMs = options.leaseMs ?? 30_000;
 
+  /** Agents' contexts as this process last left them (trusted only after a probe under the lease). */
+  const sessions = new SessionCache();
+
   /**
-   * Runs `work` under the agent's lease. The lease is renewed in the background; a renewal that finds
-   * the lease taken over aborts the work (its appends would be refused by the fence anyway).
+   * Runs `work` under the agent's lease. The holder first claims the agent's fencing token in the
+   * database (one write that also returns the probe), so an earlier holder still running can append
+   * nothing after that point. The lease is renewed in the background; a renewal that finds it taken
+   * over aborts the work (its appends would be refused by the fence anyway).
    */
   async function withAgentLease<T>(
     agentId: string,
+    runId: string,
     signal: AbortSignal,
     onBusy: () => Promise<void>,
-    work: (fence: number, signal: AbortSignal) => Promise<T>,
+    work: (fence: number, signal: AbortSignal, probe: AgentProbe) => Promise<T>,
   ) {
-    const lease = await acquireAgentLease(deps, agentId, leaseMs);
+    let floor = sessions.get(agentId)?.fence ?? (await deps.store.agents.get(agentId))?.fence ?? 0;
+    let lease = await deps.lease.acquire(agentLeaseKey(agentId), leaseMs, { floor });
     if (!lease) {
       await onBusy();
       return "busy" as const;
     }
+    let probe: AgentProbe;
+    try {
+      probe = await deps.store.agents.claim(agentId, lease.token, runId);
+    } catch (error) {
+      await lease.release().catch(() => undefined);
+      if (!isLeaseLost(error)) throw error;
+      // The lease store handed out a token below the log's (it lost its counter and the floor this
+      // process knew was old): take the lease again above what the log recorded.
+      floor = (error as { details?: { currentFence?: number } }).details?.currentFence ?? floor;
+      lease = await deps.lease.acquire(agentLeaseKey(agentId), leaseMs, { floor });
+      if (!lease) {
+        await onBusy();
+        return "busy" as const;
+      }
+      probe = await deps.store.agents.claim(agentId, lease.token, runId);
+    }
+    const held = lease;
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal.reason);
     if (signal.aborted) controller.abort(signal.reason);
     else signal.addEventListener("abort", onAbort, { once: true });
     const renewal = setInterval(() => {
-      lease.renew().then(
-        (held) => {
-          if (!held) controller.abort(new Error(`lease lost: agent ${agentId}`));
+      held.renew().then(
+        (kept) => {
+          if (!kept) controller.abort(new Error(`lease lost: agent ${agentId}`));
         },
         () => undefined,
       );
     }, leaseMs / 3);
     try {
-      return await work(lease.token, controller.signal);
+      return await work(held.token, controller.signal, probe);
     } finally {
       clearInterval(renewal);
       signal.removeEventListener("abort", onAbort);
-      await lease.release().catch(() => undefined);
+      await held.release().catch(() => undefined);
     }
   }
 
   async function step(payload: StepPayload, attempt: JobAttempt): Promise<Record<string, unknown>> {
-    const run = await deps.store.runs.get(payload.runId);
-    if (!run || FINISHED.has(run.status)) return { skipped: "run finished" };
-    if (payload.expectSeq !== undefined && attempt.attempt === 1 && !attempt.redelivered) {
-      // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered
-      // job moved the log itself before its worker died, so it must run: the step reads back from the log.)
-      const last = await deps.store.messages.last(payload.agentId);
-      if ((last?.seq ?? -1) !== payload.expectSeq) return { skipped: "stale step" };
-    }
     const job: StepJob = {
       threadId: payload.threadId,
       agentId: payload.agentId,
@@ -92,22 +109,49 @@ export function createJobRunner(options: JobRunnerOptions) {
       ...(payload.afterOverflow ? { afterOverflow: true } : {}),
       ...(payload.compactionDeferred ? { compactionDeferred: true } : {}),
     };
-    if (run.status === "stuck") await runControl.markRunning(run.id);
+    let lastSeq: number | null = null;
     try {
       const outcome = await withAgentLease(
         job.agentId,
+        job.runId,
         attempt.signal,
         () => deps.scheduler.step(job, { delayMs: 250 }),
-        async (fence, signal) => {
-          await runControl.setAgentStatus(job.threadId, job.agentId, job.runId, "running");
-          return runAgentStep(deps, coordinator, { ...job, fence, signal });
+        async (fence, signal, probe) => {
+          if (probe.runStatus === null || FINISHED.has(probe.runStatus)) return "finished" as const;
+          // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered
+          // job moved the log itself before its worker died, so it must run: the step reads back from it.)
+          const duplicate = attempt.attempt === 1 && !attempt.redelivered;
+          if (payload.expectSeq !== undefined && duplicate && probe.lastSeq !== payload.expectSeq) {
+            return "stale" as const;
+          }
+          const cached = sessions.get(job.agentId);
+          const session =
+            cached && sessionIsCurrent(cached, probe) ? cached : await openSession(deps, job.agentId, probe);
+          session.fence = fence;
+          sessions.set(job.agentId, session);
+          if (probe.runStatus === "stuck") await runControl.markRunning(job.runId);
+          if (probe.agentStatus !== "running") {
+            await runControl.setAgentStatus(job.threadId, job.agentId, job.runId, "running");
+          }
+          try {
+            const result = await runAgentStep(deps, coordinator, { ...job, fence, signal, session });
+            lastSeq = session.lastSeq;
+            if ((session as { stale?: boolean }).stale) sessions.drop(job.agentId);
+            return result;
+          } catch (error) {
+            sessions.drop(job.agentId);
+            throw error;
+          }
         },
       );
       if (outcome === "busy") return { skipped: "agent busy" };
+      if (outcome === "finished") return { skipped: "run finished" };
+      if (outcome === "stale") return { skipped: "stale step" };
       if (await runFinished(job.runId)) return { skipped: "run finished" };
-      await runControl.afterStep(job, outcome);
+      await runControl.afterStep(job, outcome, lastSeq === null ? {} : { expectSeq: lastSeq });
       return { outcome: outcome.kind };
     } catch (error) {
+      sessions.drop(job.agentId);
       return onJobError(error, job, attempt, options.maxAttempts?.step ?? 5, "step_failed");
     }
   }
@@ -120,6 +164,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     try {
       const outcome = await withAgentLease(
         job.agentId,
+        job.runId,
         attempt.signal,
         // Not scheduler.compact: the queue deduplicates compactions per agent while this job is still
         // active, so that re-enqueue would be dropped. A manual compaction is retried by the queue; an

@@ -152,12 +152,15 @@ export class RunControl {
     await this.deps.scheduler.step(job);
   }
 
-  /** Applies a step's outcome: schedule the next job, park, or finish the agent (and its run). */
-  async afterStep(job: StepJob, outcome: StepOutcome): Promise<void> {
+  /**
+   * Applies a step's outcome: schedule the next job, park, or finish the agent (and its run).
+   * `expectSeq`: the agent's last seq as the step left it (saves reading it back).
+   */
+  async afterStep(job: StepJob, outcome: StepOutcome, known: { expectSeq?: number } = {}): Promise<void> {
     const { scheduler } = this.deps;
     switch (outcome.kind) {
       case "continue":
-        await scheduler.step({ threadId: job.threadId, agentId: job.agentId, runId: job.runId });
+        await scheduler.step({ threadId: job.threadId, agentId: job.agentId, runId: job.runId }, known);
         return;
       case "compact":
         await this.setAgentStatus(job.threadId, job.agentId, job.runId, "compacting");

@@ -7,7 +7,8 @@ import type { EventSink } from "./event-sink.ts";
 
 /** Jobs the runtime asks for; the worker maps them onto the queue (BullMQ or in-process). */
 export interface Scheduler {
-  step(job: StepJob, options?: { delayMs?: number; jobId?: string }): Promise<void>;
+  /** `expectSeq`: the agent's last seq when known (else it is read from the log). */
+  step(job: StepJob, options?: { delayMs?: number; jobId?: string; expectSeq?: number }): Promise<void>;
   compact(job: CompactJob): Promise<void>;
   /** Drops queued (not running) jobs of a run; returns how many went. */
   cancelRun(runId: string): Promise<number>;
