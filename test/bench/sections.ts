@@ -5,6 +5,7 @@ import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
+import { runLeanStepBench } from "./lean-step.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWsFanoutBench } from "./ws-fanout.ts";
 
@@ -79,6 +80,14 @@ export const sections: BenchSection[] = [
     description: "agent steps/s on BullMQ + Redis + libSQL (1 and 2 in-process workers, 0 and 50 ms model)",
     async run() {
       await runStepsBench({ threads: 8, simSteps: 20, singleAgentSteps: 120 });
+    },
+  },
+  {
+    name: "lean-step",
+    description:
+      "per-step cost outside the model call, transactions and statements per step, vs a raw queue link",
+    async run() {
+      await runLeanStepBench({ simSteps: 120, links: 300 });
     },
   },
 ];

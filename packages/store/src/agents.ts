@@ -4,6 +4,7 @@ import { asc, eq } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
 import { agents } from "./schema.ts";
+import type { SqlStatement } from "./sql-engine.ts";
 
 /** An agent row: the protocol's Agent plus the lease fence. */
 export type AgentRecord = Agent & { fence: number };
@@ -64,6 +65,19 @@ export function probeFromRow(row: Row): AgentProbe {
   };
 }
 
+/** The claim: records a holder's token unless a higher one is recorded, returning the probe's columns. */
+export function claimStatement(agentId: string, fence: number, runId: string): SqlStatement {
+  return {
+    sql: `UPDATE agents SET fence = ? WHERE id = ? AND fence <= ?
+          RETURNING status AS agent_status, fence,
+            (SELECT max(seq) FROM messages WHERE agent_id = agents.id) AS last_seq,
+            (SELECT id FROM compactions WHERE agent_id = agents.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
+            (SELECT updated_at FROM agent_state WHERE agent_id = agents.id) AS state_updated_at,
+            (SELECT status FROM runs WHERE id = ?) AS run_status`,
+    args: [fence, agentId, fence, runId],
+  };
+}
+
 /** Agents and sub-agents of a thread. */
 export function createAgentRepository(context: StoreContext): AgentRepository {
   const get = async (id: string): Promise<AgentRecord | null> => {
@@ -86,7 +100,14 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
       const row = result.rows[0];
       return row ? probeFromRow(row) : null;
     },
-    claim: (agentId, fence, runId) => context.transact((unit) => unit.claimAgent(agentId, fence, runId)),
+    async claim(agentId, fence, runId) {
+      // The common case is one statement in SQLite's implicit transaction; the refusal path (unknown
+      // agent, newer holder) gets its explanation in a transaction of its own.
+      const claimed = await context.writeOne(claimStatement(agentId, fence, runId));
+      const row = claimed.rows[0];
+      if (row) return probeFromRow(row);
+      return context.transact((unit) => unit.claimAgent(agentId, fence, runId));
+    },
     async create(input) {
       const now = context.now();
       const row: AgentRecord = {

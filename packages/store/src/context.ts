@@ -2,7 +2,7 @@ import type { Client } from "@libsql/client";
 import type { NewMessage } from "@longrun/protocol";
 import { retryBusy } from "./busy-retry.ts";
 import type { Connection, Database } from "./connection.ts";
-import type { SqlExecutor } from "./sql-engine.ts";
+import type { SqlExecutor, SqlResult, SqlStatement } from "./sql-engine.ts";
 import { createUnitOfWork, type UnitOfWork } from "./unit-of-work.ts";
 import type { WriteQueue } from "./write-queue.ts";
 
@@ -17,6 +17,8 @@ export interface StoreContext {
   write<T>(task: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Like `write`, in raw SQL on prepared statements: the hot paths skip drizzle's query building. */
   writeRaw<T>(task: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** One write statement on its own, queued behind this process's other writers. */
+  writeOne(statement: SqlStatement): Promise<SqlResult>;
   /** A read in raw SQL on prepared statements (the read connection). */
   readRaw<T>(task: (reader: SqlExecutor) => Promise<T>): Promise<T>;
   /** One write transaction over the typed write operations (facts and their events together). */
@@ -66,6 +68,7 @@ export function createContext(
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
     write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
     writeRaw: (task) => queue.run(() => rawAttempt(() => connection.engine.transaction(task))),
+    writeOne: (statement) => queue.run(() => rawAttempt(() => connection.engine.write(statement))),
     readRaw: (task) => rawAttempt(() => task(connection.engine.reader)),
     transact: (work) => context.writeRaw((tx) => work(createUnitOfWork(tx, context))),
     countTokens,

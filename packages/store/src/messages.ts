@@ -110,9 +110,9 @@ export async function appendMessagesIn(
   inputs: MessageInput[],
   fence: number | undefined,
 ): Promise<StoredMessage[]> {
-  if (fence !== undefined) await checkFence(tx, agentId, fence);
   const only = inputs[0];
-  if (inputs.length === 1 && only && !only.id) return [await appendOne(tx, context, agentId, only)];
+  if (inputs.length === 1 && only && !only.id) return [await appendOne(tx, context, agentId, only, fence)];
+  if (fence !== undefined) await checkFence(tx, agentId, fence);
   const givenIds = inputs.flatMap((input) => (input.id ? [input.id] : []));
   const existing = new Map<string, MessageRow>();
   if (givenIds.length > 0) {
@@ -193,6 +193,7 @@ async function appendOne(
   context: StoreContext,
   agentId: string,
   input: MessageInput,
+  fence: number | undefined,
 ): Promise<StoredMessage> {
   const now = context.now();
   const row: MessageRow = {
@@ -210,23 +211,36 @@ async function appendOne(
     tokenCount: input.tokenCount ?? context.countTokens(input),
     createdAt: now,
   };
+  const args = [
+    row.id,
+    agentId,
+    agentId,
+    row.role,
+    json(row.content),
+    row.name,
+    json(row.toolCalls),
+    row.toolCallId,
+    row.toolStatus,
+    json(row.usage),
+    json(row.providerState),
+    row.tokenCount,
+    row.createdAt,
+  ];
+  const values =
+    "?, ?, (SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE agent_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+  if (fence !== undefined) {
+    // The holder's claim recorded its token: the insert itself checks it (no statement of its own).
+    const fenced = await tx.execute({
+      sql: `INSERT INTO messages (${COLUMNS}) SELECT ${values} WHERE (SELECT fence FROM agents WHERE id = ?) = ? RETURNING seq`,
+      args: [...args, agentId, fence],
+    });
+    if (fenced.rows[0]) return toStoredMessage({ ...row, seq: Number(fenced.rows[0].seq) });
+    // Not the recorded token: a newer holder (throws leaseLost) or a holder that never claimed (recorded now).
+    await checkFence(tx, agentId, fence);
+  }
   const inserted = await tx.execute({
-    sql: `INSERT INTO messages (${COLUMNS}) VALUES (?, ?, (SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE agent_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-    args: [
-      row.id,
-      agentId,
-      agentId,
-      row.role,
-      json(row.content),
-      row.name,
-      json(row.toolCalls),
-      row.toolCallId,
-      row.toolStatus,
-      json(row.usage),
-      json(row.providerState),
-      row.tokenCount,
-      row.createdAt,
-    ],
+    sql: `INSERT INTO messages (${COLUMNS}) VALUES (${values}) RETURNING seq`,
+    args,
   });
   return toStoredMessage({ ...row, seq: Number(inserted.rows[0]?.seq) });
 }

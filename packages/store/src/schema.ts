@@ -220,6 +220,7 @@ export const toolRuns = sqliteTable(
     callId: text("call_id").notNull(),
     name: text("name").notNull(),
     startedAt: integer("started_at").notNull(),
+    /** No longer written: the call's result fact, committed with it, is the finish record. */
     finishedAt: integer("finished_at"),
   },
   (table) => [primaryKey({ columns: [table.agentId, table.callId] })],

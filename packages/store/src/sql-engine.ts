@@ -27,6 +27,8 @@ export interface SqlExecutor {
  */
 export interface SqlEngine {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** One write statement on its own (SQLite's implicit transaction: no BEGIN/COMMIT round trips). */
+  write(statement: SqlStatement): Promise<SqlResult>;
   readonly reader: SqlExecutor;
   /** A fresh connection after a failure (a busy connection may keep a stale snapshot). */
   reopen(): void;
@@ -95,6 +97,9 @@ export function createNativeEngine(file: string, busyTimeoutMs: number): SqlEngi
         throw error;
       }
     },
+    async write(statement) {
+      return runNative(writer.cache, statement);
+    },
     reader: {
       execute: async (statement) => runNative(reader.cache, statement),
     },
@@ -139,6 +144,7 @@ export function createClientEngine(clients: { writer: () => Client; reader: () =
         tx.close();
       }
     },
+    write: (statement) => through(clients.writer).execute(statement),
     reader: through(clients.reader),
     reopen() {},
     close() {},

@@ -24,9 +24,7 @@ describe("tool runs and approvals, scoped by agent", () => {
     const { store } = temp;
     expect(await store.toolRuns.start({ agentId: "a", callId: "c1", name: "read_file" })).toBe(true);
     expect(await store.toolRuns.start({ agentId: "a", callId: "c1", name: "read_file" })).toBe(false);
-    expect((await store.toolRuns.get("a", "c1"))?.finishedAt).toBeNull();
-    await store.toolRuns.finish("a", "c1");
-    expect((await store.toolRuns.get("a", "c1"))?.finishedAt).toEqual(expect.any(Number));
+    expect(await store.toolRuns.get("a", "c1")).toMatchObject({ agentId: "a", name: "read_file" });
   });
 
   it("keeps the same call id of two agents apart (providers do not promise unique ids)", async () => {
@@ -35,8 +33,7 @@ describe("tool runs and approvals, scoped by agent", () => {
     expect(await store.toolRuns.start({ agentId: "a", callId: "call_0", name: "read_file" })).toBe(true);
     // Another agent's first call with the same id is a first run, not an interrupted one.
     expect(await store.toolRuns.start({ agentId: "b", callId: "call_0", name: "read_file" })).toBe(true);
-    await store.toolRuns.finish("a", "call_0");
-    expect((await store.toolRuns.get("b", "call_0"))?.finishedAt).toBeNull();
+    expect(await store.toolRuns.get("b", "call_0")).toMatchObject({ agentId: "b", callId: "call_0" });
 
     await store.approvals.request(request("a", "call_1"));
     await store.approvals.request(request("b", "call_1"));

@@ -8,14 +8,13 @@ export interface ToolRunRecord {
   callId: string;
   name: string;
   startedAt: number;
+  /** Not written any more: the call's result fact, in the same transaction, is its finish record. */
   finishedAt: number | null;
 }
 
 export interface ToolRunRepository {
   /** Records a call as started; false when it was already started (by an earlier, interrupted attempt). */
   start(input: { agentId: string; callId: string; name: string }): Promise<boolean>;
-  /** Marks a call finished (its result is in the log). */
-  finish(agentId: string, callId: string): Promise<void>;
   get(agentId: string, callId: string): Promise<ToolRunRecord | null>;
 }
 
@@ -23,7 +22,6 @@ export interface ToolRunRepository {
 export function createToolRunRepository(context: StoreContext): ToolRunRepository {
   return {
     start: (input) => context.transact((unit) => unit.startToolRun(input)),
-    finish: (agentId, callId) => context.transact((unit) => unit.finishToolRun(agentId, callId)),
     async get(agentId, callId) {
       const rows = await context.read((db) =>
         db

@@ -10,7 +10,13 @@ import {
   type ThreadStatus,
 } from "@longrun/protocol";
 import type { AgentStatePatch } from "./agent-state.ts";
-import { type AgentProbe, type AgentRecord, type CreateAgentInput, probeFromRow } from "./agents.ts";
+import {
+  type AgentProbe,
+  type AgentRecord,
+  type CreateAgentInput,
+  claimStatement,
+  probeFromRow,
+} from "./agents.ts";
 import type { NewCompaction } from "./compactions.ts";
 import type { StoreContext } from "./context.ts";
 import { appendEventsIn } from "./events.ts";
@@ -63,7 +69,6 @@ export interface UnitOfWork {
   updateRun(runId: string, patch: RunPatch): Promise<RunRecord>;
   /** Records a call as started; false when an earlier, interrupted attempt already started it. */
   startToolRun(input: { agentId: string; callId: string; name: string }): Promise<boolean>;
-  finishToolRun(agentId: string, callId: string): Promise<void>;
   /** Records the request (idempotent) and returns the row, decided or not. */
   requestApproval(input: ApprovalRequest): Promise<{ approval: Approval; created: boolean }>;
   decideApproval(input: {
@@ -84,15 +89,7 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
   return {
     checkFence: (agentId, fence) => checkFence(tx, agentId, fence),
     async claimAgent(agentId, fence, runId) {
-      const claimed = await tx.execute({
-        sql: `UPDATE agents SET fence = ? WHERE id = ? AND fence <= ?
-              RETURNING status AS agent_status, fence,
-                (SELECT max(seq) FROM messages WHERE agent_id = agents.id) AS last_seq,
-                (SELECT id FROM compactions WHERE agent_id = agents.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
-                (SELECT updated_at FROM agent_state WHERE agent_id = agents.id) AS state_updated_at,
-                (SELECT status FROM runs WHERE id = ?) AS run_status`,
-        args: [fence, agentId, fence, runId],
-      });
+      const claimed = await tx.execute(claimStatement(agentId, fence, runId));
       const row = claimed.rows[0];
       if (row) return probeFromRow(row);
       // Not claimed: the agent is unknown, or a newer holder recorded a higher token (this one is stale).
@@ -178,13 +175,6 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
         args: [agentId, callId, name, context.now()],
       });
       return result.rows.length > 0;
-    },
-
-    async finishToolRun(agentId, callId) {
-      await tx.execute({
-        sql: "UPDATE tool_runs SET finished_at = ? WHERE agent_id = ? AND call_id = ?",
-        args: [context.now(), agentId, callId],
-      });
     },
 
     async requestApproval(input) {

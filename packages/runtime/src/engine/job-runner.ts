@@ -147,7 +147,8 @@ export function createJobRunner(options: JobRunnerOptions) {
       if (outcome === "busy") return { skipped: "agent busy" };
       if (outcome === "finished") return { skipped: "run finished" };
       if (outcome === "stale") return { skipped: "stale step" };
-      if (await runFinished(job.runId)) return { skipped: "run finished" };
+      // A run cancelled while this step ran: the next job's claim sees it and stops there, and a run
+      // that ends checks its own status in its transaction. No read needed here.
       await runControl.afterStep(job, outcome, lastSeq === null ? {} : { expectSeq: lastSeq });
       return { outcome: outcome.kind };
     } catch (error) {

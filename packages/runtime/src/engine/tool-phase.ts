@@ -200,7 +200,6 @@ async function finishCall(
       toolStatus: status,
       name: call.function.name,
     });
-    await unit.finishToolRun(where.agentId, call.id);
     const updatedAt = changed ? await unit.writeAgentState(nextState) : null;
     announce({
       threadId: where.threadId,
