@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type AuthEnv, bearerAuth } from "./auth.ts";
 import { errorResponse } from "./http-error.ts";
+import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { openApiDocument } from "./openapi.ts";
 import { agentRoutes, approvalRoutes, runRoutes } from "./routes/agents.ts";
 import { threadRoutes } from "./routes/threads.ts";
@@ -69,6 +70,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/approvals", approvalRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
+  app.route("/v1", openAiGatewayRoutes(deps));
   app.get("/v1/ops", async (context) => {
     const ops = await deps.ops(context.get("tenantId"));
     const view: OpsView = { mode: deps.mode, ...ops, failures: failures.list() };

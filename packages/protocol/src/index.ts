@@ -64,7 +64,13 @@ export {
   ToolStatus,
   Usage,
 } from "./message.ts";
-export { ModelProfile, type ModelProfileInput, PROFILE_DEFAULTS, TokenizerFamily } from "./model-profile.ts";
+export {
+  GatewayProfile,
+  ModelProfile,
+  type ModelProfileInput,
+  PROFILE_DEFAULTS,
+  TokenizerFamily,
+} from "./model-profile.ts";
 export { HistoryView, OpsView } from "./ops.ts";
 export {
   ApprovalBody,

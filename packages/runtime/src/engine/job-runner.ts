@@ -79,6 +79,8 @@ export function createJobRunner(options: JobRunnerOptions) {
   async function step(payload: StepPayload, attempt: JobAttempt): Promise<Record<string, unknown>> {
     const run = await deps.store.runs.get(payload.runId);
     if (!run || FINISHED.has(run.status)) return { skipped: "run finished" };
+    // A compaction run never continues with a model call (I7; gateway conversations are driven by their client).
+    if (run.kind === "compact") return { skipped: "compaction runs take no steps" };
     if (payload.expectSeq !== undefined && attempt.attempt === 1 && !attempt.redelivered) {
       // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered
       // job moved the log itself before its worker died, so it must run: the step reads back from the log.)
