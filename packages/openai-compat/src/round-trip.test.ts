@@ -1,6 +1,6 @@
 import type { NewMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
-import { createAnswerReader, replayAnswer } from "./answer.ts";
+import { createAnswerReader, replayAnswer, type UpstreamChunk } from "./answer.ts";
 import { createChatStreamEncoder } from "./chat-output.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { parseChatRequest } from "./parse-chat-request.ts";
@@ -8,7 +8,7 @@ import { parseResponsesRequest } from "./parse-responses-request.ts";
 import { createResponsesStreamEncoder, responseBody } from "./responses-output.ts";
 
 /** Upstream chunks of one answer: encrypted reasoning, text, two parallel calls, usage. */
-const upstream = [
+const upstream: UpstreamChunk[] = [
   { id: "u1", choices: [{ delta: { role: "assistant", content: "" } }] },
   { id: "u1", choices: [{ delta: { reasoning_details: [{ type: "reasoning.encrypted", data: "x1" }] } }] },
   { id: "u1", choices: [{ delta: { content: "Step 1: " } }] },
@@ -39,7 +39,7 @@ const upstream = [
   },
   { id: "u1", choices: [{ delta: {}, finish_reason: "tool_calls" }] },
   { id: "u1", choices: [], usage: { prompt_tokens: 900, completion_tokens: 40, total_tokens: 940 } },
-];
+] as UpstreamChunk[];
 
 function readUpstream() {
   const reader = createAnswerReader();
