@@ -62,8 +62,8 @@ describe("Codex CLI 0.171 through longrun's OpenAI-compatible gateway (real proc
       "Finished after 12 steps",
     );
 
-    const mainThread = await threadOf(env, (title) => title.startsWith("codex: Survey"));
-    const secondThread = await threadOf(env, (title) => title.startsWith("codex: Skim"));
+    const mainThread = await threadOf(env, (thread) => thread.title.startsWith("codex: Survey"));
+    const secondThread = await threadOf(env, (thread) => thread.title.startsWith("codex: Skim"));
     const upstream = upstreamOf(env, mainModel);
     const agentCalls = upstream.filter((entry) => !entry.summary);
     const clientRequests = env.requests.filter(
@@ -126,7 +126,7 @@ describe("Codex CLI 0.171 through longrun's OpenAI-compatible gateway (real proc
     const otherThreads = await other.threads.list();
     expect(otherThreads).toHaveLength(1);
     expect(otherThreads[0]?.id).not.toBe(mainThread.thread.id);
-    const after = await threadOf(env, (title) => title.startsWith("codex: Survey"));
+    const after = await threadOf(env, (thread) => thread.title.startsWith("codex: Survey"));
     expect(after.facts).toHaveLength(mainThread.facts.length);
   }, 300_000);
 });

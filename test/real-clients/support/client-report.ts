@@ -1,5 +1,5 @@
 import { detectClientCompaction, parseChatRequest, parseResponsesRequest } from "@longrun/openai-compat";
-import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
+import type { LongrunEvent, StoredMessage, Thread } from "@longrun/protocol";
 import type { SimLogEntry } from "@longrun/sim-model";
 import { allEvents } from "../../e2e/support/embedded-instance.ts";
 import type { LongrunUnderTest } from "./longrun-under-test.ts";
@@ -46,9 +46,9 @@ export function upstreamOf(env: LongrunUnderTest, model: string): SimLogEntry[] 
 }
 
 /** Facts and events of the gateway thread a client's conversation landed in. */
-export async function threadOf(env: LongrunUnderTest, predicate: (title: string) => boolean) {
+export async function threadOf(env: LongrunUnderTest, predicate: (thread: Thread) => boolean) {
   const threads = await env.longrun.client.threads.list();
-  const thread = threads.find((candidate) => candidate.modelProfile.gateway && predicate(candidate.title));
+  const thread = threads.find((candidate) => candidate.modelProfile.gateway && predicate(candidate));
   if (!thread)
     throw new Error(`no gateway thread matches; threads: ${threads.map((t) => t.title).join(" | ")}`);
   const detail = await env.longrun.client.threads.get(thread.id);

@@ -162,6 +162,13 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
           "searching for exports",
         );
   }
+  if (step === 4 && vocabulary === "opencode") {
+    // opencode's glob and grep need ripgrep, which it cannot download offline: list with bash too.
+    return say(
+      shell(vocabulary, context.tools, "find . -type f -not -path '*/.*' | sort"),
+      "listing the files with find",
+    );
+  }
   if (step % 10 === 5)
     return say(
       writeFile(vocabulary, context, CODER_NOTES, notes(step, context, files)),
