@@ -59,6 +59,8 @@ export async function endTurn(
     | { kind: "failed"; code: string; message: string; threadStatus: ThreadStatus },
 ): Promise<StoredMessage | null> {
   const { threadId, agentId, runId } = target;
+  // A compaction job may have left the agent waiting or exhausted; between requests it is idle.
+  const agentStatus = (await deps.store.agents.get(agentId))?.status;
   return commit(deps, async (unit, announce) => {
     let stored: StoredMessage | null = null;
     const run = await unit.updateRun(runId, {});
@@ -75,8 +77,10 @@ export async function endTurn(
         announce({ threadId, agentId, runId, type: "run.failed", data: { error } });
       }
     }
-    // A compaction job may have left the agent waiting or exhausted; between requests it is idle.
-    await unit.setAgentStatus(agentId, "idle");
+    if (agentStatus !== undefined && agentStatus !== "idle") {
+      await unit.setAgentStatus(agentId, "idle");
+      announce({ threadId, agentId, runId, type: "agent.status", data: { status: "idle" } });
+    }
     const status = outcome.kind === "answered" ? "idle" : outcome.threadStatus;
     if (await unit.setThreadStatus(threadId, status)) {
       announce({ threadId, type: "thread.status", data: { status } });
