@@ -3,6 +3,7 @@ import {
   type ChatRequestBody,
   type ClientTurn,
   CODEX_COMPACTION_PROMPT,
+  createResponsesStreamEncoder,
   parseChatRequest,
   parseResponsesRequest,
 } from "@longrun/openai-compat";
@@ -133,6 +134,62 @@ describe("a gateway turn", () => {
     );
     expect(step).toEqual({ skipped: "compaction runs take no steps" });
     expect(agentRequests()).toHaveLength(turns + 1);
+  });
+
+  it("keeps encrypted reasoning in the log, echoed by a Responses client, and never replays it where it is invalid", async () => {
+    const window = 8_000;
+    const model = simModelName({ steps: 16, ctx: window, reasoning: true });
+    const files = fakeWorkspace(24);
+    const responsesTools = tools.map((tool) => ({
+      type: "function",
+      name: tool.function.name,
+      parameters: {},
+    }));
+    const input: unknown[] = [
+      { type: "message", role: "developer", content: "You are a coding agent." },
+      { type: "message", role: "user", content: "Explore the repository and report." },
+    ];
+    let threadId = "";
+    for (let turn = 0; turn < 40; turn++) {
+      const parsed = parseResponsesRequest({
+        model,
+        input: input as never,
+        tools: responsesTools,
+        prompt_cache_key: "reasoning",
+        max_output_tokens: 512,
+      });
+      const { result, events } = await send(parsed, { "x-longrun-max-input-tokens": String(window) });
+      threadId = result.threadId;
+      const encoder = createResponsesStreamEncoder(
+        { id: `r${turn}`, model, createdAt: 0 },
+        parsed.toolRoutes,
+      );
+      const done = [...events.flatMap((event) => encoder.event(event)), ...encoder.finish(result.answer)]
+        .filter((event) => (event as { type: string }).type === "response.output_item.done")
+        .map(
+          (event) =>
+            (event as { item: { type: string; call_id?: string; name?: string; arguments?: string } }).item,
+        );
+      expect(done[0]?.type).toBe("reasoning");
+      input.push(...done);
+      const calls = done.filter((item) => item.type === "function_call");
+      if (calls.length === 0) break;
+      for (const call of calls) {
+        input.push({
+          type: "function_call_output",
+          call_id: call.call_id,
+          output: executeFakeTool(files, call.name ?? "", call.arguments ?? "{}"),
+        });
+      }
+    }
+    expect(
+      harness.events.some((event) => event.threadId === threadId && event.type === "compaction.completed"),
+    ).toBe(true);
+    // The strict sim refuses replayed reasoning outside its chain: nothing was refused.
+    expect(harness.sim.log.entries.every((entry) => entry.status === 200)).toBe(true);
+    expect(agentRequests().some((entry) => entry.carriesProviderState)).toBe(true);
+    const facts = await factsOf(threadId);
+    expect(facts.filter((fact) => fact.providerState?.reasoningDetails?.length).length).toBeGreaterThan(10);
   });
 
   it("refuses a history whose verbatim part cannot fit with context_exhausted, and sends nothing", async () => {
