@@ -8,9 +8,11 @@ import {
 import {
   type Answer,
   type AnswerEvent,
+  agentConversationKey,
   branchKey,
   type ClientTurn,
   conversationKey,
+  derivedThreadId,
   detectClientCompaction,
   fingerprint,
   type HeaderReader,
@@ -98,7 +100,7 @@ export async function runGatewayTurn(
 ): Promise<GatewayTurnResult> {
   const settings = settingsOf(options, input);
   const clientCompaction = detectClientCompaction(input.turn, input.header);
-  if (clientCompaction && settings.compaction !== "off") {
+  if (clientCompaction && (await compactionOnFor(deps, input, settings.compaction))) {
     return answerClientCompaction(deps, options, input, clientCompaction, settings.profile, sink);
   }
   let key = conversationKey(input.turn, input.header).key;
@@ -114,7 +116,7 @@ export async function runGatewayTurn(
     const conversation = await resolveConversation(deps, options, {
       tenantId: input.tenantId,
       key,
-      title: titleOf(input),
+      title: `${titleOf(input)}${branchOf ? " (branch)" : ""}`,
       systemPrompt: input.turn.system,
       profile: settings.profile,
       gateway,
@@ -156,6 +158,22 @@ export async function runGatewayTurn(
     }
   }
   throw new GatewayError(400, "bad_request", "the history differs from its conversation in too many places");
+}
+
+/**
+ * Whether longrun compacts the conversation a client's compaction request is about. When it does
+ * not, the request is the client's own business and goes upstream like any other.
+ */
+async function compactionOnFor(
+  deps: RuntimeDeps,
+  input: GatewayTurnInput,
+  requested: "on" | "off" | undefined,
+): Promise<boolean> {
+  if (requested) return requested === "on";
+  const thread = await deps.store.threads.get(
+    derivedThreadId(input.tenantId, agentConversationKey(input.turn, input.header).key),
+  );
+  return (thread?.modelProfile.gateway?.compaction ?? "on") === "on";
 }
 
 function leaseOptions(options: GatewayOptions, signal: AbortSignal) {
@@ -361,6 +379,13 @@ function describeFailure(
   if (signal.aborted) return { code: "cancelled", message: "the client went away", error };
   const status = (error as { status?: unknown })?.status;
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && /APIConnection/.test(error.constructor.name)) {
+    return {
+      code: "upstream_error",
+      message,
+      error: new GatewayError(502, "upstream_error", `upstream model unreachable: ${message}`),
+    };
+  }
   if (typeof status === "number") {
     const upstream = (error as { code?: unknown; type?: unknown }) ?? {};
     return {
