@@ -104,7 +104,16 @@ export function runProcess(
 /** Codex CLI, offline, against longrun's Responses endpoint (its config in the sandbox's CODEX_HOME). */
 export async function runCodex(
   sandbox: ClientSandbox,
-  input: { baseUrl: string; token: string; model: string; window: number; task: string; timeoutMs: number },
+  input: {
+    baseUrl: string;
+    token: string;
+    model: string;
+    window: number;
+    task: string;
+    timeoutMs: number;
+    /** Codex's own compaction threshold (default 90 % of the window). */
+    autoCompactTokens?: number;
+  },
 ): Promise<ClientRun> {
   const codexHome = join(sandbox.home, ".codex");
   await mkdir(codexHome, { recursive: true });
@@ -119,7 +128,7 @@ export async function runCodex(
       `web_search = "disabled"`,
       // The client's own compaction would fire from the usage it is told; longrun keeps that below it.
       `model_context_window = ${input.window}`,
-      `model_auto_compact_token_limit = ${Math.floor(input.window * 0.9)}`,
+      `model_auto_compact_token_limit = ${input.autoCompactTokens ?? Math.floor(input.window * 0.9)}`,
       "",
       "[analytics]",
       "enabled = false",

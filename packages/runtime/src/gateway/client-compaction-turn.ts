@@ -4,7 +4,6 @@ import {
   type ClientCompaction,
   checkpointMarker,
   derivedThreadId,
-  matchHistory,
   replayAnswer,
   textOf,
 } from "@longrun/openai-compat";
@@ -17,6 +16,7 @@ import { holdAgentLease } from "./gateway-lease.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import { projectTurn } from "./gateway-projection.ts";
 import type { GatewayTurnInput, GatewayTurnResult, TurnSink } from "./gateway-turn.ts";
+import { matchResentHistory } from "./resent-history.ts";
 
 /**
  * Answers a client's own compaction request from longrun's compaction. The conversation items it
@@ -51,7 +51,7 @@ export async function answerClientCompaction(
     try {
       const all = await deps.store.messages.list(agentId, { afterSeq: -1 });
       const facts: StoredMessage[] = all[0]?.role === "system" ? all.slice(1) : all;
-      const match = matchHistory(facts, detected.conversationItems, facts);
+      const match = matchResentHistory(facts, detected.conversationItems, { checkpoints: true });
       if (match.kind === "extend") {
         for (const message of match.append) {
           await appendFact(deps, { threadId, agentId, fence: lease.fence }, message);

@@ -16,9 +16,7 @@ import {
   detectClientCompaction,
   fingerprint,
   type HeaderReader,
-  matchHistory,
   replayAnswer,
-  splitAtCheckpoint,
   textOf,
   upstreamRequest,
 } from "@longrun/openai-compat";
@@ -34,6 +32,7 @@ import { holdAgentLease, type TurnLease } from "./gateway-lease.ts";
 import { COMPACTION_HEADER, type GatewayOptions, MAX_INPUT_TOKENS_HEADER } from "./gateway-options.ts";
 import { projectTurn } from "./gateway-projection.ts";
 import { type GatewayConversation, resolveConversation } from "./gateway-thread.ts";
+import { matchResentHistory } from "./resent-history.ts";
 import { beginTurn, endTurn, type TurnTarget } from "./turn-records.ts";
 import { streamUpstream } from "./upstream-call.ts";
 
@@ -126,9 +125,7 @@ export async function runGatewayTurn(
     try {
       const facts = await factsOf(deps, conversation.agentId);
       // A history the client rebuilt after its own compaction continues after longrun's checkpoint.
-      const split = depth === 0 ? splitAtCheckpoint(input.turn.items) : null;
-      const base = split ? facts.filter((fact) => fact.seq > split.afterSeq) : facts;
-      const match = matchHistory(base, split ? split.rest : input.turn.items, facts);
+      const match = matchResentHistory(facts, input.turn.items, { checkpoints: depth === 0 });
       if (match.kind === "diverged") {
         branchOf = conversation.thread.id;
         key = branchKey(key, input.turn.items.map(fingerprint), match.at);
