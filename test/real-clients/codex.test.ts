@@ -107,6 +107,7 @@ describe("Codex CLI 0.171 through longrun's OpenAI-compatible gateway (real proc
     const other = env.longrun.clientFor(otherToken);
     expect((await other.threads.list()).map((thread) => thread.id)).not.toContain(mainThread.thread.id);
     await expect(other.threads.get(mainThread.thread.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.threads.get(secondThread.thread.id)).rejects.toMatchObject({ status: 404 });
     const sessionKey = (clientRequests[0]?.body as { prompt_cache_key?: string } | undefined)
       ?.prompt_cache_key;
     expect(sessionKey).toBeTruthy();
