@@ -15,8 +15,8 @@ import { compactThroughQueue } from "./gateway-compaction.ts";
 import { holdAgentLease } from "./gateway-lease.ts";
 import type { GatewayOptions } from "./gateway-options.ts";
 import { projectTurn } from "./gateway-projection.ts";
-import type { GatewayTurnInput, GatewayTurnResult, TurnSink } from "./gateway-turn.ts";
 import { matchResentHistory } from "./resent-history.ts";
+import type { GatewayTurnInput, GatewayTurnResult, TurnSink } from "./turn-context.ts";
 
 /**
  * Answers a client's own compaction request from longrun's compaction. The conversation items it
