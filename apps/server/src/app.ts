@@ -8,6 +8,7 @@ import { bearerAuth } from "./auth.ts";
 import { createRouter, registerSecuritySchemes } from "./contract.ts";
 import type { FailureLog } from "./failure-log.ts";
 import { errorResponse } from "./http-error.ts";
+import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { modelRoutes } from "./routes/models.ts";
@@ -59,6 +60,8 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
   app.route("/v1/models", modelRoutes(deps));
+  // POST /v1/chat/completions and /v1/responses (GET /v1/models is the documented route above).
+  app.route("/v1", openAiGatewayRoutes(deps));
   app.route("/v1/ops", opsRoutes(deps, failures));
   registerWebSocketRoute(app);
 

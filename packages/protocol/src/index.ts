@@ -68,6 +68,7 @@ export {
   Usage,
 } from "./message.ts";
 export {
+  GatewayProfile,
   ModelInfo,
   ModelList,
   ModelProfile,

@@ -15,6 +15,20 @@ export const PROFILE_DEFAULTS = {
 } as const;
 
 /** What longrun knows about the model an agent talks to. */
+/**
+ * A thread made by the OpenAI-compatible gateway (`/v1/chat/completions`, `/v1/responses`): the client
+ * conversation it holds, and whether longrun compacts it (`x-longrun-compaction: off` turns that off).
+ */
+export const GatewayProfile = z.object({
+  key: z.string(),
+  api: z.enum(["chat", "responses"]),
+  client: z.string().optional(),
+  compaction: z.enum(["on", "off"]).default("on"),
+  /** The thread this one branched from when the client edited or dropped earlier history. */
+  branchOf: z.string().optional(),
+});
+export type GatewayProfile = z.infer<typeof GatewayProfile>;
+
 export const ModelProfile = z
   .object({
     model: z.string().min(1).default("sim"),
@@ -35,6 +49,8 @@ export const ModelProfile = z
     simScript: z.string().optional(),
     /** Sim model only: emit encrypted reasoning state. */
     simReasoning: z.boolean().optional(),
+    /** Present on gateway threads (see GatewayProfile). */
+    gateway: GatewayProfile.optional(),
   })
   .meta({ id: "ModelProfile" });
 export type ModelProfile = z.infer<typeof ModelProfile>;

@@ -16,6 +16,7 @@ export {
   type RedisBreakerStoreOptions,
 } from "./breaker/index.ts";
 export * from "./engine/index.ts";
+export * from "./gateway/index.ts";
 export {
   type KnownModel,
   knownInputLimit,

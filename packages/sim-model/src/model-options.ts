@@ -1,6 +1,6 @@
 import { invalidRequest, SIM_ERROR_CODES, type SimError } from "./errors.ts";
 
-export const SIM_SCRIPTS = ["explorer", "team", "approval", "writer"] as const;
+export const SIM_SCRIPTS = ["explorer", "team", "approval", "writer", "coder"] as const;
 export type SimScript = (typeof SIM_SCRIPTS)[number];
 
 /** Options carried in the model string: `sim:steps=40:script=explorer:reasoning=1:ctx=8000`. */

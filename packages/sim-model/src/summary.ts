@@ -97,6 +97,13 @@ export function buildSummary(messages: readonly WireMessage[]): string {
     files.push(clip(line, 160));
   }
 
+  // Files seen in listings but not touched yet stay known, so the agent can still get to them.
+  for (const path of facts.discovered) {
+    if (known.has(path) || path.startsWith("/")) continue;
+    known.add(path);
+    files.push(clip(`${path} (seen)`, 160));
+  }
+
   const decisions = [
     ...bulletLines(section(previous, "Decisions")).filter((line) => line !== "none recorded"),
     ...facts.assistantTexts.map((text) => clip(text, 200)),

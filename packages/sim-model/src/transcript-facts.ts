@@ -37,7 +37,33 @@ const ACTIONS: Record<string, string> = {
   write_file: "written",
   edit_file: "edited",
   grep: "searched",
+  // opencode's file tools
+  read: "read",
+  write: "written",
+  edit: "edited",
 };
+/** Tools that run a shell command (Codex `exec_command` / `shell`, opencode `bash`). */
+const SHELL_TOOLS = new Set(["exec_command", "shell", "bash", "run_command"]);
+
+/** The shell command of a shell tool call, whatever the client calls its argument. */
+export function shellCommand(name: string, args: Record<string, unknown>): string | undefined {
+  if (!SHELL_TOOLS.has(name)) return undefined;
+  const command = args.cmd ?? args.command;
+  if (typeof command === "string") return command;
+  if (Array.isArray(command)) return command.map(String).at(-1);
+  return undefined;
+}
+
+/** What a simple shell command does to one file: `cat f`, `sed -n '…' f`, `cat > f <<…`, `sed -i … f`. */
+function shellFileAction(command: string): { path: string; action: string } | undefined {
+  const written = /^cat > (\S+) <</.exec(command);
+  if (written) return { path: written[1]!, action: "written" };
+  const edited = /^sed -i .* (\S+)$/.exec(command.split("\n")[0]!);
+  if (edited) return { path: edited[1]!, action: "edited" };
+  const read = /^(?:cat|sed -n '[^']*'|head(?: -n \d+)?) (\S+)$/.exec(command.trim());
+  if (read) return { path: read[1]!, action: "read" };
+  return undefined;
+}
 
 function parseArguments(text: string): Record<string, unknown> {
   try {
@@ -112,7 +138,11 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
         const args = parseArguments(call.function.arguments);
         calls.set(call.id, { name, args });
         facts.toolCounts.set(name, (facts.toolCounts.get(name) ?? 0) + 1);
-        if (typeof args.path === "string" && ACTIONS[name]) noteFile(facts, args.path, ACTIONS[name]);
+        const target = typeof args.path === "string" ? args.path : args.filePath;
+        if (typeof target === "string" && ACTIONS[name]) noteFile(facts, target, ACTIONS[name]);
+        const command = shellCommand(name, args);
+        const onFile = command ? shellFileAction(command) : undefined;
+        if (onFile) noteFile(facts, onFile.path.replace(/^\.\//, ""), onFile.action);
         if (name === "todo_write" && Array.isArray(args.todos)) {
           facts.todos = args.todos.flatMap((todo: unknown) => {
             const item = todo as Partial<TodoItem> | null;
@@ -128,10 +158,13 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
     } else if (message.role === "tool") {
       const call = calls.get(message.tool_call_id ?? "");
       if (/^\s*(error|\{"error")/i.test(text)) facts.toolErrors += 1;
-      if (call && (call.name === "list_dir" || call.name === "glob" || call.name === "grep")) {
+      const command = call ? shellCommand(call.name, call.args) : undefined;
+      const lists = command !== undefined && /^(find|ls|grep -r|rg)\b/.test(command.trim());
+      if (call && (call.name === "list_dir" || call.name === "glob" || call.name === "grep" || lists)) {
         const base = call.name === "list_dir" && typeof call.args.path === "string" ? call.args.path : ".";
         // grep lines are `path:line: text`; only the path part names a file.
-        const source = call.name === "grep" ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
+        const greps = call.name === "grep" || command?.trim().startsWith("grep") === true;
+        const source = greps ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
         for (const path of extractPaths(source, base)) facts.discovered.add(path);
       }
     }

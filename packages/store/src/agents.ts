@@ -34,6 +34,8 @@ export interface AgentProbe {
   stateUpdatedAt: number;
   /** Status of the given run, null when it does not exist. */
   runStatus: string | null;
+  /** Kind of the given run, null when it does not exist. */
+  runKind: string | null;
 }
 
 export interface AgentRepository {
@@ -62,6 +64,7 @@ export function probeFromRow(row: Row): AgentProbe {
     stateUpdatedAt:
       row.state_updated_at === null || row.state_updated_at === undefined ? 0 : Number(row.state_updated_at),
     runStatus: typeof row.run_status === "string" ? row.run_status : null,
+    runKind: typeof row.run_kind === "string" ? row.run_kind : null,
   };
 }
 
@@ -73,8 +76,9 @@ export function claimStatement(agentId: string, fence: number, runId: string): S
             (SELECT max(seq) FROM messages WHERE agent_id = agents.id) AS last_seq,
             (SELECT id FROM compactions WHERE agent_id = agents.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
             (SELECT updated_at FROM agent_state WHERE agent_id = agents.id) AS state_updated_at,
-            (SELECT status FROM runs WHERE id = ?) AS run_status`,
-    args: [fence, agentId, fence, runId],
+            (SELECT status FROM runs WHERE id = ?) AS run_status,
+            (SELECT kind FROM runs WHERE id = ?) AS run_kind`,
+    args: [fence, agentId, fence, runId, runId],
   };
 }
 
@@ -92,9 +96,10 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
                   (SELECT max(seq) FROM messages WHERE agent_id = a.id) AS last_seq,
                   (SELECT id FROM compactions WHERE agent_id = a.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
                   (SELECT updated_at FROM agent_state WHERE agent_id = a.id) AS state_updated_at,
-                  (SELECT status FROM runs WHERE id = ?) AS run_status
+                  (SELECT status FROM runs WHERE id = ?) AS run_status,
+                  (SELECT kind FROM runs WHERE id = ?) AS run_kind
                 FROM agents a WHERE a.id = ?`,
-          args: [runId, agentId],
+          args: [runId, runId, agentId],
         }),
       );
       const row = result.rows[0];

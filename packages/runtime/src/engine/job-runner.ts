@@ -118,6 +118,9 @@ export function createJobRunner(options: JobRunnerOptions) {
         () => deps.scheduler.step(job, { delayMs: 250 }),
         async (fence, signal, probe) => {
           if (probe.runStatus === null || FINISHED.has(probe.runStatus)) return "finished" as const;
+          // A compaction run never continues with a model call (I7; a gateway conversation is driven by
+          // its client, not by steps).
+          if (probe.runKind === "compact") return "compaction run" as const;
           // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered
           // job moved the log itself before its worker died, so it must run: the step reads back from it.)
           const duplicate = attempt.attempt === 1 && !attempt.redelivered;
@@ -147,6 +150,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       if (outcome === "busy") return { skipped: "agent busy" };
       if (outcome === "finished") return { skipped: "run finished" };
       if (outcome === "stale") return { skipped: "stale step" };
+      if (outcome === "compaction run") return { skipped: "compaction runs take no steps" };
       // A run cancelled while this step ran: the next job's claim sees it and stops there, and a run
       // that ends checks its own status in its transaction. No read needed here.
       await runControl.afterStep(job, outcome, lastSeq === null ? {} : { expectSeq: lastSeq });

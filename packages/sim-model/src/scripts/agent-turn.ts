@@ -1,8 +1,9 @@
 import { callId, doneMarker } from "../markers.ts";
 import type { SimScript } from "../model-options.ts";
 import { readTranscript } from "../transcript-facts.ts";
-import type { WireRequest, WireToolCall } from "../wire.ts";
+import { contentText, type WireRequest, type WireToolCall } from "../wire.ts";
 import { approvalTurn } from "./approval.ts";
+import { coderTurn } from "./coder.ts";
 import { explorerTurn } from "./explorer.ts";
 import type { PlannedTurn, ScriptContext } from "./planned-call.ts";
 import { teamTurn } from "./team.ts";
@@ -22,7 +23,18 @@ const SCRIPTS: Record<SimScript, (context: ScriptContext) => PlannedTurn> = {
   team: teamTurn,
   approval: approvalTurn,
   writer: writerTurn,
+  coder: coderTurn,
 };
+
+/** The client's working folder as its prompt states it (Codex `<cwd>…</cwd>`, opencode `Working directory: …`). */
+function workingFolder(request: WireRequest): string | undefined {
+  for (const message of request.messages) {
+    const text = contentText(message.content);
+    const found = /<cwd>([^<\n]+)<\/cwd>/.exec(text) ?? /Working directory: (\S+)/.exec(text);
+    if (found) return found[1]!.trim();
+  }
+  return undefined;
+}
 
 function finalReport(
   context: ScriptContext,
@@ -56,6 +68,7 @@ export function agentTurn(request: WireRequest, script: SimScript, steps: number
   const files = [...new Set([...facts.discovered, ...facts.files.keys()])].filter(
     (path) => !path.endsWith("/"),
   );
+  const cwd = workingFolder(request);
   const context: ScriptContext = {
     script,
     step: completed + 1,
@@ -67,6 +80,7 @@ export function agentTurn(request: WireRequest, script: SimScript, steps: number
     task: facts.userTexts.at(-1) ?? facts.previousSummaries.at(-1)?.match(/## Task\n(.*)/)?.[1] ?? "",
     files,
     readFiles,
+    ...(cwd ? { cwd } : {}),
   };
   const planned = completed >= steps ? undefined : SCRIPTS[script](context);
   if (!planned || planned.calls.length === 0) {

@@ -25,6 +25,8 @@ export interface ScriptContext {
   files: readonly string[];
   /** Files already read in the visible history. */
   readFiles: ReadonlySet<string>;
+  /** The client's working folder when its prompt names one (Codex `<cwd>`, opencode `Working directory:`). */
+  cwd?: string;
 }
 
 /** Pick the first planned call whose tool is offered. */

@@ -1,0 +1,47 @@
+import type { NewMessage } from "@longrun/protocol";
+import { textOf } from "./content.ts";
+
+/** Key order and whitespace of tool arguments vary between clients' re-serializations: compare the value. */
+function canonicalArguments(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text.trim();
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value as Record<string, unknown>)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
+function images(message: Pick<NewMessage, "content">): string[] {
+  if (!Array.isArray(message.content)) return [];
+  return message.content.flatMap((part) => (part.type === "image_url" ? [part.image_url.url] : []));
+}
+
+/**
+ * What identifies a conversation item across the client's resends: role, visible text, images, tool
+ * calls (id, name, arguments by value) and the answered call id. Provider-private state, names and
+ * whitespace at the ends are left out: clients drop or reformat them when they echo an answer back.
+ */
+export function fingerprint(
+  message: Pick<NewMessage, "role" | "content" | "toolCalls" | "toolCallId">,
+): string {
+  return JSON.stringify([
+    message.role,
+    textOf(message.content).replace(/\r\n/g, "\n").trim(),
+    images(message),
+    (message.toolCalls ?? []).map((call) => [
+      call.id,
+      call.function.name,
+      canonicalArguments(call.function.arguments),
+    ]),
+    message.toolCallId ?? null,
+  ]);
+}

@@ -1,0 +1,118 @@
+import OpenAI from "openai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toolDefinitions } from "./fake-workspace.ts";
+import { simModelName } from "./model-options.ts";
+import { CODER_NOTES, CODER_REPORT } from "./scripts/coder.ts";
+import { type SimModelServer, startSimModel } from "./server.ts";
+
+let server: SimModelServer;
+let client: OpenAI;
+
+beforeAll(async () => {
+  server = await startSimModel({ logBodies: false });
+  client = new OpenAI({ baseURL: server.baseURL, apiKey: "sim", maxRetries: 0 });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const CWD = "/work/project";
+const PROJECT: Record<string, string> = {
+  "README.md": "# demo\n",
+  "src/a.ts": "export const a = 1;\n",
+  "src/b.ts": "export const b = 2;\n",
+  "src/c.ts": "export const c = 3;\n",
+  "test/a.test.ts": "export {};\n",
+};
+
+/** Plays the client's side: each tool does to an in-memory folder what the real client would do. */
+function execute(files: Map<string, string>, name: string, argumentsText: string): string {
+  const args = JSON.parse(argumentsText) as Record<string, unknown>;
+  const relative = (path: unknown) => String(path).replace(`${CWD}/`, "").replace(/^\.\//, "");
+  const command = String(args.cmd ?? args.command ?? "");
+  if (name === "exec_command" || name === "bash") {
+    const written = /^cat > (\S+) <<'SIM_EOF'\n([\s\S]*)\nSIM_EOF$/.exec(command);
+    if (written) return files.set(relative(written[1]), written[2]!) && "";
+    const edited = /^sed -i 's\/(.*)\/(.*)\/' (\S+)$/.exec(command);
+    if (edited) {
+      const path = relative(edited[3]);
+      files.set(path, (files.get(path) ?? "").replace(edited[1]!, edited[2]!));
+      return "";
+    }
+    const read = /^sed -n '1,60p' (\S+)$/.exec(command);
+    if (read) return files.get(relative(read[1])) ?? "No such file";
+    if (command.startsWith("find")) return [...files.keys()].map((file) => `./${file}`).join("\n");
+    return "ok";
+  }
+  if (name === "glob") return [...files.keys()].map((file) => `${CWD}/${file}`).join("\n");
+  if (name === "grep") return [...files.keys()].map((file) => `${CWD}/${file}:1: export`).join("\n");
+  if (name === "read") return files.get(relative(args.filePath)) ?? "No such file";
+  if (name === "write")
+    return files.set(relative(args.filePath), String(args.content)) && "Wrote file successfully.";
+  if (name === "edit") {
+    const path = relative(args.filePath);
+    const content = files.get(path) ?? "";
+    if (!content.includes(String(args.oldString))) return "Error: oldString not found";
+    files.set(path, content.replace(String(args.oldString), String(args.newString)));
+    return "Edit applied successfully.";
+  }
+  return "ok";
+}
+
+async function session(toolNames: string[], context: string) {
+  const files = new Map(Object.entries(PROJECT));
+  const messages: ChatCompletionMessageParam[] = [
+    { role: "system", content: `You are a coding agent.\n${context}` },
+    { role: "user", content: "Survey this project, keep NOTES.md and finish with REPORT.md." },
+  ];
+  const used = new Map<string, number>();
+  let steps = 0;
+  for (let turn = 0; turn < 100; turn++) {
+    const completion = await client.chat.completions.create({
+      model: simModelName({ script: "coder", steps: 32 }),
+      messages,
+      tools: toolDefinitions(toolNames),
+    });
+    const message = completion.choices[0]!.message;
+    messages.push(message as ChatCompletionMessageParam);
+    if (!message.tool_calls?.length) return { files, used, steps, final: message.content ?? "" };
+    steps += 1;
+    for (const call of message.tool_calls) {
+      if (call.type !== "function") continue;
+      used.set(call.function.name, (used.get(call.function.name) ?? 0) + 1);
+      messages.push({
+        role: "tool",
+        tool_call_id: call.id,
+        content: execute(files, call.function.name, call.function.arguments),
+      });
+    }
+  }
+  throw new Error("the scripted agent did not finish");
+}
+
+describe("coder script", () => {
+  it("works in Codex's vocabulary: exec_command with relative paths", async () => {
+    const result = await session(
+      ["exec_command", "write_stdin"],
+      `<environment_context><cwd>${CWD}</cwd></environment_context>`,
+    );
+    expect(result.steps).toBe(32);
+    expect([...result.used.keys()]).toEqual(["exec_command"]);
+    expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
+    expect(result.files.get(CODER_REPORT)).toMatch(/Finished after 32 steps/);
+    expect(result.files.get(CODER_REPORT)).toMatch(/src\/a\.ts/);
+    expect(result.final).toMatch(/\[sim:done step=32\]/);
+  });
+
+  it("works in opencode's vocabulary: bash, read, write, edit, glob, grep, todowrite with absolute paths", async () => {
+    const tools = ["bash", "edit", "glob", "grep", "read", "skill", "task", "todowrite", "webfetch", "write"];
+    const result = await session(tools, `<env>\n  Working directory: ${CWD}\n</env>`);
+    expect(result.steps).toBe(32);
+    for (const name of ["bash", "edit", "glob", "grep", "read", "todowrite", "write"]) {
+      expect(result.used.get(name), name).toBeGreaterThan(0);
+    }
+    expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
+    expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
+  });
+});

@@ -1,0 +1,195 @@
+import type { PlannedCall, PlannedTurn, ScriptContext } from "./planned-call.ts";
+
+/** Files the coder script is told to leave behind (the task names them too). */
+export const CODER_NOTES = "NOTES.md";
+export const CODER_REPORT = "REPORT.md";
+
+/** Which client's tools are on offer: Codex CLI (exec_command / shell, apply_patch) or opencode. */
+type Vocabulary = "codex" | "opencode";
+
+function vocabularyOf(tools: ReadonlySet<string>): Vocabulary | null {
+  if (tools.has("exec_command") || tools.has("shell")) return "codex";
+  if (tools.has("bash") && tools.has("read") && tools.has("write")) return "opencode";
+  return null;
+}
+
+/** A path relative to the working folder (clients and tool outputs mix absolute and relative ones). */
+export function relativePath(path: string, cwd: string | undefined): string {
+  let relative = path.replace(/^\.\//, "");
+  if (cwd && relative.startsWith(`${cwd.replace(/\/$/, "")}/`))
+    relative = relative.slice(cwd.replace(/\/$/, "").length + 1);
+  return relative;
+}
+
+function absolutePath(path: string, cwd: string | undefined): string {
+  if (path.startsWith("/") || !cwd) return path;
+  return `${cwd.replace(/\/$/, "")}/${path}`;
+}
+
+function notes(step: number, context: ScriptContext, files: string[]): string {
+  return [
+    "# Notes",
+    "",
+    `progress: step ${step}`,
+    `task: ${context.task.replace(/\s+/g, " ").slice(0, 160)}`,
+    "",
+    "## Files seen",
+    ...files.slice(0, 25).map((file) => `- ${file}`),
+    "",
+  ].join("\n");
+}
+
+function report(step: number, context: ScriptContext, files: string[]): string {
+  const read = files.filter((file) => context.readFiles.has(file));
+  return [
+    "# Report",
+    "",
+    `Finished after ${step} steps.`,
+    `Files read (${read.length}): ${read.slice(0, 30).join(", ") || "none"}`,
+    `Files seen (${files.length}).`,
+    "",
+  ].join("\n");
+}
+
+/** A shell command as the client's tool call. */
+function shell(vocabulary: Vocabulary, tools: ReadonlySet<string>, command: string): PlannedCall {
+  if (vocabulary === "opencode")
+    return { name: "bash", args: { command, description: "Run a shell command" } };
+  if (tools.has("exec_command")) return { name: "exec_command", args: { cmd: command } };
+  return { name: "shell", args: { command: ["bash", "-lc", command] } };
+}
+
+/** Writing a whole file in the client's vocabulary (Codex has no write tool: a heredoc, or apply_patch). */
+function writeFile(
+  vocabulary: Vocabulary,
+  context: ScriptContext,
+  path: string,
+  content: string,
+): PlannedCall {
+  if (vocabulary === "opencode")
+    return { name: "write", args: { filePath: absolutePath(path, context.cwd), content } };
+  if (context.tools.has("apply_patch")) {
+    const body = content
+      .split("\n")
+      .map((line) => `+${line}`)
+      .join("\n");
+    return {
+      name: "apply_patch",
+      args: { input: `*** Begin Patch\n*** Add File: ${path}\n${body}\n*** End Patch` },
+    };
+  }
+  return shell(vocabulary, context.tools, `cat > ${path} <<'SIM_EOF'\n${content}\nSIM_EOF`);
+}
+
+function editFile(
+  vocabulary: Vocabulary,
+  context: ScriptContext,
+  path: string,
+  from: string,
+  to: string,
+): PlannedCall {
+  if (vocabulary === "opencode") {
+    return {
+      name: "edit",
+      args: { filePath: absolutePath(path, context.cwd), oldString: from, newString: to },
+    };
+  }
+  return shell(vocabulary, context.tools, `sed -i 's/${from}/${to}/' ${path}`);
+}
+
+function readFile(vocabulary: Vocabulary, context: ScriptContext, path: string): PlannedCall {
+  if (vocabulary === "opencode") return { name: "read", args: { filePath: absolutePath(path, context.cwd) } };
+  return shell(vocabulary, context.tools, `sed -n '1,60p' ${path}`);
+}
+
+function todos(step: number, steps: number): PlannedCall {
+  const phases = ["Survey the project", "Read the source files", "Keep notes in NOTES.md", "Write REPORT.md"];
+  const current = Math.min(phases.length - 1, Math.floor(((step - 1) / Math.max(1, steps)) * phases.length));
+  return {
+    name: "todowrite",
+    args: {
+      todos: phases.map((content, index) => ({
+        content,
+        status: index < current ? "completed" : index === current ? "in_progress" : "pending",
+        priority: "medium",
+      })),
+    },
+  };
+}
+
+/**
+ * Coder: what a coding agent does in Codex CLI or opencode, in that client's own tools — list and
+ * search the project, read its files one by one, keep NOTES.md (written every 10 steps, edited 3 steps
+ * later), run a command now and then, keep a todo list (opencode), and write REPORT.md at the last step.
+ * Paths are relative for Codex (its commands run in the working folder) and absolute for opencode
+ * (its file tools demand it; the folder is read off its system prompt).
+ */
+export function coderTurn(context: ScriptContext): PlannedTurn {
+  const vocabulary = vocabularyOf(context.tools);
+  if (!vocabulary) return { text: `Step ${context.step}: no known client tools offered.`, calls: [] };
+  const { step, steps } = context;
+  const files = [...new Set(context.files.map((file) => relativePath(file, context.cwd)))].filter(
+    (file) => !file.startsWith("/") && file !== CODER_NOTES && file !== CODER_REPORT,
+  );
+  const read = new Set([...context.readFiles].map((file) => relativePath(file, context.cwd)));
+  const seen = { ...context, readFiles: read };
+  const say = (call: PlannedCall, what: string): PlannedTurn => ({
+    text: `Step ${step}: ${what}.`,
+    calls: [call],
+  });
+
+  if (step === steps) {
+    return say(
+      writeFile(vocabulary, context, CODER_REPORT, report(step, seen, files)),
+      `writing ${CODER_REPORT}`,
+    );
+  }
+  if (step === 1) {
+    return vocabulary === "opencode" && context.tools.has("todowrite")
+      ? say(todos(step, steps), "planning")
+      : say(shell(vocabulary, context.tools, "ls -la"), "looking at the folder");
+  }
+  if (step === 2) {
+    return vocabulary === "opencode"
+      ? say({ name: "glob", args: { pattern: "**/*" } }, "listing the files")
+      : say(shell(vocabulary, context.tools, "find . -type f -not -path '*/.*' | sort"), "listing the files");
+  }
+  if (step === 3) {
+    return vocabulary === "opencode" && context.tools.has("grep")
+      ? say({ name: "grep", args: { pattern: "export", include: "*.ts" } }, "searching for exports")
+      : say(
+          shell(vocabulary, context.tools, "grep -rn 'export' --include='*.ts' . | head -20"),
+          "searching for exports",
+        );
+  }
+  if (step === 4 && vocabulary === "opencode") {
+    // opencode's glob and grep need ripgrep, which it cannot download offline: list with bash too.
+    return say(
+      shell(vocabulary, context.tools, "find . -type f -not -path '*/.*' | sort"),
+      "listing the files with find",
+    );
+  }
+  if (step % 10 === 5)
+    return say(
+      writeFile(vocabulary, context, CODER_NOTES, notes(step, context, files)),
+      `writing ${CODER_NOTES}`,
+    );
+  if (step % 10 === 8 && step > 5) {
+    return say(
+      editFile(vocabulary, context, CODER_NOTES, `progress: step ${step - 3}`, `progress: step ${step}`),
+      `updating ${CODER_NOTES}`,
+    );
+  }
+  if (step % 10 === 9)
+    return say(
+      shell(vocabulary, context.tools, "wc -l $(find . -name '*.ts' -not -path '*/.*') | tail -1"),
+      "counting lines",
+    );
+  if (step % 10 === 0 && vocabulary === "opencode" && context.tools.has("todowrite"))
+    return say(todos(step, steps), "updating the plan");
+  const unread = files.filter((file) => !read.has(file));
+  const pool = unread.length > 0 ? unread : files;
+  if (pool.length === 0) return say(shell(vocabulary, context.tools, "ls -la"), "looking around");
+  const target = pool[step % pool.length]!;
+  return say(readFile(vocabulary, context, target), `reading ${target}`);
+}

@@ -1,0 +1,121 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ClientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
+import { type ClientSandbox, createSandbox, runOpencode } from "./support/run-client.ts";
+
+const WINDOW = 16_384;
+/** The gateway's hard limit: the window less opencode's output reserve (max_tokens 2048). */
+const LIMIT = WINDOW - 2_048;
+const TASK =
+  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
+
+describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real processes)", () => {
+  let env: LongrunUnderTest;
+  const sandboxes: ClientSandbox[] = [];
+  beforeAll(async () => {
+    env = await startLongrunUnderTest();
+  });
+  afterAll(async () => {
+    await env?.close();
+    for (const sandbox of sandboxes) await sandbox.cleanup();
+  });
+
+  it("does a 34-step task while longrun compacts; opencode never compacts itself", async () => {
+    const sandbox = await createSandbox("opencode");
+    sandboxes.push(sandbox);
+    const model = `sim:script=coder:steps=34:ctx=${WINDOW}`;
+    const run = await runOpencode(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window: WINDOW,
+      task: TASK,
+      timeoutMs: 240_000,
+    });
+    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+    expect(run.code, run.stderr.slice(-2_000)).toBe(0);
+    await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
+    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+      "Finished after 34 steps",
+    );
+
+    const main = await threadOf(
+      env,
+      (thread) => thread.modelProfile.gateway?.key.endsWith("|agent") === true,
+    );
+    const upstream = upstreamOf(env, model).filter((entry) =>
+      JSON.stringify(entry.body).includes(sandbox.work),
+    );
+    const agentCalls = upstream.filter((entry) => !entry.summary);
+    const clientRequests = env.requests.filter((request) => request.path.endsWith("/chat/completions"));
+    const report: ClientReport = {
+      client: "opencode",
+      threadId: main.thread.id,
+      steps: main.facts.filter((fact) => fact.role === "assistant" && (fact.toolCalls?.length ?? 0) > 0)
+        .length,
+      clientRequests: clientRequests.length,
+      upstreamRequests: upstream.length,
+      upstreamSummaries: upstream.length - agentCalls.length,
+      longrunCompactions: main.events.filter((event) => event.type === "compaction.completed").length,
+      clientCompactions: clientRequests.filter(isClientCompaction).length,
+      peakPromptTokens: Math.max(...agentCalls.map((entry) => entry.promptTokens ?? 0)),
+      window: WINDOW,
+      wallMs: run.wallMs,
+    };
+    console.log(`[gateway report] ${JSON.stringify(report)}`);
+    expect(report.steps).toBeGreaterThanOrEqual(30);
+    expect(report.longrunCompactions).toBeGreaterThanOrEqual(2);
+    expect(report.clientCompactions).toBe(0);
+    expect(env.sim.log.entries.every((entry) => entry.status === 200)).toBe(true);
+    expect(report.peakPromptTokens).toBeLessThanOrEqual(LIMIT);
+    // What opencode was told each step is what the upstream measured for the request longrun sent.
+    expect(toldInputTokens(run.stdout)).toBe(
+      agentCalls.reduce((sum, entry) => sum + (entry.promptTokens ?? 0), 0),
+    );
+  }, 300_000);
+
+  it("ends the 8k-window case (base prompt ~7.8k tokens) with one clear error instead of a compaction loop", async () => {
+    const sandbox = await createSandbox("opencode-8k");
+    sandboxes.push(sandbox);
+    const window = 8_192;
+    const model = `sim:script=coder:steps=34:ctx=${window}`;
+    const before = env.requests.length;
+    const run = await runOpencode(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window,
+      task: TASK,
+      timeoutMs: 120_000,
+    });
+    const requests = env.requests
+      .slice(before)
+      .filter((request) => request.path.endsWith("/chat/completions"));
+    const refused = requests.filter((request) => request.status === 400);
+    console.log(
+      `[gateway report] ${JSON.stringify({ client: "opencode-8k", requests: requests.length, refused: refused.length, code: run.code, wallMs: run.wallMs })}`,
+    );
+    expect(run.timedOut).toBe(false);
+    // The agent's request is refused once with context_exhausted; only the small title request is answered.
+    expect(refused).toHaveLength(1);
+    expect(requests.length).toBeLessThanOrEqual(3);
+    expect(`${run.stdout}\n${run.stderr}`).toMatch(/cannot continue in the model's window/);
+    expect(requests.filter(isClientCompaction)).toHaveLength(0);
+    // Nothing too large ever reached the model.
+    expect(upstreamOf(env, model).every((entry) => entry.status === 200)).toBe(true);
+  }, 180_000);
+});
+
+/** The input tokens opencode was told, summed over its steps (input + cache reads, as it splits them). */
+function toldInputTokens(stdout: string): number {
+  let total = 0;
+  for (const line of stdout.split("\n")) {
+    if (!line.includes('"step_finish"')) continue;
+    const tokens = (JSON.parse(line) as { part: { tokens: { input: number; cache: { read: number } } } }).part
+      .tokens;
+    total += tokens.input + tokens.cache.read;
+  }
+  return total;
+}

@@ -1,0 +1,65 @@
+import { detectClientCompaction, parseChatRequest, parseResponsesRequest } from "@longrun/openai-compat";
+import type { LongrunEvent, StoredMessage, Thread } from "@longrun/protocol";
+import type { SimLogEntry } from "@longrun/sim-model";
+import { allEvents } from "../../e2e/support/embedded-instance.ts";
+import type { LongrunUnderTest } from "./longrun-under-test.ts";
+import type { RecordedRequest } from "./recording-proxy.ts";
+
+/** The closing figures of one client's run (issue 15's closing note). */
+export interface ClientReport {
+  client: string;
+  threadId: string;
+  /** Tool-call steps the client took (assistant answers with tool calls in the thread's facts). */
+  steps: number;
+  clientRequests: number;
+  upstreamRequests: number;
+  upstreamSummaries: number;
+  longrunCompactions: number;
+  clientCompactions: number;
+  peakPromptTokens: number;
+  window: number;
+  wallMs: number;
+}
+
+/** True when a recorded request is the client asking for its own compaction. */
+export function isClientCompaction(request: RecordedRequest): boolean {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  try {
+    if (request.path.endsWith("/responses")) {
+      return detectClientCompaction(parseResponsesRequest(request.body as never), header) !== null;
+    }
+    if (request.path.endsWith("/chat/completions")) {
+      return detectClientCompaction(parseChatRequest(request.body as never), header) !== null;
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/** Sim log entries of requests made for one model string (each client gets its own). */
+export function upstreamOf(env: LongrunUnderTest, model: string): SimLogEntry[] {
+  return env.sim.log.entries.filter((entry) => entry.model === model);
+}
+
+/** Facts and events of the gateway thread a client's conversation landed in. */
+export async function threadOf(env: LongrunUnderTest, predicate: (thread: Thread) => boolean) {
+  const threads = await env.longrun.client.threads.list();
+  const thread = threads.find((candidate) => candidate.modelProfile.gateway && predicate(candidate));
+  if (!thread)
+    throw new Error(`no gateway thread matches; threads: ${threads.map((t) => t.title).join(" | ")}`);
+  const detail = await env.longrun.client.threads.get(thread.id);
+  const root = detail.agents.find((agent) => !agent.parentAgentId);
+  const facts: StoredMessage[] = [];
+  for (let afterSeq = -1; root; ) {
+    const page = await env.longrun.client.agents.messages(root.id, { afterSeq, limit: 500 });
+    facts.push(...page.messages);
+    if (page.nextAfterSeq === null) break;
+    afterSeq = page.nextAfterSeq;
+  }
+  const events: LongrunEvent[] = await allEvents(env.longrun.client, thread.id);
+  return { thread, facts, events };
+}
