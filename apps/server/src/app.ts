@@ -19,6 +19,8 @@ import { threadRoutes } from "./routes/threads.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
+const GATEWAY_BODY_LIMIT = 64 * 1024 * 1024;
+const GATEWAY_PATHS = new Set(["/v1/chat/completions", "/v1/responses"]);
 
 /**
  * The hono app: REST API under /v1, health, metrics, the OpenAPI document, and the dashboard at `/`.
@@ -39,9 +41,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/", systemRoutes(deps));
   registerDocumentRoute(app);
 
-  const limit = deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
-  app.use(
-    "/v1/*",
+  const limiter = (limit: number) =>
     bodyLimit({
       maxSize: limit,
       onError: (context) => {
@@ -53,14 +53,20 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
           context,
         );
       },
-    }),
+    });
+  const apiLimit = limiter(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
+  // OpenAI-compatible clients resend their whole history on every request: a long session's body is
+  // far larger than anything the longrun API takes.
+  const gatewayLimit = limiter(GATEWAY_BODY_LIMIT);
+  app.use("/v1/*", (context, next) =>
+    GATEWAY_PATHS.has(context.req.path) ? gatewayLimit(context, next) : apiLimit(context, next),
   );
   app.use("/v1/*", bearerAuth(deps.store));
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
   app.route("/v1/models", modelRoutes(deps));
-  // POST /v1/chat/completions and /v1/responses (GET /v1/models is the documented route above).
+  // POST /v1/chat/completions and /v1/responses; their GET /v1/models is the route above.
   app.route("/v1", openAiGatewayRoutes(deps));
   app.route("/v1/ops", opsRoutes(deps, failures));
   registerWebSocketRoute(app);

@@ -163,7 +163,7 @@ describe("GET /v1/models", () => {
           longrun: {
             maxInputTokens: 128_000,
             default: true,
-            simScripts: ["explorer", "team", "approval", "writer"],
+            simScripts: ["explorer", "team", "approval", "writer", "coder"],
           },
         },
       ],

@@ -61,6 +61,7 @@ describe("fenced appends", () => {
       compactionId: null,
       stateUpdatedAt: 0,
       runStatus: "queued",
+      runKind: "message",
     });
     // Holder 4 has not appended since; it is too late now.
     await expect(

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import {
   apiErrorBody,
   ChatRequestBody,
@@ -7,18 +8,19 @@ import {
   contextExhaustedBody,
   createChatStreamEncoder,
   createResponsesStreamEncoder,
-  modelsList,
   parseChatRequest,
   parseResponsesRequest,
   ResponsesRequestBody,
   responseBody,
 } from "@longrun/openai-compat";
+import { LongrunError, statusOf } from "@longrun/protocol";
 import { GatewayError, type GatewayOptions, runGatewayTurn, type TurnSink } from "@longrun/runtime";
 import type { Context } from "hono";
-import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
+import { z } from "zod";
 import type { AuthEnv } from "../auth.ts";
+import { AUTH_ERRORS, BEARER, errors } from "../contract.ts";
 import { describeIssues } from "../http-error.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { resolveWorkspace } from "../workspace.ts";
@@ -40,6 +42,14 @@ function errorOf(error: unknown): { status: number; body: unknown; retryAfterMs?
       ),
       ...(error.options.retryAfterMs ? { retryAfterMs: error.options.retryAfterMs } : {}),
     };
+  }
+  // The validator in front of the handler refused the body: not JSON (400), not application/json (415).
+  if (error instanceof HTTPException && error.status < 500) {
+    const code = error.status === 415 ? "unsupported_media_type" : "invalid_request";
+    return { status: error.status, body: apiErrorBody(code, error.message) };
+  }
+  if (LongrunError.isInstance(error)) {
+    return { status: statusOf(error.code), body: apiErrorBody(error.code, error.message) };
   }
   console.error("[openai-gateway] unexpected error", error);
   return { status: 500, body: apiErrorBody("internal", "internal error", "server_error") };
@@ -64,13 +74,94 @@ const sse = (frame: unknown) => `data: ${JSON.stringify(frame)}\n\n`;
 const sseEvent = (frame: unknown) =>
   `event: ${(frame as { type: string }).type}\ndata: ${JSON.stringify(frame)}\n\n`;
 
+/** An error in the OpenAI shape (its `code` and `message` are those of longrun's own error body). */
+const OpenAiError = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      code: z.string().nullable(),
+      param: z.string().nullable().optional(),
+    }),
+  })
+  .meta({ id: "OpenAiError" });
+
+const openAiErrors = {
+  400: "the request does not parse, asks for something unsupported, or the conversation cannot fit (`context_exhausted`)",
+  404: "the upstream does not know the model",
+  413: "the body is over the gateway's body limit",
+  415: "a body was sent with a content type other than application/json",
+  429: "the upstream model is rate limited (Retry-After says when to try again)",
+  500: "an unexpected server error (logged)",
+  502: "the upstream model answered with an error",
+  503: "the job queue or the upstream model is unreachable",
+} as const;
+
+function errorResponses() {
+  // The bearer check answers before the gateway does, in longrun's error shape (it has the `code` and
+  // `message` OpenAI clients read); the gateway's own errors are in the OpenAI shape.
+  const responses: Record<number, { description: string; content: Record<string, { schema: z.ZodType }> }> = {
+    ...errors(AUTH_ERRORS),
+  };
+  for (const [status, when] of Object.entries(openAiErrors)) {
+    responses[Number(status)] = {
+      description: when,
+      content: { "application/json": { schema: OpenAiError } },
+    };
+  }
+  return responses;
+}
+
+/** A JSON answer or, with `stream: true`, server-sent events (the format of the API it answers). */
+function answerResponses(description: string) {
+  return {
+    200: {
+      description,
+      content: {
+        "application/json": { schema: z.looseObject({ id: z.string(), object: z.string() }) },
+        "text/event-stream": { schema: z.string() },
+      },
+    },
+    ...errorResponses(),
+  };
+}
+
+const chatCompletions = createRoute({
+  method: "post",
+  path: "/chat/completions",
+  operationId: "createChatCompletion",
+  summary:
+    "OpenAI Chat Completions through longrun: the history is kept as facts, the projection sent upstream fits",
+  tags: ["gateway"],
+  security: BEARER,
+  request: { body: { required: true, content: { "application/json": { schema: ChatRequestBody } } } },
+  responses: answerResponses("A chat completion (or its chunks); usage is that of the request sent upstream"),
+});
+
+const responses = createRoute({
+  method: "post",
+  path: "/responses",
+  operationId: "createResponse",
+  summary: "OpenAI Responses through longrun (translated to Chat Completions upstream)",
+  tags: ["gateway"],
+  security: BEARER,
+  request: { body: { required: true, content: { "application/json": { schema: ResponsesRequestBody } } } },
+  responses: answerResponses("A response (or its events); usage is that of the request sent upstream"),
+});
+
 /**
- * The OpenAI-compatible gateway: `POST /chat/completions`, `POST /responses`, `GET /models`, behind
+ * The OpenAI-compatible gateway: `POST /chat/completions`, `POST /responses`, behind
  * the same bearer tokens and tenants as the rest of `/v1`. Each client conversation is a thread;
  * longrun keeps its facts, compacts its projection and calls the upstream model with it.
  */
 export function openAiGatewayRoutes(deps: ServerDeps) {
-  const app = new Hono<AuthEnv>();
+  // A body that does not parse is answered in the OpenAI shape the client expects.
+  const app = new OpenAPIHono<AuthEnv>({
+    defaultHook: (result, context) => {
+      if (!result.success) return invalid(context, result.error);
+    },
+  });
+  app.onError((error, context) => errorResponse(context, error));
   const options: GatewayOptions = {
     // A gateway thread's workspace is always a new folder under the data dir (never a named one, so the
     // tenant checks of named workspaces do not apply): longrun runs none of the client's tools anyway.
@@ -85,7 +176,7 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
         })
       ).dir,
     live: deps.live,
-    ...(deps.defaults.maxInputTokens ? { defaultMaxInputTokens: deps.defaults.maxInputTokens } : {}),
+    ...(deps.defaults?.maxInputTokens ? { defaultMaxInputTokens: deps.defaults.maxInputTokens } : {}),
   };
 
   const answer = async (context: Context<AuthEnv>, turn: ClientTurn): Promise<Response> => {
@@ -145,44 +236,29 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
     }
   };
 
-  app.post("/chat/completions", async (context) => {
-    const parsed = ChatRequestBody.safeParse(await context.req.json());
-    if (!parsed.success) return invalid(context, parsed.error);
-    return answer(context, parseChatRequest(parsed.data));
-  });
+  app.openapi(
+    chatCompletions,
+    async (context) => answer(context, parseChatRequest(context.req.valid("json"))) as never,
+  );
 
-  app.post("/responses", async (context) => {
-    const parsed = ResponsesRequestBody.safeParse(await context.req.json());
-    if (!parsed.success) return invalid(context, parsed.error);
-    if (parsed.data.previous_response_id) {
+  app.openapi(responses, async (context) => {
+    const body = context.req.valid("json");
+    if (body.previous_response_id) {
       return context.json(
         apiErrorBody(
           "unsupported_parameter",
           "previous_response_id is not supported: longrun keeps the conversation, send the full input each time",
         ),
         400,
-      );
+      ) as never;
     }
-    if ((parsed.data as { background?: unknown }).background === true) {
+    if ((body as { background?: unknown }).background === true) {
       return context.json(
         apiErrorBody("unsupported_parameter", "background responses are not supported"),
         400,
-      );
+      ) as never;
     }
-    return answer(context, parseResponsesRequest(parsed.data));
-  });
-
-  app.get("/models", async (context) => {
-    const ids = new Set<string>([deps.defaults.model]);
-    try {
-      const upstream = await deps.runtime.model.models.list({ timeout: 5_000 });
-      for (const model of upstream.data) ids.add(model.id);
-    } catch {
-      // The upstream may not list models; the configured default is still offered.
-    }
-    return context.json(
-      modelsList([...ids].map((id) => ({ id, object: "model" as const, created: 0, owned_by: "longrun" }))),
-    );
+    return answer(context, parseResponsesRequest(body)) as never;
   });
 
   return app;
