@@ -182,8 +182,11 @@ describe("distributed mode: one server and two workers as separate processes", (
     const events = collectEvents(api, { threadId: thread.id, since: 0 });
     await events.handle.ready;
     const { runId } = await api.threads.sendMessage(thread.id, { content: "Look at the project." });
-    // The step measured its context and is now waiting on the model.
-    await events.waitFor((event) => event.type === "context.measured" && event.runId === runId);
+    // The step took the agent and is now waiting on the model (its measurement is recorded with the
+    // answer, which never comes).
+    await events.waitFor(
+      (event) => event.type === "agent.status" && event.runId === runId && event.data.status === "running",
+    );
     await expect
       .poll(async () => (await api.ops.get()).queues.find((queue) => queue.name === "agent")?.active)
       .toBe(1);

@@ -65,6 +65,9 @@ function render(parts: {
  * Deterministic extractive summary of the transcript in a summarization request (instructions are
  * skipped). A previous sim summary found in the transcript is folded in. Always <= SUMMARY_MAX_TOKENS.
  */
+/** A summary lists files seen in listings (never opened) only up to this many files in all. */
+const MAX_SEEN_FILES = 8;
+
 export function buildSummary(messages: readonly WireMessage[]): string {
   const transcript = messages.filter((message) => !isSummaryInstruction(message));
   const facts = readTranscript(transcript);
@@ -97,8 +100,10 @@ export function buildSummary(messages: readonly WireMessage[]): string {
     files.push(clip(line, 160));
   }
 
-  // Files seen in listings but not touched yet stay known, so the agent can still get to them.
+  // While the agent has touched few files, some it only saw in listings stay known so it can still
+  // get to them; a listing of hundreds of files never becomes the summary.
   for (const path of facts.discovered) {
+    if (files.length >= MAX_SEEN_FILES) break;
     if (known.has(path) || path.startsWith("/")) continue;
     known.add(path);
     files.push(clip(`${path} (seen)`, 160));

@@ -2,11 +2,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChatMessage } from "@longrun/protocol";
-import { SIM_SCRIPTS } from "@longrun/sim-model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corpusDir, corpusSkipNotice } from "./corpus.ts";
 import { startTestSimModel, type TestSimModel } from "./sim-model.ts";
-import { simTranscript, writeSimTranscripts } from "./sim-transcript.ts";
+import { simTranscript, TRANSCRIPT_SCRIPTS, writeSimTranscripts } from "./sim-transcript.ts";
 
 let sim: TestSimModel;
 let dir: string;
@@ -36,7 +35,7 @@ describe("sim transcripts (the default suite's stand-in for real transcripts)", 
   it("writes one valid transcript per scripted agent", async () => {
     const paths = await writeSimTranscripts(dir, { baseURL: sim.baseURL, steps: 12 });
     expect(paths.map((path) => path.slice(dir.length + 1))).toEqual(
-      SIM_SCRIPTS.map((script) => `sim-${script}.jsonl`),
+      TRANSCRIPT_SCRIPTS.map((script) => `sim-${script}.jsonl`),
     );
     for (const path of paths) {
       const lines = (await readFile(path, "utf8")).trimEnd().split("\n");

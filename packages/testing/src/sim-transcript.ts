@@ -82,6 +82,12 @@ export async function writeTranscript(file: string, messages: readonly ChatMessa
   return file;
 }
 
+/**
+ * The scripted agents that play longrun's own tools. `coder` plays the tool vocabularies of real
+ * clients (Codex CLI, opencode) through the gateway; its sessions come from those clients' tests.
+ */
+export const TRANSCRIPT_SCRIPTS = SIM_SCRIPTS.filter((script) => script !== "coder");
+
 /** One transcript per scripted agent (`sim-<script>.jsonl`) in `dir`; returns their paths. */
 export async function writeSimTranscripts(
   dir: string,
@@ -89,7 +95,7 @@ export async function writeSimTranscripts(
 ): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const paths: string[] = [];
-  for (const script of SIM_SCRIPTS) {
+  for (const script of TRANSCRIPT_SCRIPTS) {
     const messages = await simTranscript({ ...options, script });
     paths.push(await writeTranscript(join(dir, `sim-${script}.jsonl`), messages));
   }
