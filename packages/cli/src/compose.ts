@@ -5,6 +5,7 @@ import {
   type BreakerStore,
   Coordinator,
   createBreaker,
+  createMessageCounter,
   createPersistingEventSink,
   createToolRegistry,
   RunControl,
@@ -64,6 +65,8 @@ export function buildRuntime(
     scheduler: createQueueScheduler(infra.queue, infra.store),
     lease: infra.lease,
     tokenizer,
+    // Large messages are counted on a worker thread before their write transaction.
+    counter: createMessageCounter(tokenizer),
     now: () => Date.now(),
     timeZone: config.timeZone,
   };

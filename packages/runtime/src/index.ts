@@ -35,6 +35,7 @@ export {
   retryAfterMs,
   withProviderRetry,
 } from "./retry.ts";
+export { createMessageCounter, type MessageCounter, OFF_THREAD_CHARS } from "./tokens/message-counter.ts";
 export {
   type ApprovalPolicy,
   compileGlob,

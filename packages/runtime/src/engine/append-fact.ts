@@ -16,7 +16,7 @@ export async function appendFactIn(
   unit: UnitOfWork,
   announce: Announce,
   where: FactTarget,
-  message: NewMessage,
+  message: NewMessage & { tokenCount?: number },
 ): Promise<StoredMessage> {
   const [stored] = await unit.appendMessages(where.agentId, [message], { fence: where.fence });
   const fact = stored as StoredMessage;
@@ -40,10 +40,22 @@ export async function appendFactIn(
 }
 
 /** Appends one fact under the caller's fence and announces it (one transaction). */
-export function appendFact(
-  deps: Pick<RuntimeDeps, "store" | "events">,
+export async function appendFact(
+  deps: Pick<RuntimeDeps, "store" | "events" | "counter">,
   where: FactTarget,
   message: NewMessage,
 ): Promise<StoredMessage> {
-  return commit(deps, (unit, announce) => appendFactIn(unit, announce, where, message));
+  const counted = await withTokenCount(deps, message);
+  return commit(deps, (unit, announce) => appendFactIn(unit, announce, where, counted));
+}
+
+/**
+ * The message with its token count, counted before the write transaction (a large message off the
+ * event loop): counting inside the transaction would hold the database's write lock meanwhile.
+ */
+export async function withTokenCount(
+  deps: Pick<RuntimeDeps, "counter">,
+  message: NewMessage,
+): Promise<NewMessage & { tokenCount?: number }> {
+  return deps.counter ? { ...message, tokenCount: await deps.counter.count(message) } : message;
 }

@@ -8,7 +8,7 @@ import {
 import { z } from "zod";
 import type { AgentContext } from "./agent-context.ts";
 import { acquireAgentLease, type HeldLease } from "./agent-lease.ts";
-import { appendFact } from "./append-fact.ts";
+import { appendFact, withTokenCount } from "./append-fact.ts";
 import { commit } from "./commit.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
@@ -126,6 +126,7 @@ export class Coordinator {
     fork: { forkMessageId: string | null; forkCompactionId: string | null },
   ): Promise<Agent> {
     const inherit = spec.inherit === "fork" && fork.forkMessageId ? "fork" : "fresh";
+    const brief = await withTokenCount(this.deps, { role: "user", content: spec.brief });
     // The child, its first facts and its announcement commit together: a crash never leaves a child
     // without its brief.
     const child = await commit(this.deps, async (unit, announce) => {
@@ -142,7 +143,7 @@ export class Coordinator {
       });
       const facts = [
         ...(inherit === "fresh" ? [{ role: "system" as const, content: DEFAULT_SYSTEM_PROMPT }] : []),
-        { role: "user" as const, content: spec.brief },
+        brief,
       ];
       await unit.appendMessages(created.id, facts);
       announce({

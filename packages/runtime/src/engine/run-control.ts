@@ -8,7 +8,7 @@ import {
 } from "@longrun/protocol";
 import type { RunRecord, UnitOfWork } from "@longrun/store";
 import type { StepOutcome } from "./agent-step.ts";
-import { appendFactIn } from "./append-fact.ts";
+import { appendFactIn, withTokenCount } from "./append-fact.ts";
 import { type Announce, commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
@@ -111,6 +111,10 @@ export class RunControl {
   private async startRun(run: Run): Promise<string | null> {
     const { scheduler } = this.deps;
     const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
+    const input =
+      run.kind === "message"
+        ? await withTokenCount(this.deps, { role: "user", content: run.input ?? "" })
+        : null;
     const messageId = await commit(this.deps, async (unit, announce) => {
       const current = await unit.updateRun(run.id, {});
       if (current.status !== "queued") return null;
@@ -122,7 +126,7 @@ export class RunControl {
         return null;
       }
       if (run.kind === "spawn") return null;
-      const message = await appendFactIn(unit, announce, where, { role: "user", content: run.input ?? "" });
+      const message = await appendFactIn(unit, announce, where, input ?? { role: "user", content: "" });
       await this.agentStatusIn(unit, announce, where, "queued");
       return message.id;
     });

@@ -2,6 +2,7 @@ import type { Tokenizer } from "@longrun/compaction";
 import type { Store } from "@longrun/store";
 import type OpenAI from "openai";
 import type { Breaker } from "../breaker/index.ts";
+import type { MessageCounter } from "../tokens/message-counter.ts";
 import type { ToolRegistry } from "../tools/index.ts";
 import type { EventSink } from "./event-sink.ts";
 
@@ -66,6 +67,11 @@ export interface RuntimeDeps {
   timeZone: string;
   /** Extra request headers per agent (tests inject sim-model faults this way). */
   modelHeaders?: (agentId: string) => Record<string, string> | undefined;
+  /**
+   * Counts a message's tokens before its write transaction, large ones off the event loop; without it
+   * the store counts inline (tests).
+   */
+  counter?: MessageCounter;
   /** Provider retry policy; tests shorten it. */
   retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
 }

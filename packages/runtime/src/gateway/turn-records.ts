@@ -1,5 +1,5 @@
 import type { NewMessage, StoredMessage, ThreadStatus } from "@longrun/protocol";
-import { appendFactIn } from "../engine/append-fact.ts";
+import { appendFactIn, withTokenCount } from "../engine/append-fact.ts";
 import { commit } from "../engine/commit.ts";
 import type { RuntimeDeps } from "../engine/runtime-deps.ts";
 
@@ -23,6 +23,8 @@ export async function beginTurn(
   const { threadId, agentId } = target;
   // Nothing else drives a gateway conversation: with the lease held, an active run is a leftover.
   const stale = await deps.store.runs.active(threadId);
+  // Counted before the transaction (large ones off the event loop): clients resend whole histories.
+  const counted = await Promise.all(append.map((message) => withTokenCount(deps, message)));
   const run = await deps.store.runs.create({ threadId, agentId, kind: "message", status: "running" });
   const appended = await commit(deps, async (unit, announce) => {
     for (const leftover of stale) {
@@ -39,7 +41,7 @@ export async function beginTurn(
     await unit.updateRun(run.id, { startedAt: deps.now() });
     announce({ threadId, agentId, runId: run.id, type: "run.started", data: { kind: "message" } });
     const stored: StoredMessage[] = [];
-    for (const message of append) {
+    for (const message of counted) {
       stored.push(await appendFactIn(unit, announce, { ...target, runId: run.id }, message));
     }
     if (await unit.setThreadStatus(threadId, "running")) {

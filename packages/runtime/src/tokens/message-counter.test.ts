@@ -1,0 +1,36 @@
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
+import { afterEach, describe, expect, it } from "vitest";
+import { createMessageCounter, type MessageCounter, OFF_THREAD_CHARS } from "./message-counter.ts";
+
+const tokenizer = createTokenizer("o200k_base");
+let counter: MessageCounter | undefined;
+afterEach(async () => {
+  await counter?.close();
+  counter = undefined;
+});
+
+describe("the message counter", () => {
+  it("counts a large message off the event loop, to the same count as inline", async () => {
+    counter = createMessageCounter(tokenizer);
+    const small = { role: "user" as const, content: "a short message" };
+    expect(await counter.count(small)).toBe(estimateStoredTokens(small, tokenizer));
+    // No whitespace at all: the text that used to take seconds to count.
+    const large = { role: "user" as const, content: "x9".repeat(100_000) };
+    expect(large.content.length).toBeGreaterThan(OFF_THREAD_CHARS);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const offThread = await counter.count(large);
+    delay.disable();
+    const blockedOff = delay.max / 1e6;
+    const started = performance.now();
+    const inline = estimateStoredTokens(large, createTokenizer("o200k_base"));
+    const blockedInline = performance.now() - started;
+    expect(offThread).toBe(inline);
+    // The event loop stayed free while the worker counted: far less than counting inline blocks it.
+    expect(blockedOff).toBeLessThan(blockedInline);
+    console.log(
+      `[counter] 200,000 characters without whitespace: inline blocks ${blockedInline.toFixed(0)} ms, off-thread the loop's worst delay was ${blockedOff.toFixed(0)} ms`,
+    );
+  }, 60_000);
+});

@@ -1,0 +1,78 @@
+import { Worker } from "node:worker_threads";
+import { estimateStoredTokens, type Tokenizer } from "@longrun/compaction";
+import type { NewMessage } from "@longrun/protocol";
+
+/** Counts a message's tokens; large ones on a worker thread. */
+export interface MessageCounter {
+  count(message: NewMessage): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Characters of text above which a message is counted off the event loop (below: ~1 ms here). */
+export const OFF_THREAD_CHARS = 16_000;
+
+function textLength(message: NewMessage): number {
+  let chars = 0;
+  if (typeof message.content === "string") chars += message.content.length;
+  else if (Array.isArray(message.content))
+    for (const part of message.content) if (part.type === "text") chars += part.text.length;
+  for (const call of message.toolCalls ?? []) chars += call.function.arguments.length;
+  return chars;
+}
+
+/**
+ * Counts small messages inline and large ones on one worker thread (started on first use): a 200,000-
+ * character message without whitespace takes about a second to count here, which must never stall
+ * the API or the other agents' steps. The count is the same either way (same tokenizer).
+ */
+export function createMessageCounter(tokenizer: Tokenizer): MessageCounter {
+  let worker: Worker | null = null;
+  let nextId = 1;
+  const waiting = new Map<number, { resolve(tokens: number): void; reject(error: Error): void }>();
+  const start = (): Worker => {
+    if (worker) return worker;
+    // Runs the TypeScript source through tsx, like every longrun process (see count-worker.mjs).
+    const started = new Worker(new URL("./count-worker.mjs", import.meta.url), {
+      execArgv: ["--conditions=@longrun/source"],
+    });
+    started.unref();
+    started.on("message", (answer: { id: number; tokens?: number; error?: string }) => {
+      const pending = waiting.get(answer.id);
+      if (!pending) return;
+      waiting.delete(answer.id);
+      if (answer.error !== undefined) pending.reject(new Error(answer.error));
+      else pending.resolve(answer.tokens ?? 0);
+    });
+    const fail = (error: Error) => {
+      for (const pending of waiting.values()) pending.reject(error);
+      waiting.clear();
+      worker = null;
+    };
+    started.on("error", fail);
+    started.on("exit", (code) => {
+      if (code !== 0) fail(new Error(`token counter exited with code ${code}`));
+      else worker = null;
+    });
+    worker = started;
+    return started;
+  };
+  return {
+    async count(message) {
+      if (textLength(message) <= OFF_THREAD_CHARS) return estimateStoredTokens(message, tokenizer);
+      const target = start();
+      const id = nextId++;
+      return new Promise<number>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        target.ref();
+        target.postMessage({ id, message });
+      }).finally(() => {
+        if (waiting.size === 0) target.unref();
+      });
+    },
+    async close() {
+      const current = worker;
+      worker = null;
+      if (current) await current.terminate();
+    },
+  };
+}
