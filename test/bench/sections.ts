@@ -7,6 +7,7 @@ import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runLeanStepBench } from "./lean-step.ts";
 import { runStepsBench } from "./steps.ts";
+import { runWorkerScalingBench } from "./worker-scaling.ts";
 import { runWsFanoutBench } from "./ws-fanout.ts";
 
 /** One bench section `npm run bench -- <name>` can run. */
@@ -88,6 +89,13 @@ export const sections: BenchSection[] = [
       "per-step cost outside the model call, transactions and statements per step, vs a raw queue link",
     async run() {
       await runLeanStepBench({ simSteps: 120, links: 300 });
+    },
+  },
+  {
+    name: "worker-scaling",
+    description: "steps/s on 1 vs 2 worker processes, 16 and 32 agents, 50 ms model",
+    async run() {
+      await runWorkerScalingBench({ simSteps: 20, agentCounts: [16, 32] });
     },
   },
 ];
