@@ -1,12 +1,12 @@
 import type { CompactionEvent, ModelProfile, StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
-import { type FittedFields, fitCompaction } from "./fit-compaction.ts";
+import { type FittedFields, fitCompaction, refitCompaction } from "./fit-compaction.ts";
 import { LEDGER_HEADER } from "./ledger/render-ledger.ts";
 import { updateLedger } from "./ledger/update-ledger.ts";
 import { compactionFields, planCompaction } from "./plan-compaction.ts";
 import { type ProjectionInput, project } from "./project.ts";
 import { DEFAULT_RESTORATION_BUDGETS, type RestoredFile } from "./restoration.ts";
-import { SUMMARY_HEADER, summaryTextOf } from "./summary-message.ts";
+import { SUMMARY_HEADER, summaryFrameOf, summaryTextOf } from "./summary-message.ts";
 import { createTokenizer } from "./tokenizer.ts";
 
 const tokenizer = createTokenizer("o200k_base");
@@ -218,5 +218,52 @@ describe("fitCompaction", () => {
     expect(fit.verdict.ok).toBe(false);
     expect(fit.verbatim.tokens).toBeGreaterThan(fit.projection.limitTokens);
     expect(fit.fields.shrunk.at(-1)?.detail).toMatch(/summary message left out/);
+  });
+
+  it("refits the compaction in force: same header and closing line, a shorter text, the ledger kept", () => {
+    const roomyProfile = { maxInputTokens: 16_000 };
+    const { plan, measure: roomyMeasure } = setup(session(12), roomyProfile);
+    const ledger = updateLedger({ messages: plan.ledgerSources });
+    const common = {
+      ledger,
+      files: [],
+      restorationCap: DEFAULT_RESTORATION_BUDGETS,
+      historyFile: ".longrun/history/t/a.jsonl",
+      tokenizer,
+    };
+    const longText = "Paragraph of what happened so far.\n\n".repeat(500).trim();
+    const first = fitCompaction({
+      ...common,
+      plan,
+      summaryText: longText,
+      profile: roomyProfile,
+      measure: roomyMeasure,
+    });
+    expect(first.fields.shrunk).toEqual([]);
+    const original = String(first.fields.summaryMessage.content);
+
+    // Nothing new to summarize, but the window is now smaller than the summary and the kept tail.
+    const tightProfile = { maxInputTokens: 4_000 };
+    const { measure: tightMeasure } = setup(session(12), tightProfile);
+    expect(tightMeasure(first.fields).tokens).toBeGreaterThan(tightMeasure(first.fields).limitTokens);
+    const refit = refitCompaction({
+      ...common,
+      summaryMessage: first.fields.summaryMessage,
+      profile: tightProfile,
+      measure: tightMeasure,
+    });
+    const text = String(refit.fields.summaryMessage.content);
+    expect(refit.verdict).toEqual({ ok: true });
+    expect(refit.fields.shrunk.map((shrink) => shrink.what)).toContain("summary");
+    expect(text.split("\n")[0]).toBe(original.split("\n")[0]);
+    expect(text.split("\n")[1]).toBe(original.split("\n")[1]);
+    expect(text.split("\n\n").at(-1)).toBe(original.split("\n\n").at(-1));
+    expect(text).toContain("[Summary cut to fit the window");
+    expect(text.split("Paragraph of what happened").length).toBeLessThan(500);
+    // Taken apart again, the frame gives back the text it was built from (no header, no ledger).
+    const frame = summaryFrameOf(refit.fields.summaryMessage);
+    expect(frame.text.startsWith("Paragraph of what happened")).toBe(true);
+    expect(frame.text).not.toContain(SUMMARY_HEADER);
+    expect(frame.text).not.toContain(LEDGER_HEADER);
   });
 });

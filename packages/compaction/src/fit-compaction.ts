@@ -5,7 +5,7 @@ import type { CompactionPlan } from "./plan-compaction.ts";
 import { ESTIMATE_PAD } from "./pressure.ts";
 import type { Projection } from "./project.ts";
 import { planRestoration, type RestorationBudgets, type RestoredFile } from "./restoration.ts";
-import { buildSummaryMessage, cutSummaryText } from "./summary-message.ts";
+import { buildSummaryMessage, cutSummaryText, summaryFrameOf } from "./summary-message.ts";
 import type { Tokenizer } from "./tokenizer.ts";
 import { type VerbatimPart, verbatimPart } from "./verbatim.ts";
 import { type Verification, verifyProjection } from "./verify.ts";
@@ -60,7 +60,30 @@ const MIN_RESTORED_FILE_TOKENS = 100;
  * verbatim part alone is over the limit.
  */
 export function fitCompaction(input: FitCompactionInput): CompactionFit {
-  const { tokenizer, plan, ledger } = input;
+  return fitWith(input, (text, ledgerText) => buildSummaryMessage(text, input.plan.summaryMeta, ledgerText));
+}
+
+/** Input of refitCompaction: the compaction in force instead of a plan and a summarizer's answer. */
+export type RefitCompactionInput = Omit<FitCompactionInput, "plan" | "summaryText"> & {
+  /** The summary message of the compaction in force (with its ledger block, if any). */
+  summaryMessage: ChatMessage;
+};
+
+/**
+ * Fits the compaction in force again when there is nothing new to summarize but the projection is
+ * over the limit (a kept tail that grew next to a long summary): the same shrinks, in the same
+ * order, on the existing summary text, ledger and restored files. No model call.
+ */
+export function refitCompaction(input: RefitCompactionInput): CompactionFit {
+  const frame = summaryFrameOf(input.summaryMessage);
+  return fitWith({ ...input, summaryText: frame.text }, frame.build);
+}
+
+function fitWith(
+  input: Omit<FitCompactionInput, "plan">,
+  build: (text: string, ledgerText: string | null) => ChatMessage,
+): CompactionFit {
+  const { tokenizer, ledger } = input;
   const shrunk: CompactionShrink[] = [];
   let ledgerBudget = ledgerBudgetTokens(input.profile);
   let ledgerText = isEmptyLedger(ledger)
@@ -70,9 +93,7 @@ export function fitCompaction(input: FitCompactionInput): CompactionFit {
   let dropped = false;
   let restored: RestoredItem[] = [];
   const fields = (): FittedFields => ({
-    summaryMessage: dropped
-      ? { role: "user", content: "" }
-      : buildSummaryMessage(summary, plan.summaryMeta, ledgerText?.text ?? null),
+    summaryMessage: dropped ? { role: "user", content: "" } : build(summary, ledgerText?.text ?? null),
     ledger,
     restored,
     shrunk,

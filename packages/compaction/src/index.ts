@@ -30,6 +30,8 @@ export {
   type FitCompactionInput,
   type FittedFields,
   fitCompaction,
+  type RefitCompactionInput,
+  refitCompaction,
 } from "./fit-compaction.ts";
 export {
   LEDGER_FOOTER,
@@ -78,7 +80,9 @@ export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
 export {
   buildSummaryMessage,
   SUMMARY_HEADER,
+  type SummaryFrame,
   type SummaryMeta,
+  summaryFrameOf,
   summaryTextOf,
 } from "./summary-message.ts";
 export {

@@ -54,6 +54,29 @@ export function summaryTextOf(message: ChatMessage): string {
   return `${text.slice(0, start).trimEnd()}\n\n${after.trimStart()}`.trim();
 }
 
+/** A summary message taken apart: the summarizer's text, and how to put it back in its frame. */
+export interface SummaryFrame {
+  text: string;
+  build: (text: string, ledgerText: string | null) => ChatMessage;
+}
+
+/**
+ * The summarizer's text of a summary message (without header, ledger block and closing line) and a
+ * builder that puts a (shorter) text and ledger back between the same header and closing line.
+ */
+export function summaryFrameOf(message: ChatMessage): SummaryFrame {
+  const paragraphs = summaryTextOf(message).split("\n\n");
+  const head = paragraphs[0]?.startsWith(SUMMARY_HEADER) ? paragraphs.shift() : undefined;
+  const ending = paragraphs.at(-1)?.startsWith("[End of summary") ? paragraphs.pop() : undefined;
+  return {
+    text: paragraphs.join("\n\n").trim(),
+    build: (text, ledgerText) => ({
+      role: "user",
+      content: [head, text.trim(), ledgerText, ending].filter((part) => part).join("\n\n"),
+    }),
+  };
+}
+
 /**
  * The summarizer's text cut at the last paragraph (else line) boundary that fits `maxTokens`, with
  * a pointer to where the rest lives. Unchanged when it fits.

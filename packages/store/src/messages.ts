@@ -98,6 +98,50 @@ function fromRaw(row: Row): MessageRow {
   };
 }
 
+/** The row of a new fact (seq filled in by the caller or by the insert itself). */
+function rowOf(
+  context: StoreContext,
+  agentId: string,
+  input: MessageInput,
+  seq: number,
+  now: number,
+): MessageRow {
+  return {
+    id: input.id ?? newId(now),
+    agentId,
+    seq,
+    role: input.role,
+    content: input.content,
+    name: input.name ?? null,
+    toolCalls: input.toolCalls ?? null,
+    toolCallId: input.toolCallId ?? null,
+    toolStatus: input.toolStatus ?? null,
+    usage: input.usage ?? null,
+    providerState: input.providerState ?? null,
+    tokenCount: input.tokenCount ?? context.countTokens(input),
+    createdAt: now,
+  };
+}
+
+/** A row's values in COLUMNS order, JSON columns as text. */
+function argsOf(row: MessageRow): Array<string | number | null> {
+  return [
+    row.id,
+    row.agentId,
+    row.seq,
+    row.role,
+    json(row.content),
+    row.name,
+    json(row.toolCalls),
+    row.toolCallId,
+    row.toolStatus,
+    json(row.usage),
+    json(row.providerState),
+    row.tokenCount,
+    row.createdAt,
+  ];
+}
+
 /**
  * Appends facts inside the caller's write transaction: seq is max+1 for the agent; a caller-chosen id
  * that already exists returns the stored message unchanged (appending the same id twice is a no-op).
@@ -143,21 +187,7 @@ export async function appendMessagesIn(
       result.push(toStoredMessage(known));
       continue;
     }
-    const row: MessageRow = {
-      id: input.id ?? newId(now),
-      agentId,
-      seq: nextSeq,
-      role: input.role,
-      content: input.content,
-      name: input.name ?? null,
-      toolCalls: input.toolCalls ?? null,
-      toolCallId: input.toolCallId ?? null,
-      toolStatus: input.toolStatus ?? null,
-      usage: input.usage ?? null,
-      providerState: input.providerState ?? null,
-      tokenCount: input.tokenCount ?? context.countTokens(input),
-      createdAt: now,
-    };
+    const row = rowOf(context, agentId, input, nextSeq, now);
     nextSeq += 1;
     existing.set(row.id, row);
     rows.push(row);
@@ -167,21 +197,7 @@ export async function appendMessagesIn(
     const chunk = rows.slice(start, start + INSERT_CHUNK);
     await tx.execute({
       sql: `INSERT INTO messages (${COLUMNS}) VALUES ${chunk.map(() => PLACEHOLDERS).join(", ")}`,
-      args: chunk.flatMap((row) => [
-        row.id,
-        row.agentId,
-        row.seq,
-        row.role,
-        json(row.content),
-        row.name,
-        json(row.toolCalls),
-        row.toolCallId,
-        row.toolStatus,
-        json(row.usage),
-        json(row.providerState),
-        row.tokenCount,
-        row.createdAt,
-      ]),
+      args: chunk.flatMap(argsOf),
     });
   }
   return result;
@@ -195,37 +211,10 @@ async function appendOne(
   input: MessageInput,
   fence: number | undefined,
 ): Promise<StoredMessage> {
-  const now = context.now();
-  const row: MessageRow = {
-    id: newId(now),
-    agentId,
-    seq: 0,
-    role: input.role,
-    content: input.content,
-    name: input.name ?? null,
-    toolCalls: input.toolCalls ?? null,
-    toolCallId: input.toolCallId ?? null,
-    toolStatus: input.toolStatus ?? null,
-    usage: input.usage ?? null,
-    providerState: input.providerState ?? null,
-    tokenCount: input.tokenCount ?? context.countTokens(input),
-    createdAt: now,
-  };
-  const args = [
-    row.id,
-    agentId,
-    agentId,
-    row.role,
-    json(row.content),
-    row.name,
-    json(row.toolCalls),
-    row.toolCallId,
-    row.toolStatus,
-    json(row.usage),
-    json(row.providerState),
-    row.tokenCount,
-    row.createdAt,
-  ];
+  const row = rowOf(context, agentId, { ...input, id: undefined }, 0, context.now());
+  // COLUMNS order, with the seq computed from the agent's head inside the insert (the agent id twice).
+  const args = argsOf(row);
+  args.splice(1, 2, agentId, agentId);
   const values =
     "?, ?, (SELECT coalesce(max(seq), -1) + 1 FROM messages WHERE agent_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
   if (fence !== undefined) {

@@ -1,18 +1,22 @@
 import {
+  type CompactionFit,
   compactionFields,
+  type FitCompactionInput,
   type FittedFields,
   fitCompaction,
+  type Projection,
   planCompaction,
+  refitCompaction,
   sanitizeMessages,
   toChatMessages,
   updateLedger,
   verifyProjection,
   workingFiles,
 } from "@longrun/compaction";
-import type { CompactionEvent, CompactionShrink } from "@longrun/protocol";
+import type { CompactionEvent, CompactionShrink, Ledger } from "@longrun/protocol";
 import { isLeaseLost, newId } from "@longrun/store";
 import { withProviderRetry } from "../retry.ts";
-import { loadAgentContext } from "./agent-context.ts";
+import { type AgentContext, loadAgentContext } from "./agent-context.ts";
 import { toolsFor } from "./agent-tools.ts";
 import { appendFact } from "./append-fact.ts";
 import { historyFilePath, offloadHistory } from "./history-file.ts";
@@ -135,6 +139,33 @@ async function compactOnce(
   });
   if (!plan) {
     const verdict = verifyProjection(before);
+    const compaction = context.compaction;
+    if (!verdict.ok && compaction) {
+      // Nothing new to summarize, yet over the limit: the tail kept after the summary grew. The
+      // compaction in force is fitted again (its restored files, summary and ledger shrink) before
+      // anything is refused; no model call, the breaker is not involved.
+      const { id: _id, createdAt: _at, tokensBefore: _b, tokensAfter: _a, ...kept } = compaction;
+      return recordFit(
+        deps,
+        job,
+        { compactionKey, progress, reportFailure, before, context },
+        {
+          fixed: {
+            cutoffMessageId: kept.cutoffMessageId,
+            cutoffIndex: kept.cutoffIndex,
+            summaryMessage: kept.summaryMessage,
+            pinnedMessage: kept.pinnedMessage,
+            strategy: kept.strategy,
+            includesPrefix: kept.includesPrefix,
+          },
+          historyFile: kept.historyFile,
+          ledger: kept.ledger ?? updateLedger({ messages: [] }),
+          retained: context.facts.filter((fact) => fact.seq >= kept.cutoffIndex),
+          warnings: [],
+          fit: (common) => refitCompaction({ ...common, summaryMessage: kept.summaryMessage }),
+        },
+      );
+    }
     const reason = verdict.ok
       ? "nothing to compact: the history is already within the kept window"
       : verdict.reason;
@@ -198,9 +229,7 @@ async function compactOnce(
     compactionKey,
   );
 
-  // The working-state ledger: the compacted facts folded into the previous ledger (pure code). The
-  // files it says the agent was working on are the ones restoration re-reads (one view of both).
-  const createdAt = deps.now();
+  // The working-state ledger: the compacted facts folded into the previous ledger (pure code).
   const ledger = updateLedger({
     previous: context.compaction?.ledger ?? null,
     messages: plan.ledgerSources,
@@ -210,41 +239,92 @@ async function compactOnce(
       pendingApprovals: context.state.pendingApprovals,
     },
   });
-  const working = workingFiles(ledger, RESTORE_CANDIDATES);
+  const fixed = compactionFields(plan, summaryText);
+  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+  return recordFit(
+    deps,
+    job,
+    { compactionKey, progress, reportFailure, before, context },
+    {
+      fixed,
+      historyFile: offload.ok ? historyFile : null,
+      ledger,
+      retained,
+      warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
+      fit: (common) => fitCompaction({ ...common, plan, summaryText }),
+    },
+  );
+}
+
+type FitCommon = Omit<FitCompactionInput, "plan" | "summaryText">;
+
+/** What recordFit needs of the attempt that leads to it. */
+interface Attempt {
+  compactionKey: string;
+  progress: Progress;
+  reportFailure: (
+    reason: string,
+    breaker: "closed",
+    contextExhausted: boolean,
+    shrunk?: CompactionShrink[],
+  ) => Promise<unknown>;
+  before: Projection;
+  context: AgentContext;
+}
+
+/**
+ * Fits a compaction (restored files, summary, ledger, in that order of shrinking), records it while
+ * this worker holds the lease, and reports it: completed, or refused when even the verbatim part
+ * and the tail the cut kept are over the limit.
+ */
+async function recordFit(
+  deps: RuntimeDeps,
+  job: CompactJob & { fence: number; signal: AbortSignal },
+  attempt: Attempt,
+  draft: {
+    fixed: ReturnType<typeof compactionFields>;
+    historyFile: string | null;
+    ledger: Ledger;
+    retained: AgentContext["facts"];
+    warnings: string[];
+    fit: (common: FitCommon) => CompactionFit;
+  },
+): Promise<CompactionOutcome> {
+  const { context, before } = attempt;
+  const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+  // The files the ledger says the agent was working on are the ones restoration re-reads.
+  const working = workingFiles(draft.ledger, RESTORE_CANDIDATES);
   const read = await readRecentFiles(
     context.thread.workspaceDir,
     working.map((file, index) => ({ path: file.path, readAt: working.length - index })),
     RESTORE_CANDIDATES,
   );
   // Restored files are stamped with the event's time, as every rebuild of the projection does.
+  const createdAt = deps.now();
   const files = read.map((file) => ({ ...file, readAt: createdAt }));
-  const fixed = compactionFields(plan, summaryText);
-  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
   const provisional = (fields: FittedFields): CompactionEvent => ({
     id: "provisional",
     agentId: job.agentId,
-    ...fixed,
+    ...draft.fixed,
     summaryMessage: fields.summaryMessage,
     ledger: fields.ledger,
     shrunk: fields.shrunk,
-    historyFile: offload.ok ? historyFile : null,
+    historyFile: draft.historyFile,
     trigger: job.trigger,
     tokensBefore: before.tokens,
     tokensAfter: 0,
     restored: fields.restored,
     createdAt,
   });
-  const fit = fitCompaction({
-    plan,
-    summaryText,
-    ledger,
+  const fit = draft.fit({
+    ledger: draft.ledger,
     files,
     restorationCap: restorationBudgetsFor(context.profile),
-    historyFile: offload.ok ? historyFile : null,
+    historyFile: draft.historyFile,
     profile: context.profile,
     tokenizer: deps.tokenizer,
     measure: (fields) =>
-      projectContext(deps, { ...context, compaction: provisional(fields), facts: retained }),
+      projectContext(deps, { ...context, compaction: provisional(fields), facts: draft.retained }),
   });
   const after = fit.projection;
   const { id: _provisionalId, ...eventFields } = provisional(fit.fields);
@@ -262,15 +342,15 @@ async function compactOnce(
   if (!fit.verdict.ok) {
     // Every shrink was tried (fit.fields.shrunk) and what is left — the verbatim part (system prompt,
     // latest user message, active tool loop) and the tail the cut kept with it — is over the limit.
-    await reportFailure(fit.verdict.reason, "closed", true, fit.fields.shrunk);
+    await attempt.reportFailure(fit.verdict.reason, "closed", true, fit.fields.shrunk);
     return { kind: "exhausted", reason: fit.verdict.reason };
   }
-  progress.ended = true;
+  attempt.progress.ended = true;
   await deps.events.emit({
     ...where,
     type: "compaction.completed",
     data: {
-      compactionKey,
+      compactionKey: attempt.compactionKey,
       compactionId: event.id,
       strategy: event.strategy,
       trigger: job.trigger,
@@ -282,7 +362,7 @@ async function compactOnce(
       restored: restoredSummary,
       ledger: fit.fields.ledger,
       shrunk: fit.fields.shrunk,
-      ...(offload.ok ? {} : { warnings: [`history offload failed: ${offload.error}`] }),
+      ...(draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
     },
   });
   return {

@@ -13,7 +13,7 @@ export {
   type JobRunnerOptions,
   type StepPayload,
 } from "./job-runner.ts";
-export { callModel, callSummarizer, usageFromWire } from "./model-call.ts";
+export { callModel, callSummarizer } from "./model-call.ts";
 export { createPersistingEventSink, EVENTS_CHANNEL, type PublishedEvent } from "./persisting-event-sink.ts";
 export { projectContext, restoredFilesOf } from "./projection.ts";
 export {
