@@ -2,14 +2,14 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildRuntime, createModelClient, type Infrastructure, loadConfig, openLog } from "@longrun/cli";
+import { buildRuntime, createModelClient, loadConfig } from "@longrun/cli";
 import { createTokenizer, LEDGER_FOOTER, LEDGER_HEADER } from "@longrun/compaction";
 import { ModelProfile } from "@longrun/protocol";
-import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
-import { createMemoryBreakerStore, createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
+import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace } from "@longrun/testing";
-import { createMemoryWorkerRegistry, startWorker } from "@longrun/worker";
+import { startWorker } from "@longrun/worker";
+import { embeddedInfra } from "./bench-infra.ts";
 import { renderTable } from "./stats.ts";
 
 // How often one agent compacts, per 100 model steps, with the default scripted sim agent in embedded
@@ -55,15 +55,7 @@ async function runOne(maxInputTokens: number, simSteps: number): Promise<Compact
     LONGRUN_TIME_ZONE: "UTC",
   });
   let steps = 0;
-  const infra: Infrastructure = {
-    store: await openLog(config),
-    queue: createInProcessQueue(),
-    bus: createMemoryBus(),
-    lease: createMemoryLease(),
-    breakerStore: createMemoryBreakerStore(),
-    workers: createMemoryWorkerRegistry(),
-    model: createModelClient(sim.baseURL, "sim"),
-  };
+  const infra = await embeddedInfra(config, createModelClient(sim.baseURL, "sim"));
   const runtime = buildRuntime(infra, config);
   const worker = await startWorker({
     deps: runtime.deps,

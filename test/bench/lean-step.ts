@@ -4,20 +4,14 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { buildRuntime, type Infrastructure, loadConfig, openLog } from "@longrun/cli";
+import { buildRuntime, loadConfig } from "@longrun/cli";
 import { ModelProfile } from "@longrun/protocol";
-import {
-  createBullmqQueue,
-  createInProcessQueue,
-  createMemoryBus,
-  createMemoryLease,
-  type JobQueue,
-} from "@longrun/queue";
-import { createMemoryBreakerStore, createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
+import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@longrun/queue";
+import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
-import { createMemoryWorkerRegistry, startWorker } from "@longrun/worker";
-import OpenAI from "openai";
+import { startWorker } from "@longrun/worker";
+import { embeddedInfra, type ModelCall, timedModel } from "./bench-infra.ts";
 import { quantile, renderTable } from "./stats.ts";
 
 // Issue 13's per-step rows, each beside its baseline in the same run: the time a step spends outside
@@ -125,28 +119,9 @@ async function embeddedSteps(
   const sim = await startSimModel({ port: 0, logBodies: false });
   const dataDir = await mkdtemp(join(tmpdir(), "longrun-bench-lean-"));
   const workspace = await createTempWorkspace();
-  const calls: Array<{ start: number; end: number; summary: boolean }> = [];
+  const calls: ModelCall[] = [];
   const config = loadConfig({ LONGRUN_DATA_DIR: dataDir, LONGRUN_TIME_ZONE: "UTC" });
-  const infra: Infrastructure = {
-    store: await openLog(config),
-    queue: createInProcessQueue(),
-    bus: createMemoryBus(),
-    lease: createMemoryLease(),
-    breakerStore: createMemoryBreakerStore(),
-    workers: createMemoryWorkerRegistry(),
-    model: new OpenAI({
-      baseURL: sim.baseURL,
-      apiKey: "sim",
-      maxRetries: 0,
-      fetch: async (url: string | URL | Request, init?: RequestInit) => {
-        const start = performance.now();
-        const response = await fetch(url, init);
-        const summary = typeof init?.body === "string" && !init.body.includes('"tools":');
-        calls.push({ start, end: performance.now(), summary });
-        return response;
-      },
-    }),
-  };
+  const infra = await embeddedInfra(config, timedModel(sim.baseURL, calls));
   const runtime = buildRuntime(infra, config);
   const worker = await startWorker({
     deps: runtime.deps,

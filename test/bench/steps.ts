@@ -10,7 +10,7 @@ import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
 import { startWorker } from "@longrun/worker";
-import OpenAI from "openai";
+import { type ModelCall, timedModel } from "./bench-infra.ts";
 import { quantile, renderTable } from "./stats.ts";
 
 // Agent steps per second on the distributed stack (BullMQ on Redis, libSQL file, sim model over HTTP).
@@ -20,13 +20,6 @@ import { quantile, renderTable } from "./stats.ts";
 
 const RESULTS = fileURLToPath(new URL("./results/steps.json", import.meta.url));
 const AGENT_CONCURRENCY = 4;
-
-/** One model call as the timed fetch saw it (request sent → response headers; the sim answers at once). */
-interface ModelCall {
-  start: number;
-  end: number;
-  summary: boolean;
-}
 
 export interface StepsFigures {
   label: string;
@@ -68,19 +61,7 @@ async function runScenario(scenario: Scenario): Promise<StepsFigures> {
     LONGRUN_TIME_ZONE: "UTC",
   });
   const { infra, redis: connection } = await connectDistributed(config);
-  infra.model = new OpenAI({
-    baseURL: sim.baseURL,
-    apiKey: "sim",
-    maxRetries: 0,
-    fetch: async (url: string | URL | Request, init?: RequestInit) => {
-      const start = performance.now();
-      const response = await fetch(url, init);
-      // The summarizer is called without tools; agent steps always offer them.
-      const summary = typeof init?.body === "string" && !init.body.includes('"tools":');
-      calls.push({ start, end: performance.now(), summary });
-      return response;
-    },
-  });
+  infra.model = timedModel(sim.baseURL, calls);
   const runtime = buildRuntime(infra, config);
   const queues = [infra.queue];
   for (let index = 1; index < scenario.workers; index++) {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { clientReport, threadOf, upstreamOf } from "./support/client-report.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientSandbox, createSandbox, runCodex } from "./support/run-client.ts";
 
@@ -65,25 +65,18 @@ describe("Codex CLI 0.171 through longrun's OpenAI-compatible gateway (real proc
     const mainThread = await threadOf(env, (thread) => thread.title.startsWith("codex: Survey"));
     const secondThread = await threadOf(env, (thread) => thread.title.startsWith("codex: Skim"));
     const upstream = upstreamOf(env, mainModel);
-    const agentCalls = upstream.filter((entry) => !entry.summary);
     const clientRequests = env.requests.filter(
       (request) => (request.body as { model?: string })?.model === mainModel,
     );
-    const report: ClientReport = {
+    const report = clientReport({
       client: "codex",
-      threadId: mainThread.thread.id,
-      steps: mainThread.facts.filter((fact) => fact.role === "assistant" && (fact.toolCalls?.length ?? 0) > 0)
-        .length,
-      clientRequests: clientRequests.length,
-      upstreamRequests: upstream.length,
-      upstreamSummaries: upstream.length - agentCalls.length,
-      longrunCompactions: mainThread.events.filter((event) => event.type === "compaction.completed").length,
-      clientCompactions: clientRequests.filter(isClientCompaction).length,
-      peakPromptTokens: Math.max(...agentCalls.map((entry) => entry.promptTokens ?? 0)),
+      thread: mainThread,
+      upstream,
+      clientRequests,
       window: WINDOW,
       wallMs: mainRun.wallMs,
-    };
-    console.log(`[gateway report] ${JSON.stringify(report)}`);
+    });
+    const { agentCalls } = report;
 
     expect(report.steps).toBeGreaterThanOrEqual(30);
     expect(report.longrunCompactions).toBeGreaterThanOrEqual(2);

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientSandbox, createSandbox, runOpencode } from "./support/run-client.ts";
 
@@ -48,23 +48,16 @@ describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real proces
     const upstream = upstreamOf(env, model).filter((entry) =>
       JSON.stringify(entry.body).includes(sandbox.work),
     );
-    const agentCalls = upstream.filter((entry) => !entry.summary);
     const clientRequests = env.requests.filter((request) => request.path.endsWith("/chat/completions"));
-    const report: ClientReport = {
+    const report = clientReport({
       client: "opencode",
-      threadId: main.thread.id,
-      steps: main.facts.filter((fact) => fact.role === "assistant" && (fact.toolCalls?.length ?? 0) > 0)
-        .length,
-      clientRequests: clientRequests.length,
-      upstreamRequests: upstream.length,
-      upstreamSummaries: upstream.length - agentCalls.length,
-      longrunCompactions: main.events.filter((event) => event.type === "compaction.completed").length,
-      clientCompactions: clientRequests.filter(isClientCompaction).length,
-      peakPromptTokens: Math.max(...agentCalls.map((entry) => entry.promptTokens ?? 0)),
+      thread: main,
+      upstream,
+      clientRequests,
       window: WINDOW,
       wallMs: run.wallMs,
-    };
-    console.log(`[gateway report] ${JSON.stringify(report)}`);
+    });
+    const { agentCalls } = report;
     expect(report.steps).toBeGreaterThanOrEqual(30);
     expect(report.longrunCompactions).toBeGreaterThanOrEqual(2);
     expect(report.clientCompactions).toBe(0);

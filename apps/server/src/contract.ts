@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { type ErrorCode, statusOf } from "@longrun/protocol";
+import { codeOfStatus, type ErrorCode } from "@longrun/protocol";
 import { z } from "zod";
 import type { AuthEnv } from "./auth.ts";
 import { validationError } from "./http-error.ts";
@@ -36,19 +36,6 @@ export function jsonBody<Schema extends z.ZodType>(schema: Schema, description?:
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 426 | 500 | 503;
 
-const CODE_OF_STATUS: Record<ErrorStatus, ErrorCode> = {
-  400: "bad_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not_found",
-  409: "conflict",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-  426: "upgrade_required",
-  500: "internal",
-  503: "unavailable",
-};
-
 const COMPONENT_OF_STATUS: Record<ErrorStatus, string> = {
   400: "BadRequestError",
   401: "UnauthorizedError",
@@ -62,11 +49,17 @@ const COMPONENT_OF_STATUS: Record<ErrorStatus, string> = {
   503: "UnavailableError",
 };
 
+/** The error code a documented status carries (protocol's statusOf, inverted). */
+function codeAt(status: ErrorStatus): ErrorCode {
+  const code = codeOfStatus(Number(status));
+  if (!code) throw new Error(`no error code has status ${status}`);
+  return code;
+}
+
 /** One error body schema per status, its `code` the one literal that status carries. */
 const ERROR_SCHEMAS = Object.fromEntries(
-  (Object.keys(CODE_OF_STATUS) as unknown as ErrorStatus[]).map((status) => {
-    const code = CODE_OF_STATUS[status];
-    if (statusOf(code) !== Number(status)) throw new Error(`status table disagrees with statusOf(${code})`);
+  (Object.keys(COMPONENT_OF_STATUS) as unknown as ErrorStatus[]).map((status) => {
+    const code = codeAt(status);
     return [
       status,
       z
@@ -85,7 +78,7 @@ export function errors(cases: Partial<Record<ErrorStatus, string>>) {
   for (const [status, when] of Object.entries(all)) {
     const typed = Number(status) as ErrorStatus;
     responses[typed] = {
-      description: `\`${CODE_OF_STATUS[typed]}\`: ${when}`,
+      description: `\`${codeAt(typed)}\`: ${when}`,
       content: json(ERROR_SCHEMAS[typed]),
     };
   }

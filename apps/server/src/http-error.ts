@@ -1,4 +1,4 @@
-import { type ErrorBody, type ErrorCode, LongrunError, statusOf } from "@longrun/protocol";
+import { codeOfStatus, type ErrorBody, LongrunError, statusOf } from "@longrun/protocol";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -38,19 +38,9 @@ export function validationError(error: z.ZodError, target: string): LongrunError
   return new LongrunError(oversized ? "payload_too_large" : "bad_request", message, error.issues);
 }
 
-const CODE_OF_HTTP_STATUS: Record<number, ErrorCode> = {
-  400: "bad_request",
-  401: "unauthorized",
-  403: "forbidden",
-  404: "not_found",
-  409: "conflict",
-  413: "payload_too_large",
-  415: "unsupported_media_type",
-};
-
 /** hono's own refusals (malformed JSON, wrong content type) in the API's error shape. */
 function fromHttpException(error: HTTPException): LongrunError {
-  const code = CODE_OF_HTTP_STATUS[error.status] ?? "bad_request";
+  const code = codeOfStatus(error.status) ?? "bad_request";
   if (code === "bad_request" && /json/i.test(error.message))
     return new LongrunError(code, `invalid JSON body: ${error.message}`);
   if (code === "unsupported_media_type")

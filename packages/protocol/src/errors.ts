@@ -1,4 +1,4 @@
-import type { ErrorCode } from "./rest.ts";
+import { ErrorCode } from "./rest.ts";
 
 const MARKER = Symbol.for("longrun.error");
 
@@ -50,4 +50,9 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
       return exhaustive;
     }
   }
+}
+
+/** The error code an HTTP status stands for (undefined: a status no code has). */
+export function codeOfStatus(status: number): ErrorCode | undefined {
+  return ErrorCode.options.find((code) => statusOf(code) === status);
 }

@@ -24,7 +24,7 @@ export {
 } from "./compaction.ts";
 export { ControlMessage } from "./control.ts";
 export { defineEvent, type EventDefinition } from "./define-event.ts";
-export { LongrunError, statusOf } from "./errors.ts";
+export { codeOfStatus, LongrunError, statusOf } from "./errors.ts";
 export {
   type EventData,
   type EventOf,

@@ -63,3 +63,32 @@ export async function threadOf(env: LongrunUnderTest, predicate: (thread: Thread
   const events: LongrunEvent[] = await allEvents(env.longrun.client, thread.id);
   return { thread, facts, events };
 }
+
+/** The report of one client's run, from its gateway thread, the upstream calls and its own requests. */
+export function clientReport(input: {
+  client: string;
+  thread: Awaited<ReturnType<typeof threadOf>>;
+  upstream: SimLogEntry[];
+  clientRequests: RecordedRequest[];
+  window: number;
+  wallMs: number;
+}): ClientReport & { agentCalls: SimLogEntry[] } {
+  const { thread, upstream, clientRequests } = input;
+  const agentCalls = upstream.filter((entry) => !entry.summary);
+  const report: ClientReport = {
+    client: input.client,
+    threadId: thread.thread.id,
+    steps: thread.facts.filter((fact) => fact.role === "assistant" && (fact.toolCalls?.length ?? 0) > 0)
+      .length,
+    clientRequests: clientRequests.length,
+    upstreamRequests: upstream.length,
+    upstreamSummaries: upstream.length - agentCalls.length,
+    longrunCompactions: thread.events.filter((event) => event.type === "compaction.completed").length,
+    clientCompactions: clientRequests.filter(isClientCompaction).length,
+    peakPromptTokens: Math.max(...agentCalls.map((entry) => entry.promptTokens ?? 0)),
+    window: input.window,
+    wallMs: input.wallMs,
+  };
+  console.log(`[gateway report] ${JSON.stringify(report)}`);
+  return { ...report, agentCalls };
+}
