@@ -3,8 +3,8 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
-import { bodyLimit } from "hono/body-limit";
 import { bearerAuth } from "./auth.ts";
+import { limitBody } from "./body-limit.ts";
 import { createRouter, registerSecuritySchemes } from "./contract.ts";
 import type { FailureLog } from "./failure-log.ts";
 import { errorResponse } from "./http-error.ts";
@@ -41,23 +41,10 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/", systemRoutes(deps));
   registerDocumentRoute(app);
 
-  const limiter = (limit: number) =>
-    bodyLimit({
-      maxSize: limit,
-      onError: (context) => {
-        // The rest of the body is never read: close the connection, or the client's next request on
-        // this keep-alive socket fails.
-        context.header("connection", "close");
-        return errorResponse(
-          new LongrunError("payload_too_large", `request body over ${limit} bytes`),
-          context,
-        );
-      },
-    });
-  const apiLimit = limiter(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
+  const apiLimit = limitBody(deps.bodyLimitBytes ?? DEFAULT_BODY_LIMIT);
   // OpenAI-compatible clients resend their whole history on every request: a long session's body is
   // far larger than anything the longrun API takes.
-  const gatewayLimit = limiter(GATEWAY_BODY_LIMIT);
+  const gatewayLimit = limitBody(GATEWAY_BODY_LIMIT);
   app.use("/v1/*", (context, next) =>
     GATEWAY_PATHS.has(context.req.path) ? gatewayLimit(context, next) : apiLimit(context, next),
   );

@@ -1,4 +1,6 @@
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
@@ -201,5 +203,54 @@ describe("message size cap (LONGRUN_MAX_MESSAGE_CHARS) → 413", () => {
       .command({ kind: "send_message", threadId: thread.id, content: "w".repeat(MAX_MESSAGE_CHARS + 1) })
       .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "payload_too_large" });
+  });
+});
+
+describe("request body over the server's limit → 413", () => {
+  it("reads an announced over-limit body to its end before the 413, so a sender mid-write never sees a reset", async () => {
+    // A raw socket, as a client that writes its whole body before reading: headers for 6 MiB against
+    // the 2 MiB default, then the body in 64 KiB chunks, each write awaited. A server that answers
+    // and closes at once makes these writes fail (EPIPE / ECONNRESET) and the client never reads its 413.
+    const { hostname, port } = new URL(instance.url);
+    const size = 6 * 1024 * 1024;
+    const socket = connect({ host: hostname, port: Number(port) });
+    await once(socket, "connect");
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+    });
+    const closed = once(socket, "close");
+    const write = (data: string) =>
+      new Promise<void>((resolve, reject) =>
+        socket.write(data, (error) => (error ? reject(error) : resolve())),
+      );
+    await write(
+      `POST /v1/threads HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${instance.token}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${size}\r\n\r\n`,
+    );
+    const chunk = "z".repeat(64 * 1024);
+    for (let sent = 0; sent < size; sent += chunk.length) await write(chunk);
+    // The same keep-alive connection carries the next request.
+    await write(`GET /healthz HTTP/1.1\r\nhost: ${hostname}\r\nconnection: close\r\n\r\n`);
+    await closed;
+    const [first, second] = answer.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 413/);
+    expect(first).toContain('"code":"payload_too_large"');
+    expect(first?.toLowerCase()).not.toContain("connection: close");
+    expect(second).toMatch(/^HTTP\/1\.1 200/);
+  });
+
+  it("answers 413 through fetch every time, and the next request works", async () => {
+    const body = JSON.stringify({ title: "x", pad: "z".repeat(6 * 1024 * 1024) });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const response = await fetch(`${instance.url}/v1/threads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${instance.token}`, "content-type": "application/json" },
+        body,
+      });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ error: { code: "payload_too_large" } });
+      expect((await call("GET", "/v1/threads")).status).toBe(200);
+    }
   });
 });
