@@ -6,11 +6,13 @@ import {
   type SpawnAgentSpec,
   type ThreadStatus,
 } from "@longrun/protocol";
-import type { RunRecord, UnitOfWork } from "@longrun/store";
+import type { RunRecord } from "@longrun/store";
 import type { StepOutcome } from "./agent-step.ts";
+import { finishApiTeam } from "./api-team-run.ts";
 import { appendFactIn, withTokenCount } from "./append-fact.ts";
-import { type Announce, commit } from "./commit.ts";
+import { commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
+import { agentStatusIn, markRunMoving, markRunStuck, threadStatusIn } from "./run-status.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
 
 const TERMINAL_AGENT = new Set(["completed", "failed", "cancelled", "context_exhausted"]);
@@ -109,7 +111,6 @@ export class RunControl {
    * agent and no job: the reconciler schedules it.
    */
   private async startRun(run: Run): Promise<string | null> {
-    const { scheduler } = this.deps;
     const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
     const input =
       run.kind === "message"
@@ -119,15 +120,15 @@ export class RunControl {
       const current = await unit.updateRun(run.id, {});
       if (current.status !== "queued") return null;
       await unit.updateRun(run.id, { status: "running", startedAt: this.deps.now() });
-      await this.threadStatusIn(unit, announce, run.threadId, "running");
+      await threadStatusIn(unit, announce, run.threadId, "running");
       announce({ ...where, type: "run.started", data: { kind: run.kind } });
       if (run.kind === "compact") {
-        await this.agentStatusIn(unit, announce, where, "compacting");
+        await agentStatusIn(unit, announce, where, "compacting");
         return null;
       }
       if (run.kind === "spawn") return null;
       const message = await appendFactIn(unit, announce, where, input ?? { role: "user", content: "" });
-      await this.agentStatusIn(unit, announce, where, "queued");
+      await agentStatusIn(unit, announce, where, "queued");
       return message.id;
     });
     try {
@@ -177,7 +178,7 @@ export class RunControl {
         return;
       case "parked":
         await commit(this.deps, async (unit, announce) => {
-          await this.agentStatusIn(
+          await agentStatusIn(
             unit,
             announce,
             job,
@@ -227,18 +228,18 @@ export class RunControl {
       return;
     }
     await commit(this.deps, async (unit, announce) => {
-      await this.agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
+      await agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
       const run = await unit.updateRun(job.runId, {}).catch(() => null);
       if (!run || run.finishedAt) return;
       if (status === "completed") {
         await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
         announce({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
-        await this.threadStatusIn(unit, announce, job.threadId, "idle");
+        await threadStatusIn(unit, announce, job.threadId, "idle");
       } else {
         const error = { code: status, message: detail };
         await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
         announce({ ...where(job), type: "run.failed", data: { error } });
-        await this.threadStatusIn(
+        await threadStatusIn(
           unit,
           announce,
           job.threadId,
@@ -252,7 +253,7 @@ export class RunControl {
   /** Ends a manual compaction run: the turn is over until the next user message (I7). */
   async finishCompactionRun(job: StepJob, ok: boolean, detail: string): Promise<void> {
     await commit(this.deps, async (unit, announce) => {
-      await this.agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
+      await agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
       const run = await unit.updateRun(job.runId, {}).catch(() => null);
       if (run && !run.finishedAt) {
         if (ok) {
@@ -264,7 +265,7 @@ export class RunControl {
           announce({ ...where(job), type: "run.failed", data: { error } });
         }
       }
-      await this.threadStatusIn(unit, announce, job.threadId, "idle");
+      await threadStatusIn(unit, announce, job.threadId, "idle");
     });
     await this.startNext(job.threadId);
   }
@@ -295,7 +296,7 @@ export class RunControl {
       await unit.updateRun(runId, { status: "cancelled", finishedAt: this.deps.now() });
       for (const agent of agents) {
         if (TERMINAL_AGENT.has(agent.status) || agent.status === "idle") continue;
-        await this.agentStatusIn(
+        await agentStatusIn(
           unit,
           announce,
           { threadId: run.threadId, agentId: agent.id, runId },
@@ -310,7 +311,7 @@ export class RunControl {
         type: "run.cancelled",
         data: { reason },
       });
-      await this.threadStatusIn(unit, announce, run.threadId, "idle");
+      await threadStatusIn(unit, announce, run.threadId, "idle");
       return true;
     });
     if (cancelled) {
@@ -359,7 +360,7 @@ export class RunControl {
         data: { callId: input.callId, decision: input.decision, reason: input.reason },
       });
       if (run && run.status === "waiting") await unit.updateRun(run.id, { status: "running" });
-      await this.agentStatusIn(unit, announce, where, "queued");
+      await agentStatusIn(unit, announce, where, "queued");
     });
     // No fixed job id: a later decision (another call) must never be dropped as a duplicate.
     if (run) await scheduler.step(where);
@@ -371,82 +372,17 @@ export class RunControl {
    * the parent as one user-role fact (the parent made no tool call to answer).
    */
   async finishApiTeamRun(child: Agent): Promise<void> {
-    if (!child.spawnCallId?.startsWith("api:")) return;
-    const runId = child.spawnCallId.slice(4);
-    const team = (await this.deps.store.agents.listByThread(child.threadId)).filter(
-      (agent) => agent.spawnCallId === child.spawnCallId,
-    );
-    if (!team.every((agent) => TERMINAL_AGENT.has(agent.status))) return;
-    const run = await this.deps.store.runs.get(runId);
-    if (!run || run.finishedAt) return;
-    const parent = await this.deps.store.agents.get(run.agentId);
-    if (!parent) return;
-    const reports = await Promise.all(team.map((agent) => this.coordinator.reportOf(agent)));
-    const lease = await this.coordinator.acquireAgentLease(parent.id);
-    // The parent is busy: the reconciler finishes the team run once it is free.
-    if (!lease) return;
-    try {
-      await commit(this.deps, async (unit, announce) => {
-        const current = await unit.updateRun(runId, {});
-        if (current.finishedAt) return;
-        await appendFactIn(
-          unit,
-          announce,
-          { threadId: child.threadId, agentId: parent.id, runId, fence: lease.token },
-          {
-            role: "user",
-            name: "team_report",
-            content: `Reports from the sub-agents spawned for you (run ${runId}):\n\n${reports.join("\n\n")}`,
-          },
-        );
-        await unit.updateRun(runId, { status: "completed", finishedAt: this.deps.now() });
-        announce({
-          threadId: child.threadId,
-          agentId: run.agentId,
-          runId,
-          type: "run.completed",
-          data: { report: `team of ${team.length} finished` },
-        });
-        await this.threadStatusIn(unit, announce, child.threadId, "idle");
-      });
-    } finally {
-      await lease.release().catch(() => undefined);
-    }
-    await this.startNext(child.threadId);
+    if (await finishApiTeam(this.deps, this.coordinator, child)) await this.startNext(child.threadId);
   }
 
   /** Marks a run that cannot progress, with the reason, so it is visible instead of silent. */
-  async markStuck(run: Run, reason: string): Promise<void> {
-    await commit(this.deps, async (unit, announce) => {
-      const current = await unit.updateRun(run.id, {});
-      if (current.finishedAt || current.status === "stuck") return;
-      await unit.updateRun(run.id, { status: "stuck", error: { code: "stuck", message: reason } });
-      announce({
-        threadId: run.threadId,
-        agentId: run.agentId,
-        runId: run.id,
-        type: "run.stuck",
-        data: { reason },
-      });
-    });
+  markStuck(run: Run, reason: string): Promise<void> {
+    return markRunStuck(this.deps, run, reason);
   }
 
   /** A stuck run that moves again is running again. */
-  async markRunning(runId: string): Promise<void> {
-    const run = await this.deps.store.runs.get(runId);
-    if (run?.status !== "stuck") return;
-    await commit(this.deps, async (unit, announce) => {
-      const current = await unit.updateRun(runId, {});
-      if (current.status !== "stuck") return;
-      await unit.updateRun(runId, { status: "running", error: null });
-      announce({
-        threadId: run.threadId,
-        agentId: run.agentId,
-        runId,
-        type: "run.resumed",
-        data: { reason: "the run is moving again" },
-      });
-    });
+  markRunning(runId: string): Promise<void> {
+    return markRunMoving(this.deps, runId);
   }
 
   private async targetAgent(threadId: string, agentId?: string): Promise<Agent> {
@@ -464,7 +400,7 @@ export class RunControl {
 
   /** Persists a thread's status and announces it when it changed. */
   async setThreadStatus(threadId: string, status: ThreadStatus): Promise<void> {
-    await commit(this.deps, (unit, announce) => this.threadStatusIn(unit, announce, threadId, status));
+    await commit(this.deps, (unit, announce) => threadStatusIn(unit, announce, threadId, status));
   }
 
   /** Persists an agent's status and announces it. */
@@ -476,25 +412,8 @@ export class RunControl {
     reason?: string,
   ) {
     await commit(this.deps, (unit, announce) =>
-      this.agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
+      agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
     );
-  }
-
-  private async threadStatusIn(unit: UnitOfWork, announce: Announce, threadId: string, status: ThreadStatus) {
-    if (await unit.setThreadStatus(threadId, status)) {
-      announce({ threadId, type: "thread.status", data: { status } });
-    }
-  }
-
-  private async agentStatusIn(
-    unit: UnitOfWork,
-    announce: Announce,
-    target: { threadId: string; agentId: string; runId: string },
-    status: Agent["status"],
-    reason?: string,
-  ) {
-    await unit.setAgentStatus(target.agentId, status);
-    announce({ ...target, type: "agent.status", data: { status, reason } });
   }
 }
 
