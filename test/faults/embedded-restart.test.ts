@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { type ClusterProcess, startProcess } from "../e2e/support/distributed-cluster.ts";
 import { readThreadEvents } from "../e2e/support/distributed-events.ts";
-import { checkThreads, type FaultReport, summaryLine, waitForRunsToEnd } from "./support/invariants.ts";
+import { checkThreads, summaryLine, waitForRunsToEnd } from "./support/invariants.ts";
 
 // `longrun start` as a real process: stopped mid-run (SIGKILL, then SIGTERM) and started again on the
 // same data dir. Its in-process queue is gone with it; the runs must finish from the log.
@@ -57,7 +57,6 @@ describe("fault: the embedded server stopped mid-run and started again on the sa
       task: "Survey the warehouse service.",
     });
     const lines: string[] = [];
-    let report: FaultReport | undefined;
     for (const signal of ["SIGKILL", "SIGTERM"] as const) {
       const seen = (await readThreadEvents(client, thread.id)).length;
       await vi.waitFor(
@@ -83,7 +82,7 @@ describe("fault: the embedded server stopped mid-run and started again on the sa
     const next = await client.threads.sendMessage(thread.id, { content: "Now list the tests." });
     expect(next.queued).toBe(false);
     await waitForRunsToEnd(client, [thread.id], 120_000);
-    report = await checkThreads(client, [thread.id], sim);
+    const report = await checkThreads(client, [thread.id], sim);
     console.log(
       summaryLine("embedded restart mid-run (SIGKILL, then SIGTERM)", report, null, `(${lines.join("; ")})`),
     );

@@ -1,4 +1,5 @@
 import type { ModelProfile, Thread } from "@longrun/protocol";
+import { withTokenCount } from "./append-fact.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 
@@ -34,10 +35,11 @@ export async function createThreadWithRoot(
     brief: null,
     spawnCallId: null,
   });
-  await store.messages.append(root.id, {
-    role: "system",
-    content: input.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-  });
+  // A gateway client's system text can be very large: counted before the write (large ones off-thread).
+  await store.messages.append(
+    root.id,
+    await withTokenCount(deps, { role: "system", content: input.systemPrompt ?? DEFAULT_SYSTEM_PROMPT }),
+  );
   await deps.events.emit({
     threadId: thread.id,
     agentId: root.id,

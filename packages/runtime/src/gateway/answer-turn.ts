@@ -77,7 +77,7 @@ export async function answerTurn(
   try {
     const measure = async (): Promise<Projection> => {
       const context = await loadAgentContext(deps, agentId);
-      return projectTurn(deps, context, input.turn, profile);
+      return await projectTurn(deps, context, input.turn, profile);
     };
     /** Releases the lease while the queued compaction job (which takes it) runs, then takes it again. */
     const compact = async (trigger: "auto" | "overflow") => {

@@ -57,7 +57,7 @@ export async function answerClientCompaction(
           await appendFact(deps, { threadId, agentId, fence: lease.fence }, message);
         }
       }
-      let projection = projectTurn(deps, await loadAgentContext(deps, agentId), input.turn, profile);
+      let projection = await projectTurn(deps, await loadAgentContext(deps, agentId), input.turn, profile);
       if (projection.needsCompaction) {
         await lease.release();
         await compactThroughQueue(deps, options, {
@@ -69,7 +69,12 @@ export async function answerClientCompaction(
         lease = await holdAgentLease(deps, agentId, leaseSettings);
       }
       const context = await loadAgentContext(deps, agentId);
-      projection = projectTurn(deps, context, { system: context.systemPrompt ?? "", tools: [] }, profile);
+      projection = await projectTurn(
+        deps,
+        context,
+        { system: context.systemPrompt ?? "", tools: [] },
+        profile,
+      );
       tokens = projection.tokens;
       const lastSeq = (await deps.store.messages.last(agentId))?.seq ?? 0;
       const summary = context.compaction ? textOf(context.compaction.summaryMessage.content) : "";

@@ -40,4 +40,18 @@ describe("the message counter", () => {
       `[counter] 200,000 characters without whitespace: inline blocks ${blockedInline.toFixed(0)} ms, off-thread the loop's worst delay was ${blockedOff.toFixed(0)} ms`,
     );
   }, 60_000);
+
+  it("counts a large text (a gateway client's system text or tool JSON) off the loop, to the tokenizer's count", async () => {
+    counter = createMessageCounter(tokenizer);
+    expect(await counter.countText("short text")).toBe(tokenizer.count("short text"));
+    const large = "ab".repeat(60_000);
+    let settled = false;
+    const pending = counter.countText(large).then((count) => {
+      settled = true;
+      return count;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(await pending).toBe(tokenizer.count(large));
+  }, 60_000);
 });

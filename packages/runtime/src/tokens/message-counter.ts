@@ -5,6 +5,8 @@ import type { NewMessage } from "@longrun/protocol";
 /** Counts a message's tokens; large ones on a worker thread. */
 export interface MessageCounter {
   count(message: NewMessage): Promise<number>;
+  /** The tokenizer's count of a text (a client's system text, a tool's JSON), large ones off-thread. */
+  countText(text: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -56,18 +58,25 @@ export function createMessageCounter(tokenizer: Tokenizer): MessageCounter {
     worker = started;
     return started;
   };
+  const ask = (request: { message: NewMessage } | { text: string }): Promise<number> => {
+    const target = start();
+    const id = nextId++;
+    return new Promise<number>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      target.ref();
+      target.postMessage({ id, ...request });
+    }).finally(() => {
+      if (waiting.size === 0) target.unref();
+    });
+  };
   return {
     async count(message) {
       if (textLength(message) <= OFF_THREAD_CHARS) return estimateStoredTokens(message, tokenizer);
-      const target = start();
-      const id = nextId++;
-      return new Promise<number>((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        target.ref();
-        target.postMessage({ id, message });
-      }).finally(() => {
-        if (waiting.size === 0) target.unref();
-      });
+      return ask({ message });
+    },
+    async countText(text) {
+      if (text.length <= OFF_THREAD_CHARS) return tokenizer.count(text);
+      return ask({ text });
     },
     async close() {
       const current = worker;
