@@ -24,6 +24,7 @@ import {
 } from "@longrun/compaction";
 import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
 import { openStore, type Store } from "@longrun/store";
+import { cacheShareOf, type SentRequest } from "./cache-share.ts";
 import { type ReplayReport, type ReplayStep, totalsOf } from "./report.ts";
 import { retentionOf, WorkingFactsTracker } from "./retention.ts";
 import { type ReplaySummarizer, type Summarizer, startSimSummarizer } from "./sim-summarizer.ts";
@@ -131,6 +132,8 @@ class ReplayWalk {
   private compaction: CompactionEvent | null = null;
   private historyTokens = 0;
   private compactions = 0;
+  /** The last request written, to measure how much of the next one a prefix cache could serve. */
+  private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
   private readonly known = new WorkingFactsTracker();
 
@@ -233,6 +236,15 @@ class ReplayWalk {
       return step;
     }
     if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
+    const sent: SentRequest = {
+      messages: projection.messages,
+      messageTokens: projection.messageTokens,
+      toolsTokens: projection.toolsTokens,
+    };
+    if (this.previousRequest !== null && step.compaction === undefined) {
+      step.cache = cacheShareOf(this.previousRequest, sent);
+    }
+    this.previousRequest = sent;
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     return step;
