@@ -78,6 +78,14 @@ export {
 export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
 export {
+  defaultRewriteMinTokens,
+  type MemoSegment,
+  type ProjectionMemo,
+  type RewriteReport,
+  rawKey,
+} from "./stable.ts";
+export { rebuildMemo } from "./stable-fold.ts";
+export {
   buildSummaryMessage,
   SUMMARY_HEADER,
   type SummaryFrame,

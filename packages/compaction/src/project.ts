@@ -14,6 +14,16 @@ import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
+import {
+  applyStage,
+  defaultRewriteMinTokens,
+  type MemoSegment,
+  memoOf,
+  type ProjectionMemo,
+  type RewriteReport,
+  savingsOf,
+  stableSegments,
+} from "./stable.ts";
 import { thresholds } from "./thresholds.ts";
 import { estimateToolsTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 import { truncateArguments } from "./truncate.ts";
@@ -39,6 +49,15 @@ export interface ProjectionInput {
   restorationBudgets?: Partial<RestorationBudgets>;
   /** Tool-call arguments longer than this are truncated in older messages (default 2,000). */
   maxArgumentChars?: number;
+  /**
+   * Cache-stable mode: what the previous call sent (null: nothing yet). Messages keep the form they
+   * were sent in until the next compaction; reductions due are applied in a batch only when it saves
+   * at least `rewriteMinTokens`, or when the request would not fit otherwise. Undefined: every call
+   * reduces from scratch.
+   */
+  memo?: ProjectionMemo | null;
+  /** Least tokens a batched rewrite of sent messages must save (default: limit − trigger). */
+  rewriteMinTokens?: number;
 }
 
 /** One deterministic stage's account. */
@@ -71,6 +90,9 @@ export interface Projection {
   repair: RepairReport;
   /** Tokens of tool definitions included in `tokens`. */
   toolsTokens: number;
+  /** Cache-stable mode only: the memo for the next call, and what happened to due reductions. */
+  memo?: ProjectionMemo;
+  rewrite?: RewriteReport;
 }
 
 function usageAnchor(
@@ -98,6 +120,7 @@ function usageAnchor(
 /**
  * Builds the projection for the next model call: boundary, assembly, repair, sanitizing, then
  * collapse → truncate → microcompact only while over the trigger, each reporting its savings.
+ * With `memo` (cache-stable mode) the messages already sent keep their form; see stableStages.
  */
 export function project(input: ProjectionInput): Projection {
   const { tokenizer, profile, compaction } = input;
@@ -108,8 +131,8 @@ export function project(input: ProjectionInput): Projection {
   const rawSourceAnchor = usageAnchor(raw.items, raw, compaction, tokenizer);
   const anchorId = rawSourceAnchor === null ? undefined : raw.items[rawSourceAnchor.index]?.sourceId;
 
-  let savedSoFar = 0;
-  const measure = (rawItems: readonly ProjectionItem[]): number => {
+  /** Pressure of header + items; `credited`: tokens stages removed since what the usage measured. */
+  const measure = (rawItems: readonly ProjectionItem[], credited: number): number => {
     const all = [...header, ...rawItems];
     const anchorIndex = anchorId === undefined ? -1 : all.findIndex((item) => item.sourceId === anchorId);
     const anchor =
@@ -121,63 +144,145 @@ export function project(input: ProjectionInput): Projection {
     });
     if (pressure.anchored === null) return pressure.tokens;
     // Stages shrink what the usage report measured: credit their savings, never below the estimate.
-    return Math.max(pressure.anchored - savedSoFar, pressure.estimated);
+    return Math.max(pressure.anchored - credited, pressure.estimated);
   };
 
-  const rawTokens = measure(raw.items);
-  let items = raw.items;
-  let tokens = rawTokens;
-  const saved: StageSavings = { collapse: 0, truncate: 0, microcompact: 0 };
-  const stages: StageReport[] = [];
+  const rawTokens = measure(raw.items, 0);
   const lastActivityAt =
     input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
-  const runners: [StageReport["name"], () => StageResult][] = [
-    [
-      "collapse",
-      () =>
-        collapseTraces(items, {
-          tokenizer,
-          ...(input.classification ? { table: input.classification } : {}),
-        }),
-    ],
-    [
-      "truncate",
-      () =>
-        truncateArguments(items, {
-          tokenizer,
-          maxChars: input.maxArgumentChars ?? 2_000,
-          recentMessages: limits.keepMessages,
-        }),
-    ],
-    [
-      "microcompact",
-      () =>
-        microcompact(items, {
-          tokenizer,
-          lastActivityAt,
-          now: input.now,
-          idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
-          keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
-        }),
-    ],
-  ];
-  for (const [name, run] of runners) {
-    if (tokens <= limits.triggerTokens) {
-      stages.push({ name, tokensBefore: tokens, tokensAfter: tokens, removed: "not run: under trigger" });
-      continue;
+  const stageRun: Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult> = {
+    collapse: (items) =>
+      collapseTraces(items, {
+        tokenizer,
+        ...(input.classification ? { table: input.classification } : {}),
+      }),
+    truncate: (items) =>
+      truncateArguments(items, {
+        tokenizer,
+        maxChars: input.maxArgumentChars ?? 2_000,
+        recentMessages: limits.keepMessages,
+      }),
+    microcompact: (items) =>
+      microcompact(items, {
+        tokenizer,
+        lastActivityAt,
+        now: input.now,
+        idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
+        keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
+      }),
+  };
+  const notRun = (name: StageReport["name"], tokens: number): StageReport => ({
+    name,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    removed: "not run: under trigger",
+  });
+
+  let items: ProjectionItem[];
+  let tokens: number;
+  let saved: StageSavings;
+  const stages: StageReport[] = [];
+  let stable: { memo: ProjectionMemo; rewrite: RewriteReport } | null = null;
+  /** Pressure after every reduction due (stable mode): what decides LLM compaction. */
+  let fullyReduced = Number.POSITIVE_INFINITY;
+  if (input.memo === undefined) {
+    items = raw.items;
+    tokens = rawTokens;
+    saved = { collapse: 0, truncate: 0, microcompact: 0 };
+    let savedSoFar = 0;
+    for (const name of ["collapse", "truncate", "microcompact"] as const) {
+      if (tokens <= limits.triggerTokens) {
+        stages.push(notRun(name, tokens));
+        continue;
+      }
+      const result = stageRun[name](items);
+      items = result.items;
+      savedSoFar += result.saved;
+      saved[name] = result.saved;
+      const after = measure(items, savedSoFar);
+      stages.push({
+        name,
+        tokensBefore: tokens,
+        tokensAfter: after,
+        removed: result.removed || "nothing to remove",
+      });
+      tokens = after;
     }
-    const result = run();
-    items = result.items;
-    savedSoFar += result.saved;
-    saved[name] = result.saved;
-    const after = measure(items);
-    stages.push({
-      name,
-      tokensBefore: tokens,
-      tokensAfter: after,
-      removed: result.removed || "nothing to remove",
-    });
-    tokens = after;
+  } else {
+    const compactionId = compaction?.id ?? null;
+    const kept = stableSegments(raw.items, input.memo, compactionId);
+    let segments: MemoSegment[] = kept;
+    tokens = measure(
+      segments.map((segment) => segment.item),
+      0,
+    );
+    let due = 0;
+    const rewrite: RewriteReport = { rewritten: false, reason: "", dueTokens: 0 };
+    if (tokens > limits.triggerTokens) {
+      // The reductions due now, over the stable form (reduced forms stay as they are).
+      let reduced = kept;
+      let after = tokens;
+      // Both stages, even when the first one is enough: one batch now spares a second rewrite soon.
+      for (const name of ["collapse", "truncate"] as const) {
+        const applied = applyStage(reduced, name, stageRun[name]);
+        reduced = applied.segments;
+        due += applied.result.saved;
+        const measured = measure(
+          reduced.map((segment) => segment.item),
+          due,
+        );
+        stages.push({
+          name,
+          tokensBefore: after,
+          tokensAfter: measured,
+          removed: applied.result.removed || "nothing to remove",
+        });
+        after = measured;
+      }
+      fullyReduced = after;
+      const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
+      rewrite.dueTokens = due;
+      if (due === 0) {
+        rewrite.reason = "nothing due";
+      } else if (after > limits.triggerTokens) {
+        // LLM compaction is needed anyway; if it cannot run, the fullest reduction is the best try.
+        rewrite.rewritten = true;
+        rewrite.reason = `over the trigger after every reduction (${after} > ${limits.triggerTokens})`;
+      } else if (tokens > limits.limitTokens) {
+        rewrite.rewritten = true;
+        rewrite.reason = `needed to fit (${tokens} > limit ${limits.limitTokens})`;
+      } else if (due >= minTokens) {
+        rewrite.rewritten = true;
+        rewrite.reason = `batch saves ${due} >= ${minTokens} tokens`;
+      } else {
+        rewrite.reason = `deferred: batch saves ${due} < ${minTokens} tokens and the request fits`;
+      }
+      if (rewrite.rewritten) {
+        segments = reduced;
+        tokens = after;
+      }
+    } else {
+      stages.push(notRun("collapse", tokens), notRun("truncate", tokens));
+    }
+    items = segments.map((segment) => segment.item);
+    saved = savingsOf(segments);
+    stable = { memo: memoOf(raw.items, segments, compactionId), rewrite };
+    // An idle gap clears old results on top of the stable form: the cache has expired by then.
+    if (tokens > limits.triggerTokens) {
+      const result = stageRun.microcompact(items);
+      items = result.items;
+      saved.microcompact = result.saved;
+      const after = measure(items, (rewrite.rewritten ? due : 0) + result.saved);
+      stages.push({
+        name: "microcompact",
+        tokensBefore: tokens,
+        tokensAfter: after,
+        removed: result.removed || "nothing to remove",
+      });
+      tokens = after;
+    } else {
+      stages.push(notRun("microcompact", tokens));
+    }
   }
 
   // Encrypted reasoning is bound to the exact prefix it was issued after: once a stage rewrote a
@@ -191,13 +296,16 @@ export function project(input: ProjectionInput): Projection {
     );
   }
   const all = [...header, ...items];
-  const needsCompaction = tokens > limits.triggerTokens;
+  const needsCompaction =
+    tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens);
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
   const reason = needsCompaction
     ? `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`
     : ran.length === 0
       ? `${tokens} tokens <= trigger ${limits.triggerTokens}`
-      : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
+      : tokens > limits.triggerTokens
+        ? `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${stable?.rewrite.reason}`
+        : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
   return {
     messages: all.map((item) => item.message),
     marks: all.map((item) => item.mark),
@@ -214,5 +322,6 @@ export function project(input: ProjectionInput): Projection {
     boundary: raw.boundary,
     repair: raw.repair,
     toolsTokens,
+    ...(stable ? stable : {}),
   };
 }

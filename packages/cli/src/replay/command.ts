@@ -27,6 +27,8 @@ Options:
   --out DIR                output folder (required; old request files in DIR/requests are replaced)
   --model NAME             model string written into the requests (default: sim)
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
+  --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
+                           (default: the room between trigger and limit)
   --help                   show this help`;
 
 /** Where the command writes; the process streams unless a test passes its own. */
@@ -65,6 +67,7 @@ function parseReplayArgs(args: string[]) {
         out: { type: "string" },
         model: { type: "string" },
         "time-zone": { type: "string" },
+        "rewrite-min-tokens": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -91,6 +94,10 @@ function parseReplayArgs(args: string[]) {
     outDir: values.out,
     model: values.model,
     timeZone: validTimeZone(values["time-zone"] ?? "UTC"),
+    rewriteMinTokens:
+      values["rewrite-min-tokens"] === undefined
+        ? undefined
+        : positiveInteger("rewrite-min-tokens", values["rewrite-min-tokens"]),
   };
 }
 
@@ -136,6 +143,7 @@ export async function runReplayCommand(
         outDir,
         timeZone: options.timeZone,
         ...(options.model ? { model: options.model } : {}),
+        ...(options.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: options.rewriteMinTokens }),
         onProgress: (update) => progress.update(update),
       });
     } finally {

@@ -11,6 +11,7 @@ import {
   ledgerSources,
   type Projection,
   type ProjectionInput,
+  type ProjectionMemo,
   planCompaction,
   project,
   sanitizeMessages,
@@ -53,6 +54,8 @@ export interface ReplayOptions {
   timeZone?: string;
   /** Clock origin: message k is taken to happen at startAt + k minutes (no idle gaps). */
   startAt?: number;
+  /** Least tokens a batched rewrite of sent messages must save (default: the projection's). */
+  rewriteMinTokens?: number;
   /** Summaries come from here; default: the sim model started in-process for this replay. */
   summarizer?: Summarizer;
   onProgress?: (progress: ReplayProgress) => void;
@@ -132,6 +135,8 @@ class ReplayWalk {
   private compaction: CompactionEvent | null = null;
   private historyTokens = 0;
   private compactions = 0;
+  /** What the last call sent, handed to the next projection (cache-stable mode, as the runtime). */
+  private memo: ProjectionMemo | null = null;
   /** The last request written, to measure how much of the next one a prefix cache could serve. */
   private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
@@ -203,6 +208,10 @@ class ReplayWalk {
       now,
       tokenizer: this.tokenizer,
       tools: this.tools,
+      memo: this.memo,
+      ...(this.options.rewriteMinTokens === undefined
+        ? {}
+        : { rewriteMinTokens: this.options.rewriteMinTokens }),
     };
   }
 
@@ -227,6 +236,8 @@ class ReplayWalk {
     }
     step.projectedTokens = projection.tokens;
     step.saved = projection.saved;
+    this.memo = projection.memo ?? null;
+    if (projection.rewrite?.rewritten) step.rewrite = projection.rewrite.reason;
     const verdict = verifyProjection(projection);
     if (!verdict.ok) {
       // I6: an oversized request is never sent; the walk goes on with the next call point.
@@ -306,8 +317,9 @@ class ReplayWalk {
     });
     this.compaction = event;
     this.facts = retained;
+    // The request after a compaction is the cache-stable projection of the new epoch (as the runtime sends it).
     return {
-      projection: fit.projection,
+      projection: project({ ...this.input(now), memo: null }),
       summary: {
         strategy: event.strategy,
         trigger: event.trigger,

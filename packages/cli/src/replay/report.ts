@@ -26,6 +26,8 @@ export interface ReplayStep {
   /** What each deterministic stage saved in the final projection. */
   saved: StageSavings;
   compaction?: ReplayCompaction;
+  /** Why this call rewrote messages it had sent before in a batch (absent: it did not). */
+  rewrite?: string;
   /** `ok`: request written; `context_exhausted`: still over the limit, nothing written (I6). */
   status: "ok" | "context_exhausted";
   reason?: string;
