@@ -16,6 +16,7 @@ import type { RestorableState, RestorationBudgets, RestoredFile } from "./restor
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
   applyStage,
+  asAssembled,
   defaultRewriteMinTokens,
   type MemoSegment,
   memoOf,
@@ -210,51 +211,82 @@ export function project(input: ProjectionInput): Projection {
     }
   } else {
     const compactionId = compaction?.id ?? null;
-    const kept = stableSegments(raw.items, input.memo, compactionId);
+    const { segments: kept, intact } = stableSegments(raw.items, input.memo, compactionId);
     let segments: MemoSegment[] = kept;
+    // Usage is credited with what the reduced forms save against the raw items, as from scratch.
+    const rawSum = raw.items.reduce((sum, item) => sum + item.tokens, 0);
+    const sumOf = (list: readonly MemoSegment[]) =>
+      list.reduce((sum, segment) => sum + segment.item.tokens, 0);
+    const keptTokens = sumOf(kept);
     tokens = measure(
-      segments.map((segment) => segment.item),
-      0,
+      kept.map((segment) => segment.item),
+      rawSum - keptTokens,
     );
-    let due = 0;
-    const rewrite: RewriteReport = { rewritten: false, reason: "", dueTokens: 0 };
+    const rewrite: RewriteReport = {
+      rewritten: false,
+      cause: intact ? null : "history",
+      reason: intact ? "" : "the assembled history changed under a message already sent",
+      dueTokens: 0,
+    };
     if (tokens > limits.triggerTokens) {
-      // The reductions due now, over the stable form (reduced forms stay as they are).
-      let reduced = kept;
-      let after = tokens;
-      // Both stages, even when the first one is enough: one batch now spares a second rewrite soon.
-      for (const name of ["collapse", "truncate"] as const) {
-        const applied = applyStage(reduced, name, stageRun[name]);
-        reduced = applied.segments;
-        due += applied.result.saved;
-        const measured = measure(
-          reduced.map((segment) => segment.item),
-          due,
-        );
-        stages.push({
-          name,
-          tokensBefore: after,
-          tokensAfter: measured,
-          removed: applied.result.removed || "nothing to remove",
-        });
-        after = measured;
+      /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
+      const reduceFrom = (start: MemoSegment[]) => {
+        let reduced = start;
+        const reports: StageReport[] = [];
+        let before = tokens;
+        for (const name of ["collapse", "truncate"] as const) {
+          const applied = applyStage(reduced, name, stageRun[name]);
+          reduced = applied.segments;
+          const measured = measure(
+            reduced.map((segment) => segment.item),
+            rawSum - sumOf(reduced),
+          );
+          reports.push({
+            name,
+            tokensBefore: before,
+            tokensAfter: measured,
+            removed: applied.result.removed || "nothing to remove",
+          });
+          before = measured;
+        }
+        const due = keptTokens - sumOf(reduced);
+        return { segments: reduced, tokens: before, due, reports };
+      };
+      let best = reduceFrom(kept);
+      let afresh = false;
+      if (best.tokens > limits.triggerTokens && !kept.every((segment) => segment.stage === null)) {
+        // Reduced forms kept from earlier calls may cost more than reducing afresh (records split in
+        // batches): before asking for LLM compaction, try the from-scratch reduction.
+        const scratch = reduceFrom(raw.items.map(asAssembled));
+        if (scratch.tokens < best.tokens) {
+          best = scratch;
+          afresh = true;
+        }
       }
+      const reduced = best.segments;
+      const after = best.tokens;
+      const due = best.due;
+      stages.push(...best.reports);
       fullyReduced = after;
       const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
       rewrite.dueTokens = due;
+      const decide = (cause: RewriteReport["cause"], reason: string): void => {
+        rewrite.rewritten = true;
+        rewrite.cause = cause;
+        rewrite.reason = reason;
+      };
       if (due === 0) {
-        rewrite.reason = "nothing due";
+        if (intact) rewrite.reason = "nothing due";
       } else if (after > limits.triggerTokens) {
         // LLM compaction is needed anyway; if it cannot run, the fullest reduction is the best try.
-        rewrite.rewritten = true;
-        rewrite.reason = `over the trigger after every reduction (${after} > ${limits.triggerTokens})`;
+        decide("compaction", `over the trigger after every reduction (${after} > ${limits.triggerTokens})`);
       } else if (tokens > limits.limitTokens) {
-        rewrite.rewritten = true;
-        rewrite.reason = `needed to fit (${tokens} > limit ${limits.limitTokens})`;
+        decide("fit", `needed to fit (${tokens} > limit ${limits.limitTokens})`);
+      } else if (afresh) {
+        decide("fit", `needed to fit under the trigger without LLM compaction: reduced afresh`);
       } else if (due >= minTokens) {
-        rewrite.rewritten = true;
-        rewrite.reason = `batch saves ${due} >= ${minTokens} tokens`;
-      } else {
+        decide("batch", `batch saves ${due} >= ${minTokens} tokens`);
+      } else if (intact) {
         rewrite.reason = `deferred: batch saves ${due} < ${minTokens} tokens and the request fits`;
       }
       if (rewrite.rewritten) {
@@ -272,7 +304,7 @@ export function project(input: ProjectionInput): Projection {
       const result = stageRun.microcompact(items);
       items = result.items;
       saved.microcompact = result.saved;
-      const after = measure(items, (rewrite.rewritten ? due : 0) + result.saved);
+      const after = measure(items, rawSum - sumOf(segments) + result.saved);
       stages.push({
         name: "microcompact",
         tokensBefore: tokens,

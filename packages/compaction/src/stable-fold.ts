@@ -13,7 +13,7 @@ export function rebuildMemo(input: Omit<ProjectionInput, "memo">): ProjectionMem
   const boundary = resolveBoundary(messages, compaction);
   const since = compaction?.createdAt ?? Number.NEGATIVE_INFINITY;
   let memo: ProjectionMemo | null = null;
-  for (let index = boundary.startIndex + 1; index < messages.length; index++) {
+  for (let index = Math.max(1, boundary.startIndex); index < messages.length; index++) {
     const fact = messages[index];
     if (fact?.role !== "assistant" || fact.createdAt < since) continue;
     memo = project({ ...input, messages: messages.slice(0, index), now: fact.createdAt, memo }).memo ?? null;

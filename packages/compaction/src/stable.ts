@@ -32,6 +32,14 @@ export interface ProjectionMemo {
 export interface RewriteReport {
   /** A batched rewrite of messages already sent happened at this call. */
   rewritten: boolean;
+  /**
+   * What changed messages already sent, null for nothing (the request extends the previous one):
+   * `batch` saved at least rewriteMinTokens; `fit` the request would not fit otherwise; `compaction`
+   * even the fullest reduction is over the trigger; `history` the assembled history itself changed
+   * under a sent message (a late result replaced its cancelled stand-in, or a message must go
+   * verbatim again).
+   */
+  cause: "batch" | "fit" | "compaction" | "history" | null;
   /** Why it happened, or why the reductions wait ("" when nothing was due). */
   reason: string;
   /** Tokens the due reductions save (applied when rewritten, else deferred). */
@@ -43,7 +51,7 @@ export function rawKey(item: ProjectionItem): string {
   return item.sourceId ?? `repaired:${item.message.tool_call_id ?? ""}`;
 }
 
-function asAssembled(item: ProjectionItem): MemoSegment {
+export function asAssembled(item: ProjectionItem): MemoSegment {
   return { item, covers: 1, stage: null, saved: 0 };
 }
 
@@ -56,10 +64,12 @@ export function stableSegments(
   raw: readonly ProjectionItem[],
   memo: ProjectionMemo | null,
   compactionId: string | null,
-): MemoSegment[] {
+): { segments: MemoSegment[]; intact: boolean } {
   const segments: MemoSegment[] = [];
   let covered = 0;
-  if (memo !== null && memo.compactionId === compactionId) {
+  let reused = 0;
+  const usable = memo !== null && memo.compactionId === compactionId;
+  if (usable) {
     let common = 0;
     while (
       common < memo.keys.length &&
@@ -77,11 +87,12 @@ export function stableSegments(
         segments.push(segment);
       }
       covered = end;
+      reused++;
     }
   }
   for (let index = covered; index < raw.length; index++)
     segments.push(asAssembled(raw[index] as ProjectionItem));
-  return segments;
+  return { segments, intact: !usable || reused === memo.segments.length };
 }
 
 /**
