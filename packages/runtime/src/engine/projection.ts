@@ -1,7 +1,10 @@
 import {
   DEFAULT_RESTORATION_BUDGETS,
   type Projection,
+  type ProjectionInput,
+  type ProjectionMemo,
   project,
+  rebuildMemo,
   type RestorationBudgets,
   type RestoredFile,
 } from "@longrun/compaction";
@@ -46,9 +49,17 @@ export function restorationBudgetsFor(
   };
 }
 
-/** The projection the model gets next for this agent (also served by GET /v1/agents/:id/context). */
-export function projectContext(deps: RuntimeDeps, context: AgentContext): Projection {
-  return project({
+/**
+ * The projection the model gets next for this agent (also served by GET /v1/agents/:id/context).
+ * Cache-stable: `memo` is what this agent's previous call sent (a worker keeps it in the session);
+ * without it the memo is folded from the facts, which gives the same bytes.
+ */
+export function projectContext(
+  deps: RuntimeDeps,
+  context: AgentContext,
+  memo?: ProjectionMemo | null,
+): Projection {
+  const input: Omit<ProjectionInput, "memo"> = {
     systemPrompt: context.systemPrompt,
     prefix: context.prefix,
     messages: context.facts,
@@ -60,5 +71,6 @@ export function projectContext(deps: RuntimeDeps, context: AgentContext): Projec
     tokenizer: deps.tokenizer,
     tools: toolsFor(deps, context.agent),
     restorationBudgets: restorationBudgetsFor(context.profile),
-  });
+  };
+  return project({ ...input, memo: memo === undefined ? rebuildMemo(input) : memo });
 }
