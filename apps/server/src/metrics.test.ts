@@ -2,7 +2,7 @@ import type { LongrunEvent } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "./metrics.ts";
 
-const where = { id: "e", seq: 0, threadId: "t", agentId: "a", runId: "r", createdAt: 0 };
+const where = { seq: 0, threadId: "t", agentId: "a", runId: "r", at: 0 };
 
 function measured(rewrite: "batch" | null, dueTokens: number): LongrunEvent {
   return {
@@ -18,7 +18,7 @@ function measured(rewrite: "batch" | null, dueTokens: number): LongrunEvent {
       needsCompaction: false,
       cache: { rewrite, dueTokens },
     },
-  } as LongrunEvent;
+  } satisfies LongrunEvent;
 }
 
 function answer(promptTokens: number, cachedTokens: number): LongrunEvent {
@@ -32,7 +32,7 @@ function answer(promptTokens: number, cachedTokens: number): LongrunEvent {
       content: "ok",
       usage: { promptTokens, completionTokens: 5, cachedTokens, totalTokens: promptTokens + 5 },
     },
-  } as LongrunEvent;
+  } satisfies LongrunEvent;
 }
 
 describe("metrics of the prompt cache", () => {
