@@ -1,6 +1,7 @@
 import type { BenchAdapter } from "./adapters/adapter.ts";
 import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
+import { createLongrunStableAdapter } from "./adapters/longrun-stable.ts";
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
@@ -43,7 +44,9 @@ export const sections: BenchSection[] = [
         samplesPerFile: SAMPLES_PER_FILE,
         adapters: [
           longrunDeterministicAdapter,
+          createLongrunStableAdapter(false),
           longrunWithCompactionAdapter,
+          createLongrunStableAdapter(true),
           createTrimMessagesAdapter("cached"),
           createClearToolUsesAdapter("cached"),
           pruneMessagesAdapter,

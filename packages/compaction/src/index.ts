@@ -65,6 +65,7 @@ export {
   type UsageAnchor,
 } from "./pressure.ts";
 export { type Projection, type ProjectionInput, project, type StageReport } from "./project.ts";
+export { memoized, ReductionCache } from "./reductions.ts";
 export { cancelledResultText, type RepairResult, repairToolPairs } from "./repair.ts";
 export {
   DEFAULT_RESTORATION_BUDGETS,

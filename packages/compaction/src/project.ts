@@ -12,6 +12,7 @@ import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
 import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
+import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
@@ -59,6 +60,8 @@ export interface ProjectionInput {
   memo?: ProjectionMemo | null;
   /** Least tokens a batched rewrite of sent messages must save (default: limit − trigger). */
   rewriteMinTokens?: number;
+  /** Per-fact stage results of earlier calls (one per agent, kept by the caller beside the memo). */
+  reductions?: ReductionCache;
 }
 
 /** One deterministic stage's account. */
@@ -125,6 +128,7 @@ function usageAnchor(
  */
 export function project(input: ProjectionInput): Projection {
   const { tokenizer, profile, compaction } = input;
+  input.reductions?.enter(compaction?.id ?? null);
   const limits = thresholds(profile);
   const header = assembleHeader(input);
   const raw = assembleRaw(input.messages, compaction, tokenizer);
@@ -156,12 +160,14 @@ export function project(input: ProjectionInput): Projection {
       collapseTraces(items, {
         tokenizer,
         ...(input.classification ? { table: input.classification } : {}),
+        ...(input.reductions ? { cache: input.reductions } : {}),
       }),
     truncate: (items) =>
       truncateArguments(items, {
         tokenizer,
         maxChars: input.maxArgumentChars ?? 2_000,
         recentMessages: limits.keepMessages,
+        ...(input.reductions ? { cache: input.reductions } : {}),
       }),
     microcompact: (items) =>
       microcompact(items, {
