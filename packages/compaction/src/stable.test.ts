@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { historyArbitrary } from "./history.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
 import { type Projection, type ProjectionInput, project } from "./project.ts";
+import { ReductionCache } from "./reductions.ts";
 import type { ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
@@ -124,6 +125,26 @@ describe("cache-stable projection (property tests)", () => {
       // The generator reaches both branches (a property that never meets a rewrite proves nothing).
       expect(batches).toBeGreaterThan(0);
       expect(extensions).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "per-fact stage results reused from earlier calls change nothing: with the cache == without",
+    () => {
+      fc.assert(
+        fc.property(scenarioArbitrary, fc.boolean(), (scenario, stable) => {
+          const reductions = new ReductionCache();
+          let memo: ProjectionMemo | null = null;
+          for (const end of callPoints(scenario.facts)) {
+            const input = { ...inputAt(scenario, end, memo), ...(stable ? {} : { memo: undefined }) };
+            const plain = project(input);
+            expect(project({ ...input, reductions })).toEqual(plain);
+            memo = plain.memo ?? null;
+          }
+        }),
+        { numRuns: RUNS },
+      );
     },
     TIMEOUT,
   );

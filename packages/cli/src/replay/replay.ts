@@ -14,6 +14,7 @@ import {
   type ProjectionMemo,
   planCompaction,
   project,
+  ReductionCache,
   sanitizeMessages,
   type Tokenizer,
   type ToolSpec,
@@ -137,6 +138,8 @@ class ReplayWalk {
   private compactions = 0;
   /** What the last call sent, handed to the next projection (cache-stable mode, as the runtime). */
   private memo: ProjectionMemo | null = null;
+  /** Per-fact stage results, reused from call to call (as the runtime's session keeps them). */
+  private readonly reductions = new ReductionCache();
   /** The last request written, to measure how much of the next one a prefix cache could serve. */
   private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
@@ -209,6 +212,7 @@ class ReplayWalk {
       tokenizer: this.tokenizer,
       tools: this.tools,
       memo: this.memo,
+      reductions: this.reductions,
       ...(this.options.rewriteMinTokens === undefined
         ? {}
         : { rewriteMinTokens: this.options.rewriteMinTokens }),

@@ -1,4 +1,4 @@
-import type { ProjectionMemo } from "@longrun/compaction";
+import type { ProjectionMemo, ReductionCache } from "@longrun/compaction";
 import type { StoredMessage } from "@longrun/protocol";
 import type { AgentProbe } from "@longrun/store";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
@@ -22,6 +22,8 @@ export interface AgentSession {
    * process yet, folded from the facts at the next step.
    */
   memo?: ProjectionMemo | null;
+  /** Per-fact stage results of this agent's earlier projections (reused, never re-derived). */
+  reductions?: ReductionCache;
 }
 
 /** Appends a fact the session's own worker wrote (the log and the session stay in step). */

@@ -1,4 +1,4 @@
-import { hasProviderState, sanitizeMessages, verifyProjection } from "@longrun/compaction";
+import { hasProviderState, ReductionCache, sanitizeMessages, verifyProjection } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
 import { isContextOverflow, isInvalidEncryptedContent, withProviderRetry } from "../retry.ts";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
@@ -60,7 +60,8 @@ export async function runAgentStep(
   const answer = finalAnswer(context.facts);
   if (answer !== null) return { kind: "completed", report: answer };
 
-  const projection = projectContext(deps, context, session.memo);
+  session.reductions ??= new ReductionCache();
+  const projection = projectContext(deps, context, session.memo, session.reductions);
   const measured: NewEvent = {
     ...eventWhere(job),
     type: "context.measured",

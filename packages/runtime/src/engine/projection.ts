@@ -4,9 +4,10 @@ import {
   type ProjectionInput,
   type ProjectionMemo,
   project,
-  rebuildMemo,
+  type ReductionCache,
   type RestorationBudgets,
   type RestoredFile,
+  rebuildMemo,
 } from "@longrun/compaction";
 import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "./agent-context.ts";
@@ -58,6 +59,7 @@ export function projectContext(
   deps: RuntimeDeps,
   context: AgentContext,
   memo?: ProjectionMemo | null,
+  reductions?: ReductionCache,
 ): Projection {
   const input: Omit<ProjectionInput, "memo"> = {
     systemPrompt: context.systemPrompt,
@@ -71,6 +73,7 @@ export function projectContext(
     tokenizer: deps.tokenizer,
     tools: toolsFor(deps, context.agent),
     restorationBudgets: restorationBudgetsFor(context.profile),
+    ...(reductions ? { reductions } : {}),
   };
   return project({ ...input, memo: memo === undefined ? rebuildMemo(input) : memo });
 }
