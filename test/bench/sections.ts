@@ -7,6 +7,7 @@ import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runLeanStepBench } from "./lean-step.ts";
+import { runPlanCompactionBench } from "./plan-compaction.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWorkerScalingBench } from "./worker-scaling.ts";
 import { runWsFanoutBench } from "./ws-fanout.ts";
@@ -54,6 +55,14 @@ export const sections: BenchSection[] = [
           fewerSamples(createClearToolUsesAdapter("per-call")),
         ],
       });
+    },
+  },
+  {
+    name: "plan-compaction",
+    description:
+      "planCompaction per compaction on corpus prefixes: stored per-message counts vs tokenizing every rendering",
+    async run() {
+      await runPlanCompactionBench({ budgets: COMPACTION_BUDGETS, everyNth: 7 });
     },
   },
   {

@@ -1,5 +1,6 @@
 import type { ChatMessage } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
+import { memoized } from "./reductions.ts";
 import { sanitizeMessages } from "./sanitize.ts";
 import { MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, type Tokenizer } from "./tokenizer.ts";
 import { truncationMarker } from "./truncate.ts";
@@ -131,6 +132,18 @@ function renderedFromStored(message: ChatMessage, stored: number, tokenizer: Tok
   return Math.max(0, stored - framing) + tokenizer.count(headers.join("")) + 2;
 }
 
+/** Counts of the fixed texts (system prompts, the outro) per tokenizer: the same on every request. */
+const fixedCounts = new WeakMap<Tokenizer, Map<string, number>>();
+
+function countOnce(tokenizer: Tokenizer, text: string): number {
+  let counts = fixedCounts.get(tokenizer);
+  if (!counts) {
+    counts = new Map();
+    fixedCounts.set(tokenizer, counts);
+  }
+  return memoized(counts, text, () => tokenizer.count(text));
+}
+
 const RENDER_STEPS = [Number.POSITIVE_INFINITY, 8_000, 2_000, 500];
 
 /**
@@ -147,7 +160,7 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
     : "";
   const intro = `Current local date and time: ${localDateTime(input.now, input.timeZone)}.\n\n${previous}`;
   const outro = "\n</transcript>\n\nWrite the summary now.";
-  const fixed = tokenizer.count(system) + tokenizer.count(intro) + tokenizer.count(outro) + 32;
+  const fixed = countOnce(tokenizer, system) + tokenizer.count(intro) + countOnce(tokenizer, outro) + 32;
   const budget = Math.max(0, input.windowTokens - maxOutput - fixed);
   const messages = sanitizeMessages(input.messages);
   let blocks: { text: string; tokens: number }[] = [];

@@ -30,7 +30,11 @@ const messages: ChatMessage[] = [
   },
   { role: "tool", tool_call_id: "call_1", content: line.repeat(40) },
   // Long enough to be shortened at the smaller render steps.
-  { role: "tool", tool_call_id: "call_2", content: "tests/test_routes.py::test_health FAILED (404)\n".repeat(800) },
+  {
+    role: "tool",
+    tool_call_id: "call_2",
+    content: "tests/test_routes.py::test_health FAILED (404)\n".repeat(800),
+  },
 ];
 
 function request(tokenizer: Tokenizer, windowTokens: number, stored: boolean) {
