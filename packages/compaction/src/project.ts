@@ -58,7 +58,7 @@ export interface ProjectionInput {
    * reduces from scratch.
    */
   memo?: ProjectionMemo | null;
-  /** Least tokens a batched rewrite of sent messages must save (default: limit − trigger). */
+  /** Least tokens a batched rewrite of sent messages must save (default: defaultRewriteMinTokens). */
   rewriteMinTokens?: number;
   /** Per-fact stage results of earlier calls (one per agent, kept by the caller beside the memo). */
   reductions?: ReductionCache;

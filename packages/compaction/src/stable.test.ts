@@ -5,7 +5,7 @@ import { historyArbitrary } from "./history.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
 import { type Projection, type ProjectionInput, project } from "./project.ts";
 import { ReductionCache } from "./reductions.ts";
-import type { ProjectionMemo } from "./stable.ts";
+import { defaultRewriteMinTokens, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
 import { createTokenizer } from "./tokenizer.ts";
@@ -97,7 +97,7 @@ describe("cache-stable projection (property tests)", () => {
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           const limits = thresholds(scenario.profile);
-          const minTokens = scenario.rewriteMinTokens ?? limits.limitTokens - limits.triggerTokens;
+          const minTokens = scenario.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
           let previous: string[] | null = null;
           for (const { projection } of walk(scenario)) {
             const sent = wire(projection);
