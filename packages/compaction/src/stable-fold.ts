@@ -1,5 +1,6 @@
 import { resolveBoundary } from "./boundary.ts";
 import { type ProjectionInput, project } from "./project.ts";
+import { ReductionCache } from "./reductions.ts";
 import type { ProjectionMemo } from "./stable.ts";
 
 /**
@@ -13,10 +14,14 @@ export function rebuildMemo(input: Omit<ProjectionInput, "memo">): ProjectionMem
   const boundary = resolveBoundary(messages, compaction);
   const since = compaction?.createdAt ?? Number.NEGATIVE_INFINITY;
   let memo: ProjectionMemo | null = null;
+  // Every call point sees the same facts again: their stage results are computed once for the fold.
+  const reductions = input.reductions ?? new ReductionCache();
   for (let index = Math.max(1, boundary.startIndex); index < messages.length; index++) {
     const fact = messages[index];
     if (fact?.role !== "assistant" || fact.createdAt < since) continue;
-    memo = project({ ...input, messages: messages.slice(0, index), now: fact.createdAt, memo }).memo ?? null;
+    memo =
+      project({ ...input, messages: messages.slice(0, index), now: fact.createdAt, memo, reductions }).memo ??
+      null;
   }
   return memo;
 }

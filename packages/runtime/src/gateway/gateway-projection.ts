@@ -1,4 +1,4 @@
-import { type Projection, project } from "@longrun/compaction";
+import { type Projection, type ProjectionInput, project, rebuildMemo } from "@longrun/compaction";
 import type { ClientTurn } from "@longrun/openai-compat";
 import type { ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "../engine/agent-context.ts";
@@ -8,6 +8,8 @@ import type { RuntimeDeps } from "../engine/runtime-deps.ts";
 /**
  * The projection of a gateway conversation: the same pipeline as longrun's own agents, with the
  * system text and the tools of the client's current request (they count toward the window).
+ * Cache-stable like an agent's: messages keep the form the conversation's earlier turns sent them
+ * in (folded from the facts each turn), so the upstream request extends the previous one.
  */
 export function projectTurn(
   deps: Pick<RuntimeDeps, "now" | "tokenizer">,
@@ -15,7 +17,7 @@ export function projectTurn(
   turn: Pick<ClientTurn, "system" | "tools">,
   profile: ModelProfile,
 ): Projection {
-  return project({
+  const input: Omit<ProjectionInput, "memo"> = {
     systemPrompt: turn.system || context.systemPrompt,
     prefix: context.prefix,
     messages: context.facts,
@@ -27,5 +29,6 @@ export function projectTurn(
     tokenizer: deps.tokenizer,
     tools: turn.tools,
     restorationBudgets: restorationBudgetsFor(profile),
-  });
+  };
+  return project({ ...input, memo: rebuildMemo(input) });
 }
