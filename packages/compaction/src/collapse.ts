@@ -124,10 +124,17 @@ export function collapseTraces(items: readonly ProjectionItem[], options: Collap
     }
     const last = run[run.length - 1] as TraceGroup;
     const collapsed = run.slice(0, -1);
-    const record = buildRecord(items, collapsed, options.cache);
-    const recordTokens = options.cache
-      ? options.cache.messageTokens(`record:${contentText(record.content)}`, record, options.tokenizer)
-      : estimateMessageTokens(record, options.tokenizer);
+    const build = () => {
+      const message = buildRecord(items, collapsed, options.cache);
+      return { message, tokens: estimateMessageTokens(message, options.tokenizer) };
+    };
+    // A record is a function of the facts it replaces: built once for that span of facts.
+    const first = items[index]?.sourceId;
+    const end = items[last.start - 1]?.sourceId;
+    const { message: record, tokens: recordTokens } =
+      options.cache && first !== undefined && end !== undefined
+        ? memoized(options.cache.records, `${first}..${end}:${last.start - index}`, build)
+        : build();
     let replacedTokens = 0;
     for (let at = index; at < last.start; at++) replacedTokens += (items[at] as ProjectionItem).tokens;
     if (recordTokens < replacedTokens) {

@@ -4,8 +4,8 @@ import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 
 /**
  * Per-fact results of the deterministic stages, computed once and reused by later calls: the kind of
- * each tool call, truncated arguments, a result's line in a collapse record, and the token counts of
- * the messages the stages build. Facts never change, so every entry stays true; the cache only
+ * each tool call, truncated arguments, a result's line in a collapse record, collapse records by
+ * the span of facts they replace, and the token counts of the messages the stages build. Facts never change, so every entry stays true; the cache only
  * memoizes pure functions (a projection with it equals one without). One per agent, passed in like
  * the memo; it forgets everything when the compaction in force changes (older facts never return).
  */
@@ -14,6 +14,8 @@ export class ReductionCache {
   readonly args = new Map<string, string>();
   readonly lines = new Map<string, string>();
   readonly tokens = new Map<string, number>();
+  /** Collapse records by the span of facts they replace. */
+  readonly records = new Map<string, { message: ChatMessage; tokens: number }>();
   #epoch: string | null | undefined = undefined;
 
   /** Starts afresh under another compaction. */
@@ -24,6 +26,7 @@ export class ReductionCache {
     this.args.clear();
     this.lines.clear();
     this.tokens.clear();
+    this.records.clear();
   }
 
   /** Tokens of a message the stages built, keyed by what determines it. */
