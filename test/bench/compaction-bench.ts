@@ -41,6 +41,9 @@ export interface AdapterSummary {
   calls: number;
   medianMs: number;
   p95Ms: number;
+  /** Calls whose raw prefix is over the budget (the ones where reduction has work): count and median. */
+  overBudgetCalls: number;
+  overBudgetMedianMs: number;
   fitShare: number;
   i1Broken: number;
   lostLatestUser: number;
@@ -139,6 +142,11 @@ function summarize(
     calls: records.length,
     medianMs: quantile(ms, 0.5),
     p95Ms: quantile(ms, 0.95),
+    overBudgetCalls: records.filter((entry) => entry.inputTokens > budget).length,
+    overBudgetMedianMs: quantile(
+      records.filter((entry) => entry.inputTokens > budget).map((entry) => entry.ms),
+      0.5,
+    ),
     fitShare: share(records.map((entry) => entry.fits)),
     i1Broken: records.filter((entry) => !entry.i1).length,
     lostLatestUser: records.filter((entry) => !entry.latestUser).length,
@@ -199,6 +207,7 @@ function printBudgetTable(budget: number, summaries: AdapterSummary[], inputFitS
         `${entry.exhaustedCalls} calls verifyProjection marked context_exhausted`,
     );
   }
+  printOverBudget(summaries);
   const libraries = summaries.filter((entry) => entry.targetsBudget && !entry.adapter.startsWith("longrun"));
   const fastest = libraries.reduce<AdapterSummary | null>(
     (best, entry) => (best === null || entry.medianMs < best.medianMs ? entry : best),
@@ -209,6 +218,22 @@ function printBudgetTable(budget: number, summaries: AdapterSummary[], inputFitS
     const ratio = fastest.medianMs / entry.medianMs;
     console.log(
       `speed: ${entry.adapter} median is ${ratio >= 1 ? `${ratio.toFixed(1)}x faster` : `${(1 / ratio).toFixed(1)}x slower`} than the fastest budget-targeting library (${fastest.adapter}, ${formatMs(fastest.medianMs)})`,
+    );
+  }
+}
+
+/** Per-call cost on over-budget prefixes, each longrun method against the langchain baselines of the same run. */
+function printOverBudget(summaries: AdapterSummary[]): void {
+  const baselines = summaries.filter(
+    (entry) => entry.adapter.startsWith("langchain") && entry.adapter.includes("cached counts"),
+  );
+  for (const entry of summaries.filter((item) => item.adapter.startsWith("longrun"))) {
+    const ratios = baselines.map(
+      (base) =>
+        `${(entry.overBudgetMedianMs / base.overBudgetMedianMs).toFixed(3)}x ${base.adapter} (${formatMs(base.overBudgetMedianMs)})`,
+    );
+    console.log(
+      `over-budget prefixes (${entry.overBudgetCalls} calls): ${entry.adapter} median ${formatMs(entry.overBudgetMedianMs)} per call = ${ratios.join(", ")}`,
     );
   }
 }

@@ -1,11 +1,13 @@
 import type { BenchAdapter } from "./adapters/adapter.ts";
 import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
+import { createLongrunStableAdapter } from "./adapters/longrun-stable.ts";
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runLeanStepBench } from "./lean-step.ts";
+import { runPlanCompactionBench } from "./plan-compaction.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWorkerScalingBench } from "./worker-scaling.ts";
 import { runWsFanoutBench } from "./ws-fanout.ts";
@@ -43,7 +45,9 @@ export const sections: BenchSection[] = [
         samplesPerFile: SAMPLES_PER_FILE,
         adapters: [
           longrunDeterministicAdapter,
+          createLongrunStableAdapter(false),
           longrunWithCompactionAdapter,
+          createLongrunStableAdapter(true),
           createTrimMessagesAdapter("cached"),
           createClearToolUsesAdapter("cached"),
           pruneMessagesAdapter,
@@ -51,6 +55,14 @@ export const sections: BenchSection[] = [
           fewerSamples(createClearToolUsesAdapter("per-call")),
         ],
       });
+    },
+  },
+  {
+    name: "plan-compaction",
+    description:
+      "planCompaction per compaction on corpus prefixes: stored per-message counts vs tokenizing every rendering",
+    async run() {
+      await runPlanCompactionBench({ budgets: COMPACTION_BUDGETS, everyNth: 7 });
     },
   },
   {

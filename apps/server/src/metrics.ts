@@ -38,6 +38,22 @@ export function createMetrics() {
     labelNames: ["stage"],
     registers: [registry],
   });
+  const promptTokens = new Counter({
+    name: "longrun_prompt_tokens_total",
+    help: "Prompt tokens of model answers, as the provider reported them",
+    registers: [registry],
+  });
+  const cachedPromptTokens = new Counter({
+    name: "longrun_cached_prompt_tokens_total",
+    help: "Of those, the tokens the provider served from its prompt cache (cached share = this ÷ prompt tokens)",
+    registers: [registry],
+  });
+  const projectionCache = new Counter({
+    name: "longrun_projection_cache_total",
+    help: "Requests by cache stability: extended (the previous request is a byte-identical prefix) or the cause of a rewrite of sent messages (batch, fit, compaction, history)",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
   const breakersOpen = new Gauge({
     name: "longrun_breakers_open",
     help: "Agents whose compaction breaker is open",
@@ -66,6 +82,13 @@ export function createMetrics() {
     switch (event.type) {
       case "context.measured":
         steps.inc();
+        if (event.data.cache) projectionCache.inc({ outcome: event.data.cache.rewrite ?? "extended" });
+        break;
+      case "message.completed":
+        if (event.data.role === "assistant" && event.data.usage) {
+          promptTokens.inc(event.data.usage.promptTokens);
+          cachedPromptTokens.inc(event.data.usage.cachedTokens ?? 0);
+        }
         break;
       case "run.completed":
         runOutcomes.inc({ outcome: "completed" });
@@ -102,5 +125,18 @@ export function createMetrics() {
     }
   }
 
-  return { registry, runs, steps, compactions, tokensSaved, queueDepth, queueWait, wsClients, observe };
+  return {
+    registry,
+    runs,
+    steps,
+    compactions,
+    tokensSaved,
+    promptTokens,
+    cachedPromptTokens,
+    projectionCache,
+    queueDepth,
+    queueWait,
+    wsClients,
+    observe,
+  };
 }

@@ -3,6 +3,7 @@ import { contentText } from "@longrun/protocol";
 import { classifyTool, defaultToolClassification, type ToolClassification } from "./classify.ts";
 import { describeCall, describeResult } from "./describe-call.ts";
 import { resultOutcome } from "./ledger/result-outcome.ts";
+import { memoized, type ReductionCache } from "./reductions.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -10,6 +11,8 @@ import type { ProjectionItem, StageResult } from "./types.ts";
 export interface CollapseOptions {
   tokenizer: Tokenizer;
   table?: ToolClassification;
+  /** Per-fact results from earlier calls (kinds, record lines, record token counts). */
+  cache?: ReductionCache;
 }
 
 interface TraceGroup {
@@ -25,12 +28,17 @@ function traceGroupAt(
   items: readonly ProjectionItem[],
   start: number,
   table: ToolClassification,
+  cache: ReductionCache | undefined,
 ): TraceGroup | null {
   const head = items[start];
   const calls = head?.message.tool_calls;
   if (!head || head.locked || head.message.role !== "assistant" || !calls || calls.length === 0) return null;
-  for (const call of calls) {
-    const kind = classifyTool(call.function.name, call.function.arguments, table);
+  for (const [index, call] of calls.entries()) {
+    const classify = () => classifyTool(call.function.name, call.function.arguments, table);
+    const kind =
+      cache && head.sourceId !== undefined
+        ? memoized(cache.kinds, `${head.sourceId}#${index}`, classify)
+        : classify();
     if (kind !== "read" && kind !== "search") return null;
   }
   for (let offset = 1; offset <= calls.length; offset++) {
@@ -54,7 +62,11 @@ function recordLine(call: ToolCall, result: ProjectionItem | undefined): string 
 }
 
 /** The single assistant message that replaces a run of trace groups. */
-function buildRecord(items: readonly ProjectionItem[], groups: readonly TraceGroup[]): ChatMessage {
+function buildRecord(
+  items: readonly ProjectionItem[],
+  groups: readonly TraceGroup[],
+  cache: ReductionCache | undefined,
+): ChatMessage {
   const lines: string[] = [];
   let callCount = 0;
   for (const group of groups) {
@@ -66,7 +78,14 @@ function buildRecord(items: readonly ProjectionItem[], groups: readonly TraceGro
       );
     }
     (head.message.tool_calls ?? []).forEach((call, offset) => {
-      lines.push(recordLine(call, items[group.start + offset + 1]));
+      const result = items[group.start + offset + 1];
+      const line = () => recordLine(call, result);
+      // A result fact answers one call: its line is the same whichever record it lands in.
+      lines.push(
+        cache && result?.sourceId !== undefined
+          ? memoized(cache.lines, `${result.sourceId}:${call.id}`, line)
+          : line(),
+      );
       callCount++;
     });
   }
@@ -89,7 +108,11 @@ export function collapseTraces(items: readonly ProjectionItem[], options: Collap
   while (index < items.length) {
     const run: TraceGroup[] = [];
     let cursor = index;
-    for (let group = traceGroupAt(items, cursor, table); group; group = traceGroupAt(items, cursor, table)) {
+    for (
+      let group = traceGroupAt(items, cursor, table, options.cache);
+      group;
+      group = traceGroupAt(items, cursor, table, options.cache)
+    ) {
       run.push(group);
       cursor += group.length;
     }
@@ -101,8 +124,17 @@ export function collapseTraces(items: readonly ProjectionItem[], options: Collap
     }
     const last = run[run.length - 1] as TraceGroup;
     const collapsed = run.slice(0, -1);
-    const record = buildRecord(items, collapsed);
-    const recordTokens = estimateMessageTokens(record, options.tokenizer);
+    const build = () => {
+      const message = buildRecord(items, collapsed, options.cache);
+      return { message, tokens: estimateMessageTokens(message, options.tokenizer) };
+    };
+    // A record is a function of the facts it replaces: built once for that span of facts.
+    const first = items[index]?.sourceId;
+    const end = items[last.start - 1]?.sourceId;
+    const { message: record, tokens: recordTokens } =
+      options.cache && first !== undefined && end !== undefined
+        ? memoized(options.cache.records, `${first}..${end}:${last.start - index}`, build)
+        : build();
     let replacedTokens = 0;
     for (let at = index; at < last.start; at++) replacedTokens += (items[at] as ProjectionItem).tokens;
     if (recordTokens < replacedTokens) {

@@ -65,6 +65,7 @@ export {
   type UsageAnchor,
 } from "./pressure.ts";
 export { type Projection, type ProjectionInput, project, type StageReport } from "./project.ts";
+export { memoized, ReductionCache } from "./reductions.ts";
 export { cancelledResultText, type RepairResult, repairToolPairs } from "./repair.ts";
 export {
   DEFAULT_RESTORATION_BUDGETS,
@@ -77,6 +78,14 @@ export {
 } from "./restoration.ts";
 export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
+export {
+  defaultRewriteMinTokens,
+  type MemoSegment,
+  type ProjectionMemo,
+  type RewriteReport,
+  rawKey,
+} from "./stable.ts";
+export { rebuildMemo } from "./stable-fold.ts";
 export {
   buildSummaryMessage,
   SUMMARY_HEADER,

@@ -78,9 +78,17 @@ export function planCompaction(
     ...(maxKept === null ? {} : { maxKeptTokens: maxKept }),
   });
   if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
-  const summarized = [
-    ...sanitizeMessages(prefix),
-    ...repairToolPairs(toChatMessages(cut.toSummarize)).messages,
+  const wire = toChatMessages(cut.toSummarize);
+  const repaired = repairToolPairs(wire);
+  const summarized = [...sanitizeMessages(prefix), ...repaired.messages];
+  // The store's count of each fact, where repair left its message as it was: not tokenized again.
+  const messageTokens = [
+    ...prefix.map(() => null),
+    ...repaired.messages.map((message, index) => {
+      const source = repaired.sourceIndex[index];
+      if (source === null || source === undefined || message !== wire[source]) return null;
+      return cut.toSummarize[source]?.tokenCount ?? null;
+    }),
   ];
   const limits = thresholds(profile);
   const request = buildSummaryRequest({
@@ -91,6 +99,7 @@ export function planCompaction(
     now: input.now,
     timeZone: options.timeZone,
     tokenizer,
+    messageTokens,
     windowTokens: options.summarizerWindowTokens ?? limits.limitTokens,
     maxOutputTokens: options.summarizerMaxOutputTokens ?? Math.min(4_096, Math.floor(limits.limitTokens / 4)),
     ...(options.summarizerModel ? { model: options.summarizerModel } : {}),

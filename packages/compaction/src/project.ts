@@ -12,8 +12,20 @@ import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
 import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
+import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
+import {
+  applyStage,
+  asAssembled,
+  defaultRewriteMinTokens,
+  type MemoSegment,
+  memoOf,
+  type ProjectionMemo,
+  type RewriteReport,
+  savingsOf,
+  stableSegments,
+} from "./stable.ts";
 import { thresholds } from "./thresholds.ts";
 import { estimateToolsTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 import { truncateArguments } from "./truncate.ts";
@@ -39,6 +51,17 @@ export interface ProjectionInput {
   restorationBudgets?: Partial<RestorationBudgets>;
   /** Tool-call arguments longer than this are truncated in older messages (default 2,000). */
   maxArgumentChars?: number;
+  /**
+   * Cache-stable mode: what the previous call sent (null: nothing yet). Messages keep the form they
+   * were sent in until the next compaction; reductions due are applied in a batch only when it saves
+   * at least `rewriteMinTokens`, or when the request would not fit otherwise. Undefined: every call
+   * reduces from scratch.
+   */
+  memo?: ProjectionMemo | null;
+  /** Least tokens a batched rewrite of sent messages must save (default: defaultRewriteMinTokens). */
+  rewriteMinTokens?: number;
+  /** Per-fact stage results of earlier calls (one per agent, kept by the caller beside the memo). */
+  reductions?: ReductionCache;
 }
 
 /** One deterministic stage's account. */
@@ -71,6 +94,9 @@ export interface Projection {
   repair: RepairReport;
   /** Tokens of tool definitions included in `tokens`. */
   toolsTokens: number;
+  /** Cache-stable mode only: the memo for the next call, and what happened to due reductions. */
+  memo?: ProjectionMemo;
+  rewrite?: RewriteReport;
 }
 
 function usageAnchor(
@@ -98,9 +124,11 @@ function usageAnchor(
 /**
  * Builds the projection for the next model call: boundary, assembly, repair, sanitizing, then
  * collapse → truncate → microcompact only while over the trigger, each reporting its savings.
+ * With `memo` (cache-stable mode) the messages already sent keep their form; see stableStages.
  */
 export function project(input: ProjectionInput): Projection {
   const { tokenizer, profile, compaction } = input;
+  input.reductions?.enter(compaction?.id ?? null);
   const limits = thresholds(profile);
   const header = assembleHeader(input);
   const raw = assembleRaw(input.messages, compaction, tokenizer);
@@ -108,8 +136,8 @@ export function project(input: ProjectionInput): Projection {
   const rawSourceAnchor = usageAnchor(raw.items, raw, compaction, tokenizer);
   const anchorId = rawSourceAnchor === null ? undefined : raw.items[rawSourceAnchor.index]?.sourceId;
 
-  let savedSoFar = 0;
-  const measure = (rawItems: readonly ProjectionItem[]): number => {
+  /** Pressure of header + items; `credited`: tokens stages removed since what the usage measured. */
+  const measure = (rawItems: readonly ProjectionItem[], credited: number): number => {
     const all = [...header, ...rawItems];
     const anchorIndex = anchorId === undefined ? -1 : all.findIndex((item) => item.sourceId === anchorId);
     const anchor =
@@ -121,63 +149,178 @@ export function project(input: ProjectionInput): Projection {
     });
     if (pressure.anchored === null) return pressure.tokens;
     // Stages shrink what the usage report measured: credit their savings, never below the estimate.
-    return Math.max(pressure.anchored - savedSoFar, pressure.estimated);
+    return Math.max(pressure.anchored - credited, pressure.estimated);
   };
 
-  const rawTokens = measure(raw.items);
-  let items = raw.items;
-  let tokens = rawTokens;
-  const saved: StageSavings = { collapse: 0, truncate: 0, microcompact: 0 };
-  const stages: StageReport[] = [];
+  const rawTokens = measure(raw.items, 0);
   const lastActivityAt =
     input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
-  const runners: [StageReport["name"], () => StageResult][] = [
-    [
-      "collapse",
-      () =>
-        collapseTraces(items, {
-          tokenizer,
-          ...(input.classification ? { table: input.classification } : {}),
-        }),
-    ],
-    [
-      "truncate",
-      () =>
-        truncateArguments(items, {
-          tokenizer,
-          maxChars: input.maxArgumentChars ?? 2_000,
-          recentMessages: limits.keepMessages,
-        }),
-    ],
-    [
-      "microcompact",
-      () =>
-        microcompact(items, {
-          tokenizer,
-          lastActivityAt,
-          now: input.now,
-          idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
-          keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
-        }),
-    ],
-  ];
-  for (const [name, run] of runners) {
-    if (tokens <= limits.triggerTokens) {
-      stages.push({ name, tokensBefore: tokens, tokensAfter: tokens, removed: "not run: under trigger" });
-      continue;
+  const stageRun: Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult> = {
+    collapse: (items) =>
+      collapseTraces(items, {
+        tokenizer,
+        ...(input.classification ? { table: input.classification } : {}),
+        ...(input.reductions ? { cache: input.reductions } : {}),
+      }),
+    truncate: (items) =>
+      truncateArguments(items, {
+        tokenizer,
+        maxChars: input.maxArgumentChars ?? 2_000,
+        recentMessages: limits.keepMessages,
+        ...(input.reductions ? { cache: input.reductions } : {}),
+      }),
+    microcompact: (items) =>
+      microcompact(items, {
+        tokenizer,
+        lastActivityAt,
+        now: input.now,
+        idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
+        keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
+      }),
+  };
+  const notRun = (name: StageReport["name"], tokens: number): StageReport => ({
+    name,
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    removed: "not run: under trigger",
+  });
+
+  let items: ProjectionItem[];
+  let tokens: number;
+  let saved: StageSavings;
+  const stages: StageReport[] = [];
+  let stable: { memo: ProjectionMemo; rewrite: RewriteReport } | null = null;
+  /** Pressure after every reduction due (stable mode): what decides LLM compaction. */
+  let fullyReduced = Number.POSITIVE_INFINITY;
+  if (input.memo === undefined) {
+    items = raw.items;
+    tokens = rawTokens;
+    saved = { collapse: 0, truncate: 0, microcompact: 0 };
+    let savedSoFar = 0;
+    for (const name of ["collapse", "truncate", "microcompact"] as const) {
+      if (tokens <= limits.triggerTokens) {
+        stages.push(notRun(name, tokens));
+        continue;
+      }
+      const result = stageRun[name](items);
+      items = result.items;
+      savedSoFar += result.saved;
+      saved[name] = result.saved;
+      const after = measure(items, savedSoFar);
+      stages.push({
+        name,
+        tokensBefore: tokens,
+        tokensAfter: after,
+        removed: result.removed || "nothing to remove",
+      });
+      tokens = after;
     }
-    const result = run();
-    items = result.items;
-    savedSoFar += result.saved;
-    saved[name] = result.saved;
-    const after = measure(items);
-    stages.push({
-      name,
-      tokensBefore: tokens,
-      tokensAfter: after,
-      removed: result.removed || "nothing to remove",
-    });
-    tokens = after;
+  } else {
+    const compactionId = compaction?.id ?? null;
+    const { segments: kept, intact } = stableSegments(raw.items, input.memo, compactionId);
+    let segments: MemoSegment[] = kept;
+    // Usage is credited with what the reduced forms save against the raw items, as from scratch.
+    const rawSum = raw.items.reduce((sum, item) => sum + item.tokens, 0);
+    const sumOf = (list: readonly MemoSegment[]) =>
+      list.reduce((sum, segment) => sum + segment.item.tokens, 0);
+    const keptTokens = sumOf(kept);
+    tokens = measure(
+      kept.map((segment) => segment.item),
+      rawSum - keptTokens,
+    );
+    const rewrite: RewriteReport = {
+      rewritten: false,
+      cause: intact ? null : "history",
+      reason: intact ? "" : "the assembled history changed under a message already sent",
+      dueTokens: 0,
+    };
+    if (tokens > limits.triggerTokens) {
+      /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
+      const reduceFrom = (start: MemoSegment[]) => {
+        let reduced = start;
+        const reports: StageReport[] = [];
+        let before = tokens;
+        for (const name of ["collapse", "truncate"] as const) {
+          const applied = applyStage(reduced, name, stageRun[name]);
+          reduced = applied.segments;
+          const measured = measure(
+            reduced.map((segment) => segment.item),
+            rawSum - sumOf(reduced),
+          );
+          reports.push({
+            name,
+            tokensBefore: before,
+            tokensAfter: measured,
+            removed: applied.result.removed || "nothing to remove",
+          });
+          before = measured;
+        }
+        const due = keptTokens - sumOf(reduced);
+        return { segments: reduced, tokens: before, due, reports };
+      };
+      let best = reduceFrom(kept);
+      let afresh = false;
+      if (best.tokens > limits.triggerTokens && !kept.every((segment) => segment.stage === null)) {
+        // Reduced forms kept from earlier calls may cost more than reducing afresh (records split in
+        // batches): before asking for LLM compaction, try the from-scratch reduction.
+        const scratch = reduceFrom(raw.items.map(asAssembled));
+        if (scratch.tokens < best.tokens) {
+          best = scratch;
+          afresh = true;
+        }
+      }
+      const reduced = best.segments;
+      const after = best.tokens;
+      const due = best.due;
+      stages.push(...best.reports);
+      fullyReduced = after;
+      const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
+      rewrite.dueTokens = due;
+      const decide = (cause: RewriteReport["cause"], reason: string): void => {
+        rewrite.rewritten = true;
+        rewrite.cause = cause;
+        rewrite.reason = reason;
+      };
+      if (due === 0) {
+        if (intact) rewrite.reason = "nothing due";
+      } else if (after > limits.triggerTokens) {
+        // LLM compaction is needed anyway; if it cannot run, the fullest reduction is the best try.
+        decide("compaction", `over the trigger after every reduction (${after} > ${limits.triggerTokens})`);
+      } else if (tokens > limits.limitTokens) {
+        decide("fit", `needed to fit (${tokens} > limit ${limits.limitTokens})`);
+      } else if (afresh) {
+        decide("fit", `needed to fit under the trigger without LLM compaction: reduced afresh`);
+      } else if (due >= minTokens) {
+        decide("batch", `batch saves ${due} >= ${minTokens} tokens`);
+      } else if (intact) {
+        rewrite.reason = `deferred: batch saves ${due} < ${minTokens} tokens and the request fits`;
+      }
+      if (rewrite.rewritten) {
+        segments = reduced;
+        tokens = after;
+      }
+    } else {
+      stages.push(notRun("collapse", tokens), notRun("truncate", tokens));
+    }
+    items = segments.map((segment) => segment.item);
+    saved = savingsOf(segments);
+    stable = { memo: memoOf(raw.items, segments, compactionId), rewrite };
+    // An idle gap clears old results on top of the stable form: the cache has expired by then.
+    if (tokens > limits.triggerTokens) {
+      const result = stageRun.microcompact(items);
+      items = result.items;
+      saved.microcompact = result.saved;
+      const after = measure(items, rawSum - sumOf(segments) + result.saved);
+      stages.push({
+        name: "microcompact",
+        tokensBefore: tokens,
+        tokensAfter: after,
+        removed: result.removed || "nothing to remove",
+      });
+      tokens = after;
+    } else {
+      stages.push(notRun("microcompact", tokens));
+    }
   }
 
   // Encrypted reasoning is bound to the exact prefix it was issued after: once a stage rewrote a
@@ -191,13 +334,16 @@ export function project(input: ProjectionInput): Projection {
     );
   }
   const all = [...header, ...items];
-  const needsCompaction = tokens > limits.triggerTokens;
+  const needsCompaction =
+    tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens);
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
   const reason = needsCompaction
     ? `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`
     : ran.length === 0
       ? `${tokens} tokens <= trigger ${limits.triggerTokens}`
-      : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
+      : tokens > limits.triggerTokens
+        ? `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${stable?.rewrite.reason}`
+        : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
   return {
     messages: all.map((item) => item.message),
     marks: all.map((item) => item.mark),
@@ -214,5 +360,6 @@ export function project(input: ProjectionInput): Projection {
     boundary: raw.boundary,
     repair: raw.repair,
     toolsTokens,
+    ...(stable ? stable : {}),
   };
 }

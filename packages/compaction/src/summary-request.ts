@@ -1,7 +1,8 @@
 import type { ChatMessage } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
+import { memoized } from "./reductions.ts";
 import { sanitizeMessages } from "./sanitize.ts";
-import type { Tokenizer } from "./tokenizer.ts";
+import { MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, type Tokenizer } from "./tokenizer.ts";
 import { truncationMarker } from "./truncate.ts";
 
 /** "prefix": an earlier part, recent messages stay verbatim; "segment": the latest work, nothing kept. */
@@ -22,6 +23,12 @@ export interface SummaryRequestInput {
   /** Output budget asked of the summarizer. Default 4,096. */
   maxOutputTokens?: number;
   model?: string;
+  /**
+   * Stored token counts of `messages` (their sanitized wire form, as the store counted them on
+   * append), null where unknown: a message rendered whole is then not tokenized again; only what
+   * is shortened is.
+   */
+  messageTokens?: readonly (number | null)[];
 }
 
 /** A Chat Completions request for the summarizer: no tools, text out. */
@@ -112,6 +119,31 @@ function renderMessage(message: ChatMessage, maxChars: number): { text: string; 
   return { text: lines.join("\n"), shortened };
 }
 
+/** Tokens of a message rendered whole: its stored count with the rendering's headers for the wire framing. */
+function renderedFromStored(message: ChatMessage, stored: number, tokenizer: Tokenizer): number {
+  const calls = message.tool_calls ?? [];
+  const headers = [
+    message.role === "tool"
+      ? `[tool result ${message.tool_call_id ?? "?"}]\n`
+      : `[${message.role}${message.name ? ` ${message.name}` : ""}]\n`,
+    ...calls.map((call) => `[assistant calls ${call.function.name} ${call.id}] `),
+  ];
+  const framing = MESSAGE_OVERHEAD + calls.length * TOOL_CALL_OVERHEAD;
+  return Math.max(0, stored - framing) + tokenizer.count(headers.join("")) + 2;
+}
+
+/** Counts of the fixed texts (system prompts, the outro) per tokenizer: the same on every request. */
+const fixedCounts = new WeakMap<Tokenizer, Map<string, number>>();
+
+function countOnce(tokenizer: Tokenizer, text: string): number {
+  let counts = fixedCounts.get(tokenizer);
+  if (!counts) {
+    counts = new Map();
+    fixedCounts.set(tokenizer, counts);
+  }
+  return memoized(counts, text, () => tokenizer.count(text));
+}
+
 const RENDER_STEPS = [Number.POSITIVE_INFINITY, 8_000, 2_000, 500];
 
 /**
@@ -128,17 +160,31 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
     : "";
   const intro = `Current local date and time: ${localDateTime(input.now, input.timeZone)}.\n\n${previous}`;
   const outro = "\n</transcript>\n\nWrite the summary now.";
-  const fixed = tokenizer.count(system) + tokenizer.count(intro) + tokenizer.count(outro) + 32;
+  const fixed = countOnce(tokenizer, system) + tokenizer.count(intro) + countOnce(tokenizer, outro) + 32;
   const budget = Math.max(0, input.windowTokens - maxOutput - fixed);
   const messages = sanitizeMessages(input.messages);
   let blocks: { text: string; tokens: number }[] = [];
   let shortened = 0;
+  // A message rendered whole renders the same at every step: counted once (from its stored count when known).
+  const whole: (number | undefined)[] = [];
   for (const maxChars of RENDER_STEPS) {
     shortened = 0;
-    blocks = messages.map((message) => {
+    blocks = messages.map((message, index) => {
       const rendered = renderMessage(message, maxChars);
-      if (rendered.shortened) shortened++;
-      return { text: rendered.text, tokens: tokenizer.count(rendered.text) + 2 };
+      if (rendered.shortened) {
+        shortened++;
+        return { text: rendered.text, tokens: tokenizer.count(rendered.text) + 2 };
+      }
+      let tokens = whole[index];
+      if (tokens === undefined) {
+        const stored = input.messageTokens?.[index];
+        tokens =
+          stored !== null && stored !== undefined && stored > 0
+            ? renderedFromStored(message, stored, tokenizer)
+            : tokenizer.count(rendered.text) + 2;
+        whole[index] = tokens;
+      }
+      return { text: rendered.text, tokens };
     });
     if (blocks.reduce((sum, block) => sum + block.tokens, 0) <= budget) break;
   }

@@ -1,4 +1,5 @@
 import type { ToolCall } from "@longrun/protocol";
+import { memoized, type ReductionCache } from "./reductions.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -9,6 +10,8 @@ export interface TruncateOptions {
   maxChars?: number;
   /** The most recent messages are never touched. Default 6. */
   recentMessages?: number;
+  /** Per-fact results from earlier calls (truncated arguments, their messages' token counts). */
+  cache?: ReductionCache;
 }
 
 const MIN_FIELD_CHARS = 200;
@@ -82,8 +85,12 @@ export function truncateArguments(items: readonly ProjectionItem[], options: Tru
     const calls = item.message.tool_calls;
     if (index >= firstRecent || item.locked || !calls) return item;
     let changed = false;
-    const shortened: ToolCall[] = calls.map((call) => {
-      const next = truncateArgumentsJson(call.function.arguments, maxChars);
+    const { cache } = options;
+    const source = cache && item.sourceId !== undefined ? item.sourceId : null;
+    const shortened: ToolCall[] = calls.map((call, callIndex) => {
+      const cut = () => truncateArgumentsJson(call.function.arguments, maxChars);
+      const key = source === null ? null : `${source}#${callIndex}@${maxChars}`;
+      const next = cache && key !== null ? memoized(cache.args, key, cut) : cut();
       if (next === call.function.arguments) return call;
       changed = true;
       cutCalls++;
@@ -92,7 +99,10 @@ export function truncateArguments(items: readonly ProjectionItem[], options: Tru
     });
     if (!changed) return item;
     const message = { ...item.message, tool_calls: shortened };
-    const tokens = estimateMessageTokens(message, options.tokenizer);
+    const tokens =
+      cache && source !== null
+        ? cache.messageTokens(`truncated:${source}@${maxChars}`, message, options.tokenizer)
+        : estimateMessageTokens(message, options.tokenizer);
     saved += Math.max(0, item.tokens - tokens);
     return { ...item, message, tokens };
   });

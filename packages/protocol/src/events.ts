@@ -87,6 +87,18 @@ export const ContextMeasured = defineEvent(
     triggerTokens: z.number().int().positive(),
     saved: StageSavings,
     needsCompaction: z.boolean(),
+    /**
+     * Cache stability of the request (absent from older servers): `rewrite` null when it extends the
+     * previous request byte for byte, else why messages already sent were rewritten (a batch that
+     * saved its threshold, needed to fit, LLM compaction due, the history changed); `dueTokens` the
+     * reductions due at this call (applied by the rewrite, or deferred).
+     */
+    cache: z
+      .object({
+        rewrite: z.enum(["batch", "fit", "compaction", "history"]).nullable(),
+        dueTokens: z.number().int().nonnegative(),
+      })
+      .optional(),
   }),
 );
 export const CompactionStarted = defineEvent(

@@ -16,6 +16,9 @@ the built-in sim model, verification. Writes:
   DIR/report.json          per call point: raw and projected tokens, stage savings, compactions,
                            refusals, and after the first compaction the retention of working state
                            (files written, last 10 files read, last error, TODOs still in the request)
+                           and, per step without compaction, the share of the request a prefix cache
+                           could serve from the previous request (cacheable-prefix share) against an
+                           append-only history (previous size ÷ size), with totals
   DIR/history.jsonl        the messages each compaction summarized (sanitized)
 With several transcripts, each gets DIR/<name>/ and DIR/summary.json pools their figures.
 
@@ -24,6 +27,8 @@ Options:
   --out DIR                output folder (required; old request files in DIR/requests are replaced)
   --model NAME             model string written into the requests (default: sim)
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
+  --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
+                           (default: the room between trigger and limit, at least a fifth of the trigger)
   --help                   show this help`;
 
 /** Where the command writes; the process streams unless a test passes its own. */
@@ -62,6 +67,7 @@ function parseReplayArgs(args: string[]) {
         out: { type: "string" },
         model: { type: "string" },
         "time-zone": { type: "string" },
+        "rewrite-min-tokens": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -88,6 +94,10 @@ function parseReplayArgs(args: string[]) {
     outDir: values.out,
     model: values.model,
     timeZone: validTimeZone(values["time-zone"] ?? "UTC"),
+    rewriteMinTokens:
+      values["rewrite-min-tokens"] === undefined
+        ? undefined
+        : positiveInteger("rewrite-min-tokens", values["rewrite-min-tokens"]),
   };
 }
 
@@ -133,6 +143,7 @@ export async function runReplayCommand(
         outDir,
         timeZone: options.timeZone,
         ...(options.model ? { model: options.model } : {}),
+        ...(options.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: options.rewriteMinTokens }),
         onProgress: (update) => progress.update(update),
       });
     } finally {
@@ -161,6 +172,7 @@ function reportLines(report: ReplayReport, outDir: string, seconds: number): str
     `  compactions: ${totals.compactions}; max projected tokens: ${totals.maxProjectedTokens}`,
     `  saved by collapse ${totals.saved.collapse}, truncate ${totals.saved.truncate}, microcompact ${totals.saved.microcompact} tokens (summed over call points)`,
     `  requests written: ${totals.fits}${refusals}`,
+    `  cache: cacheable-prefix share ${share(totals.cache.cacheableShare)}, append-only share ${share(totals.cache.appendOnlyShare)} (ratio ${share(totals.cache.ratio)}) over ${totals.cache.steps} steps without compaction; ${totals.cache.rewrites} rewrote a sent message`,
     "  retention after the first compaction (share of the raw prefix's facts still in the request):",
     ...retentionLines(totals.retention),
     `  report: ${join(outDir, "report.json")}`,
@@ -168,8 +180,15 @@ function reportLines(report: ReplayReport, outDir: string, seconds: number): str
   ];
 }
 
+function share(value: number | null): string {
+  return value === null ? "n/a" : value.toFixed(3);
+}
+
 function summaryLines(summary: ReplaySummary, path: string): string[] {
   const ledger = summary.ledgerTokens;
+  const { cache } = summary;
+  const medianWorst = (figure: { median: number; worst: number } | null) =>
+    figure === null ? "n/a" : `${share(figure.median)} / ${share(figure.worst)}`;
   return [
     `all ${summary.transcripts} transcripts at ${summary.maxInputTokens}: ${summary.calls} call points, ${summary.compactions} compactions, ${summary.exhausted} refused (verbatim part fits: ${summary.exhaustedVerbatimFits})`,
     "  retention after the first compaction, over every request of every transcript:",
@@ -179,6 +198,7 @@ function summaryLines(summary: ReplaySummary, path: string): string[] {
           `  ledger tokens per compaction: median ${ledger.median}, p90 ${ledger.p90}, max ${ledger.max} (${((ledger.max / summary.maxInputTokens) * 100).toFixed(1)} % of the window)`,
         ]
       : []),
+    `  cache (median / worst file): cacheable-prefix share ${medianWorst(cache.cacheableShare)}, append-only share ${medianWorst(cache.appendOnlyShare)}, ratio ${medianWorst(cache.ratio)}`,
     `  summary: ${path}`,
     "",
   ];

@@ -130,6 +130,11 @@ export interface CorpusRow {
   microcompact: number;
   validated: number;
   replayMs: number;
+  /** Cacheable-prefix share, append-only share and their ratio over steps without compaction. */
+  cacheable: number | null;
+  appendOnly: number | null;
+  cacheRatio: number | null;
+  rewrites: number;
   /** Retention means after the first compaction (null: no such facts). */
   written: number | null;
   read: number | null;
@@ -251,6 +256,10 @@ function describeWindow(
           maxPromptTokens = Math.max(maxPromptTokens, promptTokens);
           validated += 1;
         });
+        // A prefix cache never serves more than an append-only history would keep.
+        expect(report.totals.cache.cacheableShare ?? 0).toBeLessThanOrEqual(
+          report.totals.cache.appendOnlyShare ?? 0,
+        );
         rows.push({
           file,
           calls: report.totals.calls,
@@ -261,6 +270,10 @@ function describeWindow(
           ...report.totals.saved,
           validated,
           replayMs,
+          cacheable: report.totals.cache.cacheableShare,
+          appendOnly: report.totals.cache.appendOnlyShare,
+          cacheRatio: report.totals.cache.ratio,
+          rewrites: report.totals.cache.rewrites,
           written: report.totals.retention.filesWritten.mean,
           read: report.totals.retention.filesRead.mean,
           error: report.totals.retention.lastError.mean,

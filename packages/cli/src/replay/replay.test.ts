@@ -8,7 +8,7 @@ import type { ChatMessage } from "@longrun/protocol";
 import { simTranscript, startTestSimModel, writeTranscript } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runReplayCommand } from "./command.ts";
-import { replayTranscript } from "./replay.ts";
+import { replayTranscript, requestFileName as requestFile } from "./replay.ts";
 import type { ReplayReport } from "./report.ts";
 import type { ReplaySummary } from "./summary.ts";
 import { parseTranscript, readTranscript } from "./transcript.ts";
@@ -270,6 +270,77 @@ describe("longrun replay: output", () => {
     expect(summary.transcripts).toBe(2);
     expect(summary.retention.filesWritten).toMatchObject({ mean: 1, min: 1 });
     expect(summary.ledgerTokens?.count).toBe(summary.compactions);
+  });
+
+  it("reports per step how much of the request a prefix cache could serve, against an append-only history", async () => {
+    // An agent reads many files: collapse has work once the window fills, so reductions come due.
+    const lines: ChatMessage[] = [{ role: "user", content: "Survey the repository." }];
+    for (let read = 0; read < 40; read++) {
+      const callId = `read_${read}`;
+      lines.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: callId,
+            type: "function",
+            function: { name: "Read", arguments: JSON.stringify({ file_path: `/repo/src/m${read}.ts` }) },
+          },
+        ],
+      });
+      const body = Array.from({ length: 30 }, (_, line) => `export const v${read}_${line} = ${line};`);
+      lines.push({ role: "tool", tool_call_id: callId, content: body.join("\n") });
+    }
+    lines.push({ role: "assistant", content: "Done." });
+    const file = join(scratch, "reads.jsonl");
+    await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+
+    const reports: ReplayReport[] = [];
+    // The default threshold, one that only rewrites to fit, and one that rewrites for any saving.
+    for (const threshold of [undefined, 1_000_000, 1]) {
+      const outDir = join(scratch, `cache-${threshold ?? "default"}`);
+      const args = [file, "--max-input-tokens", "6000", "--out", outDir];
+      const result = await command(
+        threshold === undefined ? args : [...args, "--rewrite-min-tokens", String(threshold)],
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/cache: cacheable-prefix share 0\.\d{3}, append-only share 0\.\d{3}/);
+      const report = JSON.parse(await readFile(join(outDir, "report.json"), "utf8")) as ReplayReport;
+      reports.push(report);
+      let previous: ChatMessage[] | null = null;
+      for (const step of report.steps) {
+        const body = JSON.parse(
+          await readFile(join(outDir, "requests", requestFile(step.index)), "utf8"),
+        ) as {
+          messages: ChatMessage[];
+        };
+        // Measured on every written request after the first, except right after a compaction.
+        expect(step.cache === undefined).toBe(previous === null || step.compaction !== undefined);
+        if (step.cache && previous) {
+          const extends_ = previous.every(
+            (message, index) => JSON.stringify(message) === JSON.stringify(body.messages[index]),
+          );
+          // An extension of the previous request is cached whole; only a reported rewrite breaks it.
+          expect(step.cache.firstChanged === step.cache.previousMessages).toBe(extends_);
+          if (!extends_) expect(step.rewrite).toBeDefined();
+          expect(step.cache.cachedTokens).toBeLessThanOrEqual(step.cache.requestTokens);
+        }
+        previous = body.messages;
+      }
+      const { cache } = report.totals;
+      expect(cache.steps).toBe(report.steps.filter((step) => step.cache).length);
+      expect(cache.cacheableShare).toBeLessThanOrEqual(cache.appendOnlyShare ?? 0);
+      expect(cache.ratio).toBeCloseTo((cache.cacheableShare ?? 0) / (cache.appendOnlyShare ?? 1), 10);
+    }
+    const [byDefault, lazy, eager] = reports as [ReplayReport, ReplayReport, ReplayReport];
+    // Rewriting as soon as anything is due breaks the cache earlier (and never less often) than
+    // waiting until the request would not fit; the threshold never changes when LLM compaction runs.
+    expect(eager.totals.cache.rewrites).toBeGreaterThanOrEqual(lazy.totals.cache.rewrites);
+    expect(lazy.totals.cache.cacheableShare).toBeGreaterThan(eager.totals.cache.cacheableShare ?? 1);
+    expect(byDefault.totals.cache.cacheableShare).toBeGreaterThanOrEqual(
+      eager.totals.cache.cacheableShare ?? 1,
+    );
+    expect(new Set(reports.map((report) => report.totals.compactions)).size).toBe(1);
   });
 
   it("runs as a subprocess: longrun replay …", { timeout: 120_000 }, async () => {

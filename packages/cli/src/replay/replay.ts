@@ -11,8 +11,10 @@ import {
   ledgerSources,
   type Projection,
   type ProjectionInput,
+  type ProjectionMemo,
   planCompaction,
   project,
+  ReductionCache,
   sanitizeMessages,
   type Tokenizer,
   type ToolSpec,
@@ -24,6 +26,7 @@ import {
 } from "@longrun/compaction";
 import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
 import { openStore, type Store } from "@longrun/store";
+import { cacheShareOf, type SentRequest } from "./cache-share.ts";
 import { type ReplayReport, type ReplayStep, totalsOf } from "./report.ts";
 import { retentionOf, WorkingFactsTracker } from "./retention.ts";
 import { type ReplaySummarizer, type Summarizer, startSimSummarizer } from "./sim-summarizer.ts";
@@ -52,6 +55,8 @@ export interface ReplayOptions {
   timeZone?: string;
   /** Clock origin: message k is taken to happen at startAt + k minutes (no idle gaps). */
   startAt?: number;
+  /** Least tokens a batched rewrite of sent messages must save (default: the projection's). */
+  rewriteMinTokens?: number;
   /** Summaries come from here; default: the sim model started in-process for this replay. */
   summarizer?: Summarizer;
   onProgress?: (progress: ReplayProgress) => void;
@@ -131,6 +136,12 @@ class ReplayWalk {
   private compaction: CompactionEvent | null = null;
   private historyTokens = 0;
   private compactions = 0;
+  /** What the last call sent, handed to the next projection (cache-stable mode, as the runtime). */
+  private memo: ProjectionMemo | null = null;
+  /** Per-fact stage results, reused from call to call (as the runtime's session keeps them). */
+  private readonly reductions = new ReductionCache();
+  /** The last request written, to measure how much of the next one a prefix cache could serve. */
+  private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
   private readonly known = new WorkingFactsTracker();
 
@@ -200,6 +211,11 @@ class ReplayWalk {
       now,
       tokenizer: this.tokenizer,
       tools: this.tools,
+      memo: this.memo,
+      reductions: this.reductions,
+      ...(this.options.rewriteMinTokens === undefined
+        ? {}
+        : { rewriteMinTokens: this.options.rewriteMinTokens }),
     };
   }
 
@@ -224,6 +240,8 @@ class ReplayWalk {
     }
     step.projectedTokens = projection.tokens;
     step.saved = projection.saved;
+    this.memo = projection.memo ?? null;
+    if (projection.rewrite?.rewritten) step.rewrite = projection.rewrite.reason;
     const verdict = verifyProjection(projection);
     if (!verdict.ok) {
       // I6: an oversized request is never sent; the walk goes on with the next call point.
@@ -233,6 +251,15 @@ class ReplayWalk {
       return step;
     }
     if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
+    const sent: SentRequest = {
+      messages: projection.messages,
+      messageTokens: projection.messageTokens,
+      toolsTokens: projection.toolsTokens,
+    };
+    if (this.previousRequest !== null && step.compaction === undefined) {
+      step.cache = cacheShareOf(this.previousRequest, sent);
+    }
+    this.previousRequest = sent;
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     return step;
@@ -294,8 +321,9 @@ class ReplayWalk {
     });
     this.compaction = event;
     this.facts = retained;
+    // The request after a compaction is the cache-stable projection of the new epoch (as the runtime sends it).
     return {
-      projection: fit.projection,
+      projection: project({ ...this.input(now), memo: null }),
       summary: {
         strategy: event.strategy,
         trigger: event.trigger,

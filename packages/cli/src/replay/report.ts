@@ -1,4 +1,5 @@
 import type { CompactionStrategy, CompactionTrigger, StageSavings } from "@longrun/protocol";
+import { type CacheShare, type CacheTotals, cacheTotalsOf } from "./cache-share.ts";
 import { RETENTION_CATEGORIES, type Retention, type RetentionCategory } from "./retention.ts";
 
 /** The compaction a call point ran before its request. */
@@ -25,6 +26,8 @@ export interface ReplayStep {
   /** What each deterministic stage saved in the final projection. */
   saved: StageSavings;
   compaction?: ReplayCompaction;
+  /** Why this call rewrote messages it had sent before in a batch (absent: it did not). */
+  rewrite?: string;
   /** `ok`: request written; `context_exhausted`: still over the limit, nothing written (I6). */
   status: "ok" | "context_exhausted";
   reason?: string;
@@ -32,6 +35,11 @@ export interface ReplayStep {
   historyTokens: number;
   /** After the first compaction, for a written request: which working-state facts it still carries. */
   retention?: Retention;
+  /**
+   * A written request after a written request with no compaction between: how much of it a prefix
+   * cache could serve from the previous one, against an append-only history.
+   */
+  cache?: CacheShare;
   /** A refused call point: the verbatim part's size (system prompt, latest user message, active tool loop, tools). */
   verbatimTokens?: number;
 }
@@ -61,6 +69,8 @@ export interface ReplayTotals {
   /** Of those, the ones whose verbatim part alone fits the limit (a shrink could have saved them). */
   exhaustedVerbatimFits: number;
   retention: Record<RetentionCategory, RetentionTotal>;
+  /** Cacheable-prefix and append-only shares over the steps that measured them. */
+  cache: CacheTotals;
 }
 
 /** DIR/report.json. */
@@ -124,5 +134,6 @@ export function totalsOf(steps: readonly ReplayStep[], limitTokens?: number): Re
         step.verbatimTokens <= limitTokens,
     ).length,
     retention: retentionTotals(steps),
+    cache: cacheTotalsOf(steps.flatMap((step) => (step.cache ? [step.cache] : []))),
   };
 }

@@ -13,6 +13,55 @@ export interface ReplaySummary {
   retention: Record<RetentionCategory, RetentionTotal>;
   /** Ledger size per compaction (tokens), as a distribution; null without ledgers. */
   ledgerTokens: Distribution | null;
+  /** Cacheable-prefix and append-only shares per transcript, and their median and worst file. */
+  cache: CacheSummary;
+}
+
+/** One transcript's cache totals. */
+export interface FileCache {
+  transcript: string;
+  cacheableShare: number | null;
+  appendOnlyShare: number | null;
+  ratio: number | null;
+  rewrites: number;
+  steps: number;
+}
+
+/** Median and worst (lowest) file of each cache figure. */
+export interface CacheSummary {
+  files: FileCache[];
+  cacheableShare: { median: number; worst: number } | null;
+  appendOnlyShare: { median: number; worst: number } | null;
+  ratio: { median: number; worst: number } | null;
+}
+
+function medianWorst(values: readonly (number | null)[]): { median: number; worst: number } | null {
+  const present = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+  if (present.length === 0) return null;
+  const middle = Math.floor(present.length / 2);
+  const median =
+    present.length % 2 === 1
+      ? (present[middle] as number)
+      : ((present[middle - 1] as number) + (present[middle] as number)) / 2;
+  return { median, worst: present[0] as number };
+}
+
+/** Cache figures of several replays: per file, then median and worst file. */
+export function cacheSummaryOf(reports: readonly ReplayReport[]): CacheSummary {
+  const files = reports.map((report) => ({
+    transcript: report.transcript,
+    cacheableShare: report.totals.cache.cacheableShare,
+    appendOnlyShare: report.totals.cache.appendOnlyShare,
+    ratio: report.totals.cache.ratio,
+    rewrites: report.totals.cache.rewrites,
+    steps: report.totals.cache.steps,
+  }));
+  return {
+    files,
+    cacheableShare: medianWorst(files.map((file) => file.cacheableShare)),
+    appendOnlyShare: medianWorst(files.map((file) => file.appendOnlyShare)),
+    ratio: medianWorst(files.map((file) => file.ratio)),
+  };
 }
 
 /** Quantiles of a list of numbers. */
@@ -54,6 +103,7 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
     exhaustedVerbatimFits: reports.reduce((sum, report) => sum + report.totals.exhaustedVerbatimFits, 0),
     retention,
     ledgerTokens: distributionOf(ledgerTokens),
+    cache: cacheSummaryOf(reports),
   };
 }
 

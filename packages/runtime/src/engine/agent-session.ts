@@ -1,3 +1,4 @@
+import type { ProjectionMemo, ReductionCache } from "@longrun/compaction";
 import type { StoredMessage } from "@longrun/protocol";
 import type { AgentProbe } from "@longrun/store";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
@@ -16,6 +17,13 @@ export interface AgentSession {
   stateUpdatedAt: number;
   /** The highest fence this process knows for the agent (the floor of its next lease). */
   fence: number;
+  /**
+   * What the agent's last model call sent (cache-stable projection); undefined: not known in this
+   * process yet, folded from the facts at the next step.
+   */
+  memo?: ProjectionMemo | null;
+  /** Per-fact stage results of this agent's earlier projections (reused, never re-derived). */
+  reductions?: ReductionCache;
 }
 
 /** Appends a fact the session's own worker wrote (the log and the session stay in step). */

@@ -1,4 +1,4 @@
-import { hasProviderState, sanitizeMessages, verifyProjection } from "@longrun/compaction";
+import { hasProviderState, ReductionCache, sanitizeMessages, verifyProjection } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
 import { isContextOverflow, isInvalidEncryptedContent, withProviderRetry } from "../retry.ts";
 import { type AgentContext, loadAgentContext } from "./agent-context.ts";
@@ -60,7 +60,8 @@ export async function runAgentStep(
   const answer = finalAnswer(context.facts);
   if (answer !== null) return { kind: "completed", report: answer };
 
-  const projection = projectContext(deps, context);
+  session.reductions ??= new ReductionCache();
+  const projection = projectContext(deps, context, session.memo, session.reductions);
   const measured: NewEvent = {
     ...eventWhere(job),
     type: "context.measured",
@@ -72,6 +73,9 @@ export async function runAgentStep(
       triggerTokens: projection.triggerTokens,
       saved: projection.saved,
       needsCompaction: projection.needsCompaction,
+      ...(projection.rewrite
+        ? { cache: { rewrite: projection.rewrite.cause, dueTokens: projection.rewrite.dueTokens } }
+        : {}),
     },
   };
   // Persisted with the answer it led to; on its own when no model call follows.
@@ -162,6 +166,8 @@ export async function runAgentStep(
     return fact;
   });
   recordFact(session, stored);
+  // The request was sent: the next call keeps its forms (a call point is a model answer in the log).
+  session.memo = projection.memo ?? null;
   if (!stored.toolCalls || stored.toolCalls.length === 0) {
     return { kind: "completed", report: contentText(stored.content) };
   }

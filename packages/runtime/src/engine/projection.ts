@@ -1,9 +1,13 @@
 import {
   DEFAULT_RESTORATION_BUDGETS,
   type Projection,
+  type ProjectionInput,
+  type ProjectionMemo,
   project,
+  type ReductionCache,
   type RestorationBudgets,
   type RestoredFile,
+  rebuildMemo,
 } from "@longrun/compaction";
 import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "./agent-context.ts";
@@ -46,9 +50,18 @@ export function restorationBudgetsFor(
   };
 }
 
-/** The projection the model gets next for this agent (also served by GET /v1/agents/:id/context). */
-export function projectContext(deps: RuntimeDeps, context: AgentContext): Projection {
-  return project({
+/**
+ * The projection the model gets next for this agent (also served by GET /v1/agents/:id/context).
+ * Cache-stable: `memo` is what this agent's previous call sent (a worker keeps it in the session);
+ * without it the memo is folded from the facts, which gives the same bytes.
+ */
+export function projectContext(
+  deps: RuntimeDeps,
+  context: AgentContext,
+  memo?: ProjectionMemo | null,
+  reductions?: ReductionCache,
+): Projection {
+  const input: Omit<ProjectionInput, "memo"> = {
     systemPrompt: context.systemPrompt,
     prefix: context.prefix,
     messages: context.facts,
@@ -60,5 +73,7 @@ export function projectContext(deps: RuntimeDeps, context: AgentContext): Projec
     tokenizer: deps.tokenizer,
     tools: toolsFor(deps, context.agent),
     restorationBudgets: restorationBudgetsFor(context.profile),
-  });
+    ...(reductions ? { reductions } : {}),
+  };
+  return project({ ...input, memo: memo === undefined ? rebuildMemo(input) : memo });
 }

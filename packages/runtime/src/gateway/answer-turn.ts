@@ -114,6 +114,9 @@ export async function answerTurn(
         triggerTokens: projection.triggerTokens,
         saved: projection.saved,
         needsCompaction: projection.needsCompaction && compactionOn,
+        ...(projection.rewrite
+          ? { cache: { rewrite: projection.rewrite.cause, dueTokens: projection.rewrite.dueTokens } }
+          : {}),
       },
     });
     if (compactionOn && projection.needsCompaction) {

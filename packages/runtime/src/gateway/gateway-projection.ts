@@ -1,4 +1,10 @@
-import { type Projection, project, type Tokenizer } from "@longrun/compaction";
+import {
+  type Projection,
+  type ProjectionInput,
+  project,
+  rebuildMemo,
+  type Tokenizer,
+} from "@longrun/compaction";
 import type { ClientTurn } from "@longrun/openai-compat";
 import type { ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "../engine/agent-context.ts";
@@ -8,9 +14,11 @@ import { OFF_THREAD_CHARS } from "../tokens/message-counter.ts";
 
 /**
  * The projection of a gateway conversation: the same pipeline as longrun's own agents, with the
- * system text and the tools of the client's current request (they count toward the window). A
- * client sends these on every request and they can be as large as its body limit: large ones are
- * counted off the event loop first, so no request body holds the server.
+ * system text and the tools of the client's current request (they count toward the window).
+ * Cache-stable like an agent's: messages keep the form the conversation's earlier turns sent them
+ * in (folded from the facts each turn), so the upstream request extends the previous one. A client
+ * sends its system text and tools on every request and they can be as large as its body limit:
+ * large ones are counted off the event loop first, so no request body holds the server.
  */
 export async function projectTurn(
   deps: Pick<RuntimeDeps, "now" | "tokenizer" | "counter">,
@@ -20,7 +28,7 @@ export async function projectTurn(
 ): Promise<Projection> {
   const systemPrompt = turn.system || context.systemPrompt;
   const texts = [systemPrompt ?? "", ...(turn.tools ?? []).map((tool) => JSON.stringify(tool.function))];
-  return project({
+  const input: Omit<ProjectionInput, "memo"> = {
     systemPrompt,
     prefix: context.prefix,
     messages: context.facts,
@@ -32,7 +40,8 @@ export async function projectTurn(
     tokenizer: await precounted(deps, texts),
     tools: turn.tools,
     restorationBudgets: restorationBudgetsFor(profile),
-  });
+  };
+  return project({ ...input, memo: rebuildMemo(input) });
 }
 
 /** The tokenizer, answering for the large texts from counts made off-thread beforehand. */

@@ -1,0 +1,57 @@
+import type { LongrunEvent } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { createMetrics } from "./metrics.ts";
+
+const where = { seq: 0, threadId: "t", agentId: "a", runId: "r", at: 0 };
+
+function measured(rewrite: "batch" | null, dueTokens: number): LongrunEvent {
+  return {
+    ...where,
+    type: "context.measured",
+    data: {
+      step: 1,
+      rawTokens: 100,
+      projectedTokens: 90,
+      maxInputTokens: 1_000,
+      triggerTokens: 750,
+      saved: { collapse: 0, truncate: 0, microcompact: 0 },
+      needsCompaction: false,
+      cache: { rewrite, dueTokens },
+    },
+  } satisfies LongrunEvent;
+}
+
+function answer(promptTokens: number, cachedTokens: number): LongrunEvent {
+  return {
+    ...where,
+    type: "message.completed",
+    data: {
+      messageId: "m",
+      seq: 2,
+      role: "assistant",
+      content: "ok",
+      usage: { promptTokens, completionTokens: 5, cachedTokens, totalTokens: promptTokens + 5 },
+    },
+  } satisfies LongrunEvent;
+}
+
+describe("metrics of the prompt cache", () => {
+  it("count prompt and cached tokens of answers, and requests by cache stability", async () => {
+    const metrics = createMetrics();
+    metrics.observe(measured(null, 0));
+    metrics.observe(answer(1_000, 900));
+    metrics.observe(measured("batch", 400));
+    metrics.observe(answer(800, 200));
+    // A tool result's completion carries no usage: it counts for nothing.
+    metrics.observe({
+      ...where,
+      type: "message.completed",
+      data: { messageId: "t", seq: 3, role: "tool", content: "x" },
+    } as LongrunEvent);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain("longrun_prompt_tokens_total 1800");
+    expect(text).toContain("longrun_cached_prompt_tokens_total 1100");
+    expect(text).toContain('longrun_projection_cache_total{outcome="extended"} 1');
+    expect(text).toContain('longrun_projection_cache_total{outcome="batch"} 1');
+  });
+});

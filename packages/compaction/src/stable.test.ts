@@ -1,0 +1,167 @@
+import type { ModelProfile, StoredMessage } from "@longrun/protocol";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { historyArbitrary } from "./history.test-helper.ts";
+import { toolPairViolation } from "./invariants.test-helper.ts";
+import { type Projection, type ProjectionInput, project } from "./project.ts";
+import { ReductionCache } from "./reductions.ts";
+import { defaultRewriteMinTokens, type ProjectionMemo } from "./stable.ts";
+import { rebuildMemo } from "./stable-fold.ts";
+import { thresholds } from "./thresholds.ts";
+import { createTokenizer } from "./tokenizer.ts";
+
+const tokenizer = createTokenizer("o200k_base");
+const RUNS = 1_500;
+const TIMEOUT = 300_000;
+
+interface Scenario {
+  facts: StoredMessage[];
+  profile: Partial<ModelProfile>;
+  rewriteMinTokens: number | undefined;
+}
+
+// Windows small enough that the generated histories cross the trigger and the limit.
+const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
+  facts: historyArbitrary,
+  profile: fc.oneof(
+    fc.record({ maxInputTokens: fc.integer({ min: 300, max: 3_000 }) }),
+    fc.record({
+      fallbackTriggerTokens: fc.integer({ min: 200, max: 2_000 }),
+      fallbackKeepMessages: fc.integer({ min: 1, max: 8 }),
+    }),
+  ),
+  rewriteMinTokens: fc.option(fc.integer({ min: 1, max: 1_500 }), { nil: undefined }),
+});
+
+function inputAt(scenario: Scenario, end: number, memo: ProjectionMemo | null): ProjectionInput {
+  const messages = scenario.facts.slice(0, end);
+  return {
+    systemPrompt: "You are an agent.",
+    messages,
+    compaction: null,
+    state: null,
+    profile: scenario.profile,
+    // Never idle: an idle gap clears results on top of the stable form (the cache is gone by then).
+    now: (messages.at(-1)?.createdAt ?? 0) + 1_000,
+    tokenizer,
+    memo,
+    ...(scenario.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: scenario.rewriteMinTokens }),
+  };
+}
+
+/** Every call point of the history (before each assistant fact, and after the last fact). */
+function callPoints(facts: readonly StoredMessage[]): number[] {
+  const points = facts.flatMap((fact, index) => (fact.role === "assistant" && index > 0 ? [index] : []));
+  if (points.at(-1) !== facts.length) points.push(facts.length);
+  return points;
+}
+
+/** Walks the call points carrying the memo, as the runtime and the replay do. */
+function walk(scenario: Scenario): { end: number; projection: Projection }[] {
+  let memo: ProjectionMemo | null = null;
+  return callPoints(scenario.facts).map((end) => {
+    const projection = project(inputAt(scenario, end, memo));
+    memo = projection.memo ?? null;
+    return { end, projection };
+  });
+}
+
+const wire = (projection: Projection) => projection.messages.map((message) => JSON.stringify(message));
+
+describe("cache-stable projection (property tests)", () => {
+  it(
+    "incremental == from scratch: the memo carried call to call equals the one folded from the facts",
+    () => {
+      fc.assert(
+        fc.property(scenarioArbitrary, (scenario) => {
+          let carried: ProjectionMemo | null = null;
+          for (const end of callPoints(scenario.facts)) {
+            const folded = rebuildMemo(inputAt(scenario, end, null));
+            expect(folded).toEqual(carried);
+            const projection = project(inputAt(scenario, end, carried));
+            expect(project(inputAt(scenario, end, folded))).toEqual(projection);
+            carried = projection.memo ?? null;
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "between compactions a request extends the previous one byte for byte, except at a batched rewrite that saves at least its threshold",
+    () => {
+      let batches = 0;
+      let extensions = 0;
+      fc.assert(
+        fc.property(scenarioArbitrary, (scenario) => {
+          const limits = thresholds(scenario.profile);
+          const minTokens = scenario.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
+          let previous: string[] | null = null;
+          for (const { projection } of walk(scenario)) {
+            const sent = wire(projection);
+            const rewrite = projection.rewrite;
+            expect(rewrite).toBeDefined();
+            if (previous !== null && rewrite?.cause === null) {
+              expect(sent.slice(0, previous.length)).toEqual(previous);
+              extensions++;
+            }
+            if (rewrite?.cause === "batch") {
+              expect(rewrite.dueTokens).toBeGreaterThanOrEqual(minTokens);
+              batches++;
+            }
+            if (rewrite?.cause === "fit") expect(rewrite.reason).toMatch(/^needed to fit/);
+            // Deferred reductions never leave a request over its limit when they could have fitted it.
+            if (!rewrite?.rewritten && projection.tokens > projection.limitTokens) {
+              expect(projection.needsCompaction || rewrite?.dueTokens === 0).toBe(true);
+            }
+            expect(toolPairViolation(projection.messages)).toBeNull();
+            previous = sent;
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      // The generator reaches both branches (a property that never meets a rewrite proves nothing).
+      expect(batches).toBeGreaterThan(0);
+      expect(extensions).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "per-fact stage results reused from earlier calls change nothing: with the cache == without",
+    () => {
+      fc.assert(
+        fc.property(scenarioArbitrary, fc.boolean(), (scenario, stable) => {
+          const reductions = new ReductionCache();
+          let memo: ProjectionMemo | null = null;
+          for (const end of callPoints(scenario.facts)) {
+            const input = { ...inputAt(scenario, end, memo), ...(stable ? {} : { memo: undefined }) };
+            const plain = project(input);
+            expect(project({ ...input, reductions })).toEqual(plain);
+            memo = plain.memo ?? null;
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "LLM compaction is decided as from scratch: the stable form never needs it when a full reduction would not",
+    () => {
+      fc.assert(
+        fc.property(scenarioArbitrary, (scenario) => {
+          for (const { end, projection } of walk(scenario)) {
+            const scratch = project({ ...inputAt(scenario, end, null), memo: undefined });
+            if (!scratch.needsCompaction) expect(projection.needsCompaction).toBe(false);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
+});
