@@ -101,7 +101,6 @@ export function startProcessWorker(
  * reconciles, and a Redis that came back empty makes the next pass immediate.
  */
 export function startProcessMaintenance(
-  infra: Infrastructure,
   runtime: Runtime,
   config: Pick<Config, "reconcileMs" | "staleMs" | "leaseMs" | "eventMaxAgeMs" | "eventsPerThread">,
   options: { embedded: boolean; jobsLost?: () => Promise<boolean> },

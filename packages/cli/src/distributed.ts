@@ -120,7 +120,7 @@ async function connectChecked(config: Config, role: "serve" | "worker") {
 export async function startServe(config: Config) {
   const { infra, redis } = await connectChecked(config, "serve");
   const runtime = buildRuntime(infra, config);
-  const maintenance = startProcessMaintenance(infra, runtime, config, {
+  const maintenance = startProcessMaintenance(runtime, config, {
     embedded: false,
     jobsLost: redisDataLoss(redis, config.queuePrefix),
   });
@@ -157,7 +157,7 @@ export async function startDistributedWorker(
   const { infra, redis } = await connectChecked(config, "worker");
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
-  const maintenance = startProcessMaintenance(infra, runtime, config, {
+  const maintenance = startProcessMaintenance(runtime, config, {
     embedded: false,
     jobsLost: redisDataLoss(redis, config.queuePrefix),
   });

@@ -49,7 +49,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
   const token = await ensureToken(store, config.dataDir, config.token);
   const worker = await startProcessWorker(infra, runtime, config, "embedded");
   // A restart on the same data dir: runs that were moving have no job in the new in-process queue.
-  const maintenance = startProcessMaintenance(infra, runtime, config, { embedded: true });
+  const maintenance = startProcessMaintenance(runtime, config, { embedded: true });
   const api = await startApi(infra, runtime, config, "embedded", async () => ({
     database: await store.ping().then(
       () => true,
