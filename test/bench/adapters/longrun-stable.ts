@@ -1,7 +1,6 @@
 import {
   compactionFields,
   createTokenizer,
-  estimateStoredTokens,
   type ProjectionInput,
   type ProjectionMemo,
   planCompaction,
@@ -9,42 +8,15 @@ import {
   ReductionCache,
   verifyProjection,
 } from "@longrun/compaction";
-import type { ChatMessage, CompactionEvent, ModelProfile, StoredMessage } from "@longrun/protocol";
-import { contentText } from "@longrun/protocol";
+import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
 import { extractiveSummary } from "../extractive-summarizer.ts";
 import type { AdapterResult, BenchAdapter } from "./adapter.ts";
+import { toStored } from "./longrun.ts";
 
 const tokenizer = createTokenizer("o200k_base");
 const AGENT_ID = "bench-agent";
 const EPOCH = 1_700_000_000_000;
 const STEP_MS = 1_000;
-
-function toFacts(messages: readonly ChatMessage[]): {
-  systemPrompt: string | null;
-  offset: number;
-  facts: StoredMessage[];
-} {
-  const first = messages[0];
-  const offset = first?.role === "system" ? 1 : 0;
-  const systemPrompt = first !== undefined && offset === 1 ? contentText(first.content) : null;
-  const facts = messages.slice(offset).map((message, seq): StoredMessage => {
-    const fact: StoredMessage = {
-      id: `fact-${seq}`,
-      agentId: AGENT_ID,
-      seq,
-      role: message.role,
-      content: message.content,
-      tokenCount: 0,
-      createdAt: EPOCH + seq * STEP_MS,
-    };
-    if (message.name !== undefined) fact.name = message.name;
-    if (message.tool_calls !== undefined) fact.toolCalls = message.tool_calls;
-    if (message.tool_call_id !== undefined) fact.toolCallId = message.tool_call_id;
-    fact.tokenCount = estimateStoredTokens(fact, tokenizer);
-    return fact;
-  });
-  return { systemPrompt, offset, facts };
-}
 
 /**
  * longrun as the runtime runs it now: cache-stable projection, the memo of the previous call (what
@@ -60,7 +32,7 @@ export function createLongrunStableAdapter(withCompaction: boolean): BenchAdapte
     targetsBudget: true,
     sequential: true,
     prepare(messages, budget) {
-      const transcript = toFacts(messages);
+      const transcript = toStored(messages);
       const profile: Partial<ModelProfile> = { model: "bench", maxInputTokens: budget };
       let event: CompactionEvent | null = null;
       let memo: ProjectionMemo | null = null;

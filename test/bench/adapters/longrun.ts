@@ -33,7 +33,8 @@ interface StoredTranscript {
   facts: StoredMessage[];
 }
 
-function toStored(messages: readonly ChatMessage[]): StoredTranscript {
+/** A transcript as the store would hold it: facts with the per-message counts computed on append. */
+export function toStored(messages: readonly ChatMessage[]): StoredTranscript {
   const first = messages[0];
   const offset = first?.role === "system" ? 1 : 0;
   const systemPrompt = first !== undefined && offset === 1 ? contentText(first.content) : null;
