@@ -105,3 +105,10 @@ export {
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";
+export {
+  AgentActivity,
+  ApprovalInbox,
+  ApprovalInboxQuery,
+  CompactionList,
+  ThreadSnapshot,
+} from "./watch.ts";

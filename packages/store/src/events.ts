@@ -1,5 +1,5 @@
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
-import { and, asc, desc, eq, gt, lt, min, notInArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lt, max, min, notInArray, or, type SQL } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { eventHeads, events, threads } from "./schema.ts";
 import type { SqlExecutor } from "./sql-engine.ts";
@@ -19,6 +19,11 @@ export interface EventRepository {
   oldest(threadId: string): Promise<number | null>;
   /** When the thread's newest retained event was written, null when it has none. */
   lastAt(threadId: string): Promise<number | null>;
+  /**
+   * The newest event of each (agent, type) of a thread, in seq order: what a watcher needs to know what
+   * each agent is doing now without replaying the log.
+   */
+  latestByKind(threadId: string): Promise<LongrunEvent[]>;
   /** A tenant's events across threads after per-thread cursors (absent thread: from the start). */
   afterForTenant(tenantId: string, cursors?: Record<string, number>, limit?: number): Promise<LongrunEvent[]>;
   /** Deletes a thread's events with seq < beforeSeq; returns how many went. Seqs go on from the head. */
@@ -146,6 +151,21 @@ export function createEventRepository(context: StoreContext): EventRepository {
           .limit(1),
       );
       return rows[0]?.at ?? null;
+    },
+    async latestByKind(threadId) {
+      const rows = await context.read((db) => {
+        const newest = db
+          .select({ seq: max(events.seq) })
+          .from(events)
+          .where(eq(events.threadId, threadId))
+          .groupBy(events.agentId, events.type);
+        return db
+          .select()
+          .from(events)
+          .where(and(eq(events.threadId, threadId), inArray(events.seq, newest)))
+          .orderBy(asc(events.seq));
+      });
+      return rows.map(toEvent);
     },
     async afterForTenant(tenantId, cursors = {}, limit) {
       const entries = Object.entries(cursors);

@@ -11,6 +11,7 @@ import {
   ThreadDetail,
   ThreadList,
   ThreadListQuery,
+  ThreadSnapshot,
 } from "@longrun/protocol";
 import { createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
@@ -30,6 +31,7 @@ import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { resolveWorkspace } from "../workspace.ts";
 import { resolveThreadModel } from "./thread-model.ts";
+import { threadSnapshot } from "./thread-snapshot.ts";
 
 const ThreadParams = z.object({ id: Id });
 const tags = ["threads"];
@@ -78,6 +80,20 @@ const getThread = createRoute({
   request: { params: ThreadParams },
   responses: {
     200: jsonResponse("The thread", ThreadDetail),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
+  },
+});
+
+const getSnapshot = createRoute({
+  method: "get",
+  path: "/{id}/snapshot",
+  operationId: "getThreadSnapshot",
+  summary: "The thread at its head seq: detail, what each agent is doing now, undecided approvals",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams },
+  responses: {
+    200: jsonResponse("The snapshot; apply the events after `headSeq` to stay current", ThreadSnapshot),
     ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
   },
 });
@@ -173,6 +189,12 @@ export function threadRoutes(deps: ServerDeps) {
     const { id } = context.req.valid("param");
     await requireThread(store, context.get("tenantId"), id);
     return context.json(await threadDetail(deps, id), 200);
+  });
+
+  app.openapi(getSnapshot, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    return context.json(await threadSnapshot(deps, id), 200);
   });
 
   app.openapi(postMessage, async (context) => {
