@@ -48,6 +48,9 @@ describe("API for watching clients", () => {
       decision: null,
     });
 
+    const listed = (await client.threads.list()).find((item) => item.id === thread.id);
+    expect(listed).toMatchObject({ pendingApprovals: 1, stuckRuns: 0 });
+
     const snapshot = await client.threads.snapshot(thread.id);
     const events = await client.threads.events(thread.id, { since: 0, limit: 10_000 });
     // Nothing was written while the thread waits: the snapshot's head is the log's head.
@@ -71,6 +74,7 @@ describe("API for watching clients", () => {
       interval: 100,
     });
     expect(await client.agents.compactions(root.id)).toEqual([]);
+    expect((await client.threads.list()).find((item) => item.id === thread.id)?.pendingApprovals).toBe(0);
   }, 120_000);
 
   it("answers 404 for the snapshot of a thread that does not exist", async () => {

@@ -26,9 +26,9 @@ import {
   RunResult,
   SpawnBody,
   SpawnResult,
-  type Thread,
   ThreadDetail,
   ThreadList,
+  type ThreadListItem,
   ThreadListQuery,
   ThreadSnapshot,
 } from "@longrun/protocol";
@@ -120,7 +120,7 @@ export interface RestApi {
   threads: {
     create(body: z.input<typeof CreateThreadBody>): Promise<ThreadDetail>;
     /** The tenant's threads, newest first (default 100, at most 1000). */
-    list(query?: z.input<typeof ThreadListQuery>): Promise<Thread[]>;
+    list(query?: z.input<typeof ThreadListQuery>): Promise<ThreadListItem[]>;
     get(threadId: string): Promise<ThreadDetail>;
     /** The thread at its head seq (detail, per-agent activity, undecided approvals): apply events after it. */
     snapshot(threadId: string): Promise<ThreadSnapshot>;

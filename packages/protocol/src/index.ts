@@ -102,6 +102,7 @@ export {
   SpawnResult,
   ThreadDetail,
   ThreadList,
+  ThreadListItem,
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";

@@ -81,7 +81,16 @@ export const ThreadDetail = Thread.extend({
 }).meta({ id: "ThreadDetail" });
 export type ThreadDetail = z.infer<typeof ThreadDetail>;
 
-export const ThreadList = z.object({ threads: z.array(Thread) }).meta({ id: "ThreadList" });
+/** A thread as listed, with what needs a person's attention (absent from older servers: 0). */
+export const ThreadListItem = Thread.extend({
+  /** Tool calls of its agents waiting for a decision. */
+  pendingApprovals: z.number().int().nonnegative().default(0),
+  /** Runs the reconciler found with nothing moving them (see `run.stuck`). */
+  stuckRuns: z.number().int().nonnegative().default(0),
+}).meta({ id: "ThreadListItem" });
+export type ThreadListItem = z.infer<typeof ThreadListItem>;
+
+export const ThreadList = z.object({ threads: z.array(ThreadListItem) }).meta({ id: "ThreadList" });
 export type ThreadList = z.infer<typeof ThreadList>;
 
 /** How many items a page may ask for and gets by default; pages are also cut by bytes. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Approval } from "./agent.ts";
 import { CompactionEvent } from "./compaction.ts";
+import { ContextMeasured } from "./events.ts";
 import { ThreadDetail } from "./rest.ts";
 
 /**
@@ -18,6 +19,8 @@ export const AgentActivity = z
     triggerTokens: z.number().int().nullable(),
     /** Seq of that measurement (the event). */
     measuredSeq: z.number().int().nullable(),
+    /** The whole latest measurement, so a client can draw the context bar before any replay. */
+    measurement: ContextMeasured.data.extend({ seq: z.number().int(), at: z.number().int() }).nullable(),
     /** The tool call started and not completed yet. */
     tool: z.object({ callId: z.string(), name: z.string(), startedAt: z.number().int() }).nullable(),
     /** When the current status began (its `agent.status` event), null when no such event. */

@@ -46,6 +46,7 @@ export function agentActivity(agentId: string, latest: readonly LongrunEvent[]):
     maxInputTokens: measured?.data.maxInputTokens ?? null,
     triggerTokens: measured?.data.triggerTokens ?? null,
     measuredSeq: measured?.seq ?? null,
+    measurement: measured ? { ...measured.data, seq: measured.seq, at: measured.at } : null,
     tool:
       toolOpen && started
         ? { callId: started.data.callId, name: started.data.name, startedAt: started.at }
@@ -54,4 +55,34 @@ export function agentActivity(agentId: string, latest: readonly LongrunEvent[]):
     lastEventAt: last?.at ?? null,
     lastEventType: last?.type ?? null,
   };
+}
+
+/**
+ * Per thread of a tenant: undecided approvals of agents parked on them, and stuck runs. Both come from
+ * small sets (pending approvals, active runs), never from a scan of the threads' logs.
+ */
+export async function threadAttention(
+  deps: ServerDeps,
+  tenantId: string,
+): Promise<{ approvals: Map<string, number>; stuck: Map<string, number> }> {
+  const [pending, active] = await Promise.all([
+    deps.store.approvals.forTenant(tenantId, { pending: true, limit: 1000 }),
+    deps.store.runs.listActive({ limit: 1000 }),
+  ]);
+  const approvals = new Map<string, number>();
+  const agentIds = [...new Set(pending.map((approval) => approval.agentId))];
+  const agents = await Promise.all(agentIds.map((agentId) => deps.store.agents.get(agentId)));
+  const waiting = new Set(
+    agents.flatMap((agent) => (agent?.status === "waiting_approval" ? [agent.id] : [])),
+  );
+  for (const approval of pending) {
+    if (!waiting.has(approval.agentId)) continue;
+    approvals.set(approval.threadId, (approvals.get(approval.threadId) ?? 0) + 1);
+  }
+  const stuck = new Map<string, number>();
+  // Active runs of every tenant: only ids of this tenant's threads are ever looked up in the map.
+  for (const run of active) {
+    if (run.status === "stuck") stuck.set(run.threadId, (stuck.get(run.threadId) ?? 0) + 1);
+  }
+  return { approvals, stuck };
 }

@@ -31,7 +31,7 @@ import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { resolveWorkspace } from "../workspace.ts";
 import { resolveThreadModel } from "./thread-model.ts";
-import { threadSnapshot } from "./thread-snapshot.ts";
+import { threadAttention, threadSnapshot } from "./thread-snapshot.ts";
 
 const ThreadParams = z.object({ id: Id });
 const tags = ["threads"];
@@ -181,8 +181,19 @@ export function threadRoutes(deps: ServerDeps) {
 
   app.openapi(listThreads, async (context) => {
     const { limit = PAGE_LIMITS.threads.default } = context.req.valid("query");
-    const threads = await store.threads.list(context.get("tenantId"), { limit });
-    return context.json({ threads }, 200);
+    const tenantId = context.get("tenantId");
+    const threads = await store.threads.list(tenantId, { limit });
+    const attention = await threadAttention(deps, tenantId);
+    return context.json(
+      {
+        threads: threads.map((thread) => ({
+          ...thread,
+          pendingApprovals: attention.approvals.get(thread.id) ?? 0,
+          stuckRuns: attention.stuck.get(thread.id) ?? 0,
+        })),
+      },
+      200,
+    );
   });
 
   app.openapi(getThread, async (context) => {
