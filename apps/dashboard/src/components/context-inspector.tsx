@@ -1,5 +1,6 @@
 import type { ChatMessage, ContextView } from "@longrun/protocol";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
 import { clip, errorText, formatTokens, textOf } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
@@ -11,7 +12,7 @@ const PREVIEW_CHARS = 600;
 export function ContextInspector({ thread, agentId }: { thread: ThreadState; agentId: string }) {
   const { api } = useStore();
   const [view, setView] = useState<ContextView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useActionError();
   const [loading, setLoading] = useState(false);
   const lastLoad = useRef(0);
   const load = useCallback(async () => {
@@ -25,7 +26,7 @@ export function ContextInspector({ thread, agentId }: { thread: ThreadState; age
     } finally {
       setLoading(false);
     }
-  }, [api, agentId]);
+  }, [api, agentId, setError]);
   // Refresh when the agent's context changed: a new measurement or compaction, throttled.
   const series = thread.measurements[agentId];
   // The newest compaction event of this agent: `started` and then `completed` of one compaction share a key,

@@ -35,7 +35,10 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
       const detail = await api.threads.create(body);
       dispatch({
         type: "threads.loaded",
-        threads: [detail, ...state.threads.filter((thread) => thread.id !== detail.id)],
+        threads: [
+          { ...detail, pendingApprovals: 0, stuckRuns: 0 },
+          ...state.threads.filter((thread) => thread.id !== detail.id),
+        ],
       });
       onCreated(detail.id);
     } catch (caught) {

@@ -8,16 +8,27 @@ const PAGE_LIMIT = 500;
 /** Events are applied in batches: a replay of thousands of events is a handful of renders. */
 const FLUSH_MS = 50;
 
+/** Events read per REST page while filling in the history before the snapshot. */
+const HISTORY_PAGE = 5000;
+
+export interface ThreadSyncError {
+  code: string | null;
+  text: string;
+}
+
 /**
- * Keeps the open thread in sync: reads it over REST, then subscribes from the start of its log.
- * The SDK reconnects and resumes by itself; the reducer ignores any seq it has already applied.
+ * Keeps the open thread in sync: reads a snapshot of it (statuses as of its head seq), subscribes to the
+ * events after that head, and reads the history before it page by page in the background (for the
+ * chart, notices and run history). Nothing from history overrides what the snapshot says now, so a
+ * finished thread never looks running while its log is read. The SDK reconnects and resumes by itself;
+ * the reducer ignores any seq it has already applied.
  */
 export function useThreadSync(
   api: LongrunApi,
   threadId: string | null,
   dispatch: (action: AppAction) => void,
-): string | null {
-  const [error, setError] = useState<string | null>(null);
+): ThreadSyncError | null {
+  const [error, setError] = useState<ThreadSyncError | null>(null);
   useEffect(() => {
     setError(null);
     dispatch({ type: "thread.opened", threadId });
@@ -25,6 +36,7 @@ export function useThreadSync(
     let closed = false;
     let buffer: LongrunEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | null = null;
+    let subscription: { close(): void } | null = null;
     const flush = () => {
       timer = null;
       if (closed || buffer.length === 0) return;
@@ -32,50 +44,83 @@ export function useThreadSync(
       buffer = [];
       dispatch({ type: "thread.events", threadId, events });
     };
-    const reload = async () => {
-      try {
-        const detail = await api.threads.get(threadId);
-        if (!closed) dispatch({ type: "thread.detail", detail });
-      } catch (caught) {
-        // A network failure shows in the banner and is retried on reconnect; anything else is shown here.
-        if (!closed && isPermanent(caught)) setError(errorText(caught));
-      }
+    const fail = (caught: unknown) => {
+      // A network failure shows in the banner and is retried on reconnect; anything else is shown here.
+      if (closed || !isPermanent(caught)) return false;
+      setError({ code: codeOf(caught), text: errorText(caught) });
+      return true;
     };
-    void reload();
-    let previous: string | null = null;
-    const subscription = api.subscribe(
-      { threadId, since: 0 },
-      {
-        onEvent: (event) => {
-          buffer.push(event);
-          timer ??= setTimeout(flush, FLUSH_MS);
+    const readSnapshot = async () => {
+      const snapshot = await api.threads.snapshot(threadId);
+      if (!closed) dispatch({ type: "thread.snapshot", snapshot });
+      return snapshot.headSeq;
+    };
+    const readHistory = async (untilSeq: number) => {
+      let since = 0;
+      while (!closed && since < untilSeq) {
+        const page = await api.threads.eventsPage(threadId, { since, limit: HISTORY_PAGE });
+        if (closed) return;
+        const events = page.events.filter((event) => event.seq <= untilSeq);
+        if (events.length > 0) dispatch({ type: "thread.events", threadId, events });
+        if (page.nextSince === null || page.events.length === 0) break;
+        since = page.nextSince;
+      }
+      if (!closed) dispatch({ type: "thread.history-loaded", threadId });
+    };
+    const start = async () => {
+      let headSeq: number;
+      try {
+        headSeq = await readSnapshot();
+      } catch (caught) {
+        // No such thread (or no access): say so, and open no live subscription for it.
+        if (fail(caught)) return;
+        headSeq = 0;
+      }
+      if (closed) return;
+      let previous: string | null = null;
+      subscription = api.subscribe(
+        { threadId, since: headSeq },
+        {
+          onEvent: (event) => {
+            buffer.push(event);
+            timer ??= setTimeout(flush, FLUSH_MS);
+          },
+          onStatus: (status) => {
+            if (closed) return;
+            dispatch({ type: "connection", status });
+            if (status === "open" && previous === "reconnecting") void readSnapshot().catch(fail);
+            previous = status;
+          },
+          onError: (caught) => {
+            fail(caught);
+          },
+          onResync: () => {
+            if (closed) return;
+            dispatch({ type: "thread.resynced", threadId });
+            void readSnapshot()
+              .then((head) => readHistory(head))
+              .catch(fail);
+          },
         },
-        onStatus: (status) => {
-          if (closed) return;
-          dispatch({ type: "connection", status });
-          if (status === "open" && previous === "reconnecting") void reload();
-          previous = status;
-        },
-        onError: (caught) => {
-          if (!closed && isPermanent(caught)) setError(errorText(caught));
-        },
-        onResync: () => {
-          if (closed) return;
-          dispatch({ type: "thread.resynced", threadId });
-          void reload();
-        },
-      },
-    );
+      );
+      await readHistory(headSeq).catch(fail);
+    };
+    void start();
     return () => {
       closed = true;
       if (timer) clearTimeout(timer);
-      subscription.close();
+      subscription?.close();
       dispatch({ type: "connection", status: "idle" });
       // A closed thread gets no more events; its list entry goes back to the polled status.
       dispatch({ type: "thread.opened", threadId: null });
     };
   }, [api, threadId, dispatch]);
   return error;
+}
+
+function codeOf(error: unknown): string | null {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : null;
 }
 
 function isPermanent(error: unknown): boolean {
