@@ -49,6 +49,7 @@ export function Composer({
     >
       <textarea
         aria-label="Message"
+        id="composer-input"
         data-testid="composer-input"
         rows={2}
         placeholder={agentName ? `Message ${agentName}…` : "Message…"}

@@ -47,7 +47,15 @@ export function ContextGauge({ thread, agentId }: { thread: ThreadState; agentId
               {afterCompaction ? " · after compaction" : ` · raw history ${formatTokens(latest.rawTokens)}`}
             </span>
           </div>
-          <div className={`gauge-bar level-${level}`} aria-hidden="true">
+          <div
+            className={`gauge-bar level-${level}`}
+            role="progressbar"
+            aria-label="Tokens in the context window"
+            aria-valuemin={0}
+            aria-valuemax={max ?? scale}
+            aria-valuenow={tokens}
+            aria-valuetext={`${formatTokens(tokens)} of ${max ? formatTokens(max) : "an unknown window"} tokens; compaction at ${formatTokens(latest.triggerTokens)}`}
+          >
             <div className="gauge-fill" style={{ width: percent(tokens) }} />
             <div
               className="gauge-trigger"
