@@ -199,12 +199,17 @@ describe("dashboard in Chromium", () => {
 
       await page.locator(byTestId("compact-button")).click();
       await page.locator(byTestId("action-notice")).waitFor();
-      expect(await page.locator(byTestId("action-notice")).textContent()).toContain("queued");
       const manual = page.locator(
         `${byTestId("compaction-notice")}[data-trigger="manual"][data-phase="completed"]`,
       );
       await manual.waitFor({ timeout: 120_000 });
       await waitForThreadAtRest();
+      // The notice follows the compaction's run to its end: it never stays at "queued".
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe("completed");
       // The inspector re-reads the projection after the compaction completed, not only when it started.
       await expect
         .poll(() => page.locator(byTestId("context-summary")).textContent(), { timeout: UI_TIMEOUT })
