@@ -132,7 +132,7 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
   const browser = await launchChromium();
   try {
     const create = (title: string, simSteps: number) =>
-      client.threads.create({ title, simSteps, maxInputTokens: 8000, task: TASK });
+      client.threads.create({ title, model: "sim", simSteps, maxInputTokens: 8000, task: TASK });
     const base = await create("baseline", options.baselineSteps);
     const long = await create("long", options.steps);
     await waitIdle(client, base.id, "baseline");

@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
@@ -19,6 +19,8 @@ import { useCompactionDetails } from "./use-compaction-details.ts";
 
 /** Entries rendered at once; older ones come back with "Show earlier" (the rest stay out of the DOM). */
 const WINDOW = 200;
+/** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
+const INTENT_MS = 600;
 const messageText = (message: TranscriptMessage) => textOf(message.content);
 
 /**
@@ -61,7 +63,14 @@ export function Transcript({
   const [following, setFollowing] = useState(true);
   const frozen = useRef<{ start: number; count: number } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
-  const lastScrollTop = useRef(0);
+  const body = useRef<HTMLDivElement>(null);
+  /** `following` as of the last event handled, ahead of the render that catches up with it. */
+  const followingNow = useRef(true);
+  /** When the reader last did something that scrolls (wheel, touch, keys, the scrollbar). */
+  const intent = useRef(0);
+  const markIntent = () => {
+    intent.current = Date.now();
+  };
   const followStart = Math.max(0, shown.length - WINDOW - extra);
   const start = following || !frozen.current ? followStart : Math.min(frozen.current.start, followStart);
   const newCount = !following && frozen.current ? Math.max(0, shown.length - frozen.current.count) : 0;
@@ -74,9 +83,22 @@ export function Transcript({
     const element = scroller.current;
     if (!element || !following) return;
     element.scrollTop = element.scrollHeight;
-    lastScrollTop.current = element.scrollTop;
   });
+  // Entries also change height without a render (an off-screen entry laid out for the first time, a
+  // details element opened): while following, any change of the content's height keeps the bottom in view.
+  useEffect(() => {
+    const element = scroller.current;
+    const content = body.current;
+    if (!element || !content || !following) return;
+    const observer = new ResizeObserver(() => {
+      // The reader may have scrolled up since this was set up, before the re-render that disconnects it.
+      if (followingNow.current) element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(content);
+    return () => observer.disconnect();
+  }, [following]);
   const follow = (on: boolean) => {
+    followingNow.current = on;
     if (on) frozen.current = null;
     else frozen.current ??= { start, count: shown.length };
     setFollowing(on);
@@ -112,64 +134,74 @@ export function Transcript({
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable log must be reachable by keyboard to scroll it
         tabIndex={0}
         ref={scroller}
-        onKeyDown={(event) => moveFocus(event)}
+        onKeyDown={(event) => {
+          markIntent();
+          moveFocus(event);
+        }}
+        onWheel={markIntent}
+        onTouchMove={markIntent}
+        onPointerDown={(event) => {
+          // A press on the scrollbar lands on the scroller itself.
+          if (event.target === event.currentTarget) markIntent();
+        }}
         onScroll={(event) => {
           const element = event.currentTarget;
           const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-          // Only the reader scrolling up unpins: content that grew between our scroll and this (async) event
-          // also leaves us far from the bottom, and must not stop the following.
+          // Only the reader unpins: content that grew or shrank (entries laid out, the window trimmed) also
+          // moves the scroll position, and must not stop the following.
           if (atBottom && !following) follow(true);
-          else if (!atBottom && following && element.scrollTop < lastScrollTop.current) follow(false);
-          lastScrollTop.current = element.scrollTop;
+          else if (!atBottom && following && Date.now() - intent.current < INTENT_MS) follow(false);
         }}
       >
-        {shown.length === 0 && !streaming && (
-          <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
-        )}
-        {start > 0 && (
-          <button
-            type="button"
-            className="link"
-            data-testid="transcript-show-earlier"
-            onClick={() => {
-              if (frozen.current) frozen.current.start = Math.max(0, start - WINDOW);
-              setExtra(extra + WINDOW);
-            }}
-          >
-            Show {Math.min(start, WINDOW)} earlier entries ({start} not shown)
-          </button>
-        )}
-        {shown.slice(start).map((entry) => (
-          <Entry
-            key={entry.key}
-            entry={entry}
-            thread={thread}
-            spawned={spawned}
-            details={details}
-            onOpenHistory={onOpenHistory}
-            onSelectAgent={onSelectAgent}
-          />
-        ))}
-        {thread.historyLoaded &&
-          running.map((tool) => (
-            <ToolCallBlock
-              key={tool.callId}
-              callId={tool.callId}
-              name={tool.name}
-              argumentsText={tool.arguments}
-              result={null}
-              activity={tool}
+        <div className="transcript-body" ref={body}>
+          {shown.length === 0 && !streaming && (
+            <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
+          )}
+          {start > 0 && (
+            <button
+              type="button"
+              className="link"
+              data-testid="transcript-show-earlier"
+              onClick={() => {
+                if (frozen.current) frozen.current.start = Math.max(0, start - WINDOW);
+                setExtra(extra + WINDOW);
+              }}
+            >
+              Show {Math.min(start, WINDOW)} earlier entries ({start} not shown)
+            </button>
+          )}
+          {shown.slice(start).map((entry) => (
+            <Entry
+              key={entry.key}
+              entry={entry}
+              thread={thread}
+              spawned={spawned}
+              details={details}
+              onOpenHistory={onOpenHistory}
+              onSelectAgent={onSelectAgent}
             />
           ))}
-        {streaming && (
-          <div className="entry entry-assistant streaming" data-testid="streaming-text">
-            <div className="entry-head">
-              <span className="role">assistant</span>
-              <span className="muted small">writing…</span>
+          {thread.historyLoaded &&
+            running.map((tool) => (
+              <ToolCallBlock
+                key={tool.callId}
+                callId={tool.callId}
+                name={tool.name}
+                argumentsText={tool.arguments}
+                result={null}
+                activity={tool}
+              />
+            ))}
+          {streaming && (
+            <div className="entry entry-assistant streaming" data-testid="streaming-text">
+              <div className="entry-head">
+                <span className="role">assistant</span>
+                <span className="muted small">writing…</span>
+              </div>
+              <pre className="message-text">{streaming.text}</pre>
             </div>
-            <pre className="message-text">{streaming.text}</pre>
-          </div>
-        )}
+          )}
+        </div>
       </div>
       {newCount > 0 && (
         <button type="button" className="jump-latest" data-testid="jump-to-latest" onClick={jumpToLatest}>
