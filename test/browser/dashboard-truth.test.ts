@@ -102,6 +102,11 @@ describe("what the dashboard shows is true", () => {
       expect(
         await page.locator(`${byTestId("transcript-entry")}[data-compacted="true"]`).count(),
       ).toBeGreaterThan(0);
+      // The reader scrolls up to the notice (a wheel, so the transcript stops following).
+      const box = await page.locator(byTestId("transcript")).boundingBox();
+      await page.mouse.move((box?.x ?? 0) + 50, (box?.y ?? 0) + 50);
+      await page.mouse.wheel(0, -400);
+      await notice.scrollIntoViewIfNeeded();
       await screenshot(page, "compaction-wide");
 
       // Its link opens that part of the history in a dialog, which Escape closes.
