@@ -104,10 +104,10 @@ describe("watching agents", () => {
       const problems: string[] = [];
       await page.locator(byTestId("approval-request")).waitFor();
       problems.push(...(await seriousAxeViolations(page)).map((line) => `thread wide: ${line}`));
-      await screenshot(page, "approval-wide");
+      await screenshot(page, "watch-approval-wide");
       await page.setViewportSize(NARROW);
       problems.push(...(await seriousAxeViolations(page)).map((line) => `thread narrow: ${line}`));
-      await screenshot(page, "approval-narrow");
+      await screenshot(page, "watch-approval-narrow");
       // Touch targets: every button of the thread view is at least 44 px tall on a phone.
       const short = await page
         .locator(`${byTestId("thread-view")} button:visible`)
@@ -129,10 +129,10 @@ describe("watching agents", () => {
       problems.push(...(await seriousAxeViolations(page)).map((line) => `home wide: ${line}`));
       await openThread(page, first);
       problems.push(...(await seriousAxeViolations(page)).map((line) => `finished thread wide: ${line}`));
-      await screenshot(page, "thread-wide");
+      await screenshot(page, "watch-thread-wide");
       await page.setViewportSize(NARROW);
       problems.push(...(await seriousAxeViolations(page)).map((line) => `finished thread narrow: ${line}`));
-      await screenshot(page, "thread-narrow");
+      await screenshot(page, "watch-thread-narrow");
       await page.setViewportSize(WIDE);
       expect(problems).toEqual([]);
 
