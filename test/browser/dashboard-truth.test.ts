@@ -109,6 +109,25 @@ describe("what the dashboard shows is true", () => {
       await notice.scrollIntoViewIfNeeded();
       await screenshot(page, "compaction-wide");
 
+      // The chart: hovering shows a step's figures, clicking focuses that step's entry in the transcript.
+      const chart = page.locator(byTestId("token-chart"));
+      const chartBox = await chart.boundingBox();
+      await page.mouse.move((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
+      await page.locator(byTestId("chart-crosshair")).waitFor();
+      expect(await page.locator(byTestId("chart-readout")).textContent()).toMatch(/^step \d+: .* projected/);
+      await page.mouse.click((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
+      await expect
+        .poll(() =>
+          page.evaluate(() =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { getAttribute(name: string): string | null } };
+              }
+            ).document.activeElement.getAttribute("data-testid"),
+          ),
+        )
+        .toBe("transcript-entry");
+
       // Its link opens that part of the history in a dialog, which Escape closes.
       await notice.locator(byTestId("compaction-history-link")).click();
       const dialog = page.locator(`dialog${byTestId("history-panel")}[open]`);

@@ -54,7 +54,7 @@ async function createThroughForm(options: { title: string; script: string; steps
   await page.locator(byTestId("create-title")).fill(options.title);
   await page.locator(byTestId("create-max-input-tokens")).fill(SHORT_RUN.window);
   await page.locator(byTestId("create-sim-steps")).fill(options.steps);
-  await page.locator(byTestId("create-sim-script")).fill(options.script);
+  await page.locator(byTestId("create-sim-script")).selectOption(options.script);
   await page.locator(byTestId("create-task")).fill(options.task);
   await page.locator(byTestId("create-submit")).click();
   const view = page.locator(`${byTestId("thread-view")}[data-thread-id]`);

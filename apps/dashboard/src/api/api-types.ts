@@ -7,6 +7,7 @@ import type {
   EventsPage,
   HistoryView,
   LongrunEvent,
+  ModelInfo,
   OpsView,
   PostMessageResult,
   Run,
@@ -81,5 +82,6 @@ export interface LongrunApi {
     history(agentId: string, options?: { offset?: number; limit?: number }): Promise<HistoryView>;
   };
   ops: { get(): Promise<OpsView> };
+  models: { list(): Promise<ModelInfo[]> };
   subscribe(options: SubscribeOptions, handlers: SubscribeHandlers): Subscription;
 }

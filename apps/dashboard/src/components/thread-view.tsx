@@ -21,6 +21,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const loadError = useThreadSync(api, threadId, dispatch);
   const thread = state.thread?.threadId === threadId ? state.thread : null;
   const [chosenAgentId, setChosenAgentId] = useState<string | null>(null);
+  const [pickedStep, setPickedStep] = useState<{ step: number; at: number } | null>(null);
   const [history, setHistory] = useState<{ agentId: string; range: HistoryRange | null } | null>(null);
   const tree = useMemo(() => (thread ? buildAgentTree(thread) : []), [thread]);
   const rootId = thread ? rootAgentId(thread) : null;
@@ -95,7 +96,13 @@ export function ThreadView({ threadId }: { threadId: string }) {
       <div className="thread-grid">
         <aside className="col-left">
           <AgentTree thread={thread} tree={tree} selectedAgentId={agentId} onSelect={setChosenAgentId} />
-          {agentId && <ContextGauge thread={thread} agentId={agentId} />}
+          {agentId && (
+            <ContextGauge
+              thread={thread}
+              agentId={agentId}
+              onPickStep={(step) => setPickedStep({ step, at: Date.now() })}
+            />
+          )}
           {agentId && (
             <AgentActions
               key={agentId}
@@ -125,6 +132,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               agentId={agentId}
               onOpenHistory={(range) => setHistory({ agentId, range })}
               onSelectAgent={setChosenAgentId}
+              pickedStep={pickedStep}
             />
           ) : (
             <p className="muted">Waiting for the thread's first agent…</p>

@@ -33,11 +33,14 @@ export function Transcript({
   agentId,
   onOpenHistory,
   onSelectAgent,
+  pickedStep = null,
 }: {
   thread: ThreadState;
   agentId: string;
   onOpenHistory: (range: HistoryRange | null) => void;
   onSelectAgent: (agentId: string) => void;
+  /** A step picked on the chart: the transcript shows and focuses its entry. */
+  pickedStep?: { step: number; at: number } | null;
 }) {
   // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
   const agentMessages = thread.messages[agentId];
@@ -103,6 +106,31 @@ export function Transcript({
     else frozen.current ??= { start, count: shown.length };
     setFollowing(on);
   };
+  // A step picked on the chart: bring its entry into the window, stop following, and focus it.
+  const [pendingFocus, setPendingFocus] = useState<number | null>(null);
+  // Only a new pick moves the view; the shown entries changing under it must not.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per pick
+  useEffect(() => {
+    if (!pickedStep) return;
+    const index = shown.findIndex(
+      (entry) => entry.kind === "message" && entry.message.seq >= pickedStep.step,
+    );
+    if (index < 0) return;
+    const target = shown[index];
+    if (target?.kind !== "message") return;
+    if (index < start) setExtra((value) => value + (start - index));
+    follow(false);
+    if (frozen.current) frozen.current.start = Math.min(frozen.current.start, index);
+    setPendingFocus(target.message.seq);
+  }, [pickedStep]);
+  useEffect(() => {
+    if (pendingFocus === null) return;
+    const element = scroller.current?.querySelector<HTMLElement>(`[data-entry][data-seq="${pendingFocus}"]`);
+    if (!element) return;
+    element.scrollIntoView({ block: "center" });
+    element.focus({ preventScroll: true });
+    setPendingFocus(null);
+  });
   const jumpToLatest = () => {
     setExtra(0);
     follow(true);
