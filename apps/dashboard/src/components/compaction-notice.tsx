@@ -1,4 +1,5 @@
 import type { CompactionEvent } from "@longrun/protocol";
+import { memo } from "react";
 import { formatTokens, shortPath, textOf } from "../lib/format.ts";
 import type { CompactionNotice } from "../state/thread-state.ts";
 import type { RemovedRange } from "../state/transcript.ts";
@@ -16,7 +17,7 @@ const TRIGGER_TEXT = {
  * part of the history file), the summary and ledger that replace it, what was restored, and the size of
  * the next request before → after. The request right after it stays viewable, labelled with its step.
  */
-export function CompactionNoticeView({
+export const CompactionNoticeView = memo(function CompactionNoticeView({
   notice,
   removed,
   detail,
@@ -121,7 +122,7 @@ export function CompactionNoticeView({
       )}
     </aside>
   );
-}
+});
 
 /** The summary text and ledger that replaced the removed messages, and the request right after. */
 function SummaryDetail({

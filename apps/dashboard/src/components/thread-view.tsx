@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useAgentMessages, useThreadSync } from "../hooks/use-thread-sync.ts";
 import { humanStatus } from "../lib/format.ts";
 import { buildAgentTree, rootAgentId } from "../state/agent-tree.ts";
@@ -26,7 +26,21 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const tree = useMemo(() => (thread ? buildAgentTree(thread) : []), [thread]);
   const rootId = thread ? rootAgentId(thread) : null;
   const agentId = chosenAgentId && thread?.agents[chosenAgentId] ? chosenAgentId : rootId;
-  useAgentMessages(api, threadId, agentId, dispatch, state.resyncs);
+  useAgentMessages(
+    api,
+    threadId,
+    agentId,
+    dispatch,
+    state.resyncs,
+    agentId ? (thread?.activity[agentId]?.step ?? null) : null,
+  );
+  // Stable, so the memoized notices of a long transcript do not re-render on every batch of events.
+  const openHistory = useCallback(
+    (range: HistoryRange | null) => {
+      if (agentId) setHistory({ agentId, range });
+    },
+    [agentId],
+  );
   if (loadError) {
     return loadError.code === "not_found" ? (
       <div className="panel" data-testid="thread-not-found">
@@ -130,7 +144,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               key={agentId}
               thread={thread}
               agentId={agentId}
-              onOpenHistory={(range) => setHistory({ agentId, range })}
+              onOpenHistory={openHistory}
               onSelectAgent={setChosenAgentId}
               pickedStep={pickedStep}
             />

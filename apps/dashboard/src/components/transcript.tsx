@@ -22,6 +22,7 @@ const WINDOW = 200;
 /** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
 const INTENT_MS = 600;
 const messageText = (message: TranscriptMessage) => textOf(message.content);
+const NO_TOOLS: ThreadState["tools"] = {};
 
 /**
  * The selected agent's transcript, windowed and scroll-anchored: while the reader is at the bottom it
@@ -256,11 +257,14 @@ function Entry({
   onSelectAgent: (agentId: string) => void;
 }) {
   if (entry.kind === "message") {
+    // Live tool activity only matters to calls without a result yet: the others get a constant, so a
+    // tool event elsewhere does not re-render every message on screen.
+    const waiting = (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
     return (
       <TranscriptMessageView
         message={entry.message}
         results={entry.results}
-        tools={thread.tools}
+        tools={waiting ? thread.tools : NO_TOOLS}
         compacted={entry.compacted}
         spawned={spawned}
         onSelectAgent={onSelectAgent}

@@ -1,5 +1,5 @@
 import type { LongrunEvent } from "@longrun/protocol";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
 import { errorText } from "../lib/format.ts";
 import type { AppAction } from "../state/app-reducer.ts";
@@ -128,9 +128,13 @@ function isPermanent(error: unknown): boolean {
   return code === "not_found" || code === "forbidden" || code === "unauthorized" || code === "bad_request";
 }
 
+/** Messages read first from the end of a long log, so the latest part of the transcript shows at once. */
+const TAIL_MESSAGES = 400;
+
 /**
  * Reads an agent's stored messages page by page; together with message.completed events this is the
- * transcript (the same message id from both sources is one entry).
+ * transcript (the same message id from both sources is one entry). With a hint of where the log ends (the
+ * agent's latest step, from the snapshot), the tail is read first and the older part after it.
  */
 export function useAgentMessages(
   api: LongrunApi,
@@ -138,24 +142,34 @@ export function useAgentMessages(
   agentId: string | null,
   dispatch: (action: AppAction) => void,
   reloadKey: number,
+  endHint: number | null = null,
 ) {
+  // Read when the effect starts, not a reason to start it again.
+  const hint = useRef(endHint);
+  hint.current = endHint;
   useEffect(() => {
     // reloadKey changes after a resync: read the facts again.
     void reloadKey;
     if (!threadId || !agentId) return;
     let cancelled = false;
-    const load = async () => {
-      let afterSeq: number | undefined;
+    const readRange = async (from: number, until: number | null) => {
+      let afterSeq = from;
       for (;;) {
-        const page = await api.agents.messages(agentId, {
-          limit: PAGE_LIMIT,
-          ...(afterSeq === undefined ? {} : { afterSeq }),
-        });
+        const page = await api.agents.messages(agentId, { limit: PAGE_LIMIT, afterSeq });
         if (cancelled) return;
-        dispatch({ type: "thread.messages", threadId, agentId, messages: page.messages });
+        const messages =
+          until === null ? page.messages : page.messages.filter((message) => message.seq <= until);
+        dispatch({ type: "thread.messages", threadId, agentId, messages });
+        const last = page.messages[page.messages.length - 1];
         if (page.nextAfterSeq === null || page.messages.length === 0) return;
+        if (until !== null && last && last.seq >= until) return;
         afterSeq = page.nextAfterSeq;
       }
+    };
+    const load = async () => {
+      const tailStart = hint.current === null ? -1 : Math.max(-1, hint.current - TAIL_MESSAGES);
+      await readRange(tailStart, null);
+      if (tailStart > -1 && !cancelled) await readRange(-1, tailStart);
     };
     load().catch(() => {
       // Events still carry every completed message; the REST read only fills in what came before.

@@ -110,15 +110,29 @@ export function removedRanges(
     if (notice.cutoffMessageId) cutoff = seqOfId.get(notice.cutoffMessageId);
     else if (notice.strategy === "full") {
       // A full summary keeps nothing verbatim: everything written before it is out.
-      const before = messages.filter((message) => message.at <= notice.at);
-      cutoff = (before[before.length - 1]?.seq ?? -1) + 1;
+      let last = -1;
+      for (const message of messages) if (message.at <= notice.at) last = message.seq;
+      cutoff = last + 1;
     }
     if (cutoff === undefined || cutoff <= boundary) continue;
-    const count = messages.filter((message) => message.seq >= boundary && message.seq < cutoff).length;
+    // Messages are in seq order: count by two binary searches, not a pass per compaction.
+    const count = lowerBound(messages, cutoff) - lowerBound(messages, boundary);
     byKey.set(notice.key, { fromSeq: boundary, toSeq: cutoff - 1, count });
     boundary = cutoff;
   }
   return { byKey, boundary };
+}
+
+/** Index of the first message with seq >= `seq` in a seq-ordered list. */
+function lowerBound(messages: readonly TranscriptMessage[], seq: number): number {
+  let low = 0;
+  let high = messages.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((messages[middle]?.seq ?? 0) < seq) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** One notice per compaction of the agent, oldest first; a compaction id reported twice shows once. */
