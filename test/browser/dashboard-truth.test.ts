@@ -113,7 +113,7 @@ describe("what the dashboard shows is true", () => {
       const chart = page.locator(byTestId("token-chart"));
       const chartBox = await chart.boundingBox();
       await page.mouse.move((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
-      await page.locator(byTestId("chart-crosshair")).waitFor();
+      await page.locator(byTestId("chart-crosshair")).waitFor({ state: "attached" });
       expect(await page.locator(byTestId("chart-readout")).textContent()).toMatch(/^step \d+: .* projected/);
       await page.mouse.click((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
       await expect
