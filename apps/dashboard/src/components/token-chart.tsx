@@ -5,7 +5,7 @@ import type { CompactionNotice, Measurement } from "../state/thread-state.ts";
 
 /** Room on the left for the token labels and at the bottom for the step labels. */
 const BOX = { width: 320, height: 140, padding: 8 };
-const AXIS = { left: 30, bottom: 14 };
+const AXIS = { left: 38, bottom: 16 };
 
 /**
  * Projected (solid) and raw (dashed) tokens per step, the trigger and window lines, compactions as bars;

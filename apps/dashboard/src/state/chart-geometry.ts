@@ -63,13 +63,17 @@ export function chartGeometry(
   const yTop = Math.ceil(highest * 1.05);
   const innerWidth = box.width - box.padding * 2;
   const innerHeight = box.height - box.padding * 2;
-  const firstStep = series[0]?.step ?? 0;
-  const lastStep = series[series.length - 1]?.step ?? 0;
+  // Steps are the seq of the agent's last fact and only grow; a measurement that reports a lower one
+  // (seen after some compactions) is drawn at the step reached so far instead of folding the axis back.
+  const steps: number[] = [];
+  for (const point of series) steps.push(Math.max(point.step, steps[steps.length - 1] ?? point.step));
+  const firstStep = steps[0] ?? 0;
+  const lastStep = steps[steps.length - 1] ?? 0;
   const span = lastStep - firstStep;
   // x is the step itself: gaps (sub-agent turns, compactions) show as gaps, not as even spacing.
   const xAt = (step: number) =>
     box.padding + (span <= 0 ? innerWidth / 2 : ((step - firstStep) / span) * innerWidth);
-  const xOf = (index: number) => xAt(series[index]?.step ?? firstStep);
+  const xOf = (index: number) => xAt(steps[index] ?? firstStep);
   const yOf = (tokens: number) => box.padding + innerHeight - (tokens / yTop) * innerHeight;
   const points = series.map((point, index) => ({
     x: round(xOf(index)),
@@ -86,8 +90,8 @@ export function chartGeometry(
     .map((notice) => {
       // Between the last measurement before the compaction and the first after it.
       const before = series.filter((point) => point.eventSeq < notice.eventSeq).length - 1;
-      const left = series[Math.max(before, 0)]?.step ?? firstStep;
-      const right = series[Math.min(before + 1, series.length - 1)]?.step ?? left;
+      const left = steps[Math.max(before, 0)] ?? firstStep;
+      const right = steps[Math.min(before + 1, series.length - 1)] ?? left;
       const x = series.length <= 1 ? xOf(0) : xAt(before < 0 ? firstStep : (left + right) / 2);
       return {
         x: round(x),
@@ -103,8 +107,8 @@ export function chartGeometry(
     maxY: maxInput === null ? null : round(yOf(maxInput)),
     compactionMarks,
     yTop,
-    firstStep: series[0]?.step ?? null,
-    lastStep: series[series.length - 1]?.step ?? null,
+    firstStep: series.length > 0 ? firstStep : null,
+    lastStep: series.length > 0 ? lastStep : null,
   };
 }
 
