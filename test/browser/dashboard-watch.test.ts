@@ -93,6 +93,19 @@ describe("watching agents", () => {
         /step \d+ .*tok · last event/,
       );
       expect(await page.locator(`${byTestId("agent-node")}[aria-current="true"]`).count()).toBe(1);
+
+      // A conversation sent through the OpenAI-compatible gateway is a thread marked as such in the list.
+      const answer = await fetch(`${server!.instance().url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server!.instance().token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "sim", messages: [{ role: "user", content: "Say hello." }] }),
+      });
+      expect(answer.status).toBe(200);
+      await expect
+        .poll(() => page.locator(`${byTestId("thread-item")} ${byTestId("thread-gateway-badge")}`).count(), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe(1);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -140,6 +140,8 @@ describe("the OpenAPI document", () => {
     expect(bounds("/v1/threads/{id}/events")).toEqual({
       since: [-1, Number.MAX_SAFE_INTEGER],
       limit: [1, 10_000],
+      // A list of event types: bounded by its pattern and length, not by numbers.
+      types: [undefined, undefined],
     });
     expect(bounds("/v1/agents/{id}/messages")).toEqual({
       afterSeq: [-1, Number.MAX_SAFE_INTEGER],

@@ -68,6 +68,15 @@ describe("API for watching clients", () => {
     });
     expect(activity?.tokens).toBeGreaterThan(0);
 
+    // History filtered to what a watcher draws: the same events, only those types.
+    const filtered = await client.threads.events(thread.id, { since: 0, types: "run.*,context.measured" });
+    expect(filtered.map((event) => event.seq)).toEqual(
+      events
+        .filter((event) => event.type.startsWith("run.") || event.type === "context.measured")
+        .map((event) => event.seq),
+    );
+    expect(filtered.length).toBeGreaterThan(1);
+
     await client.approvals.resolve(root.id, inbox[0]!.callId, { decision: "deny", reason: "not now" });
     await vi.waitFor(async () => expect(await client.approvals.pending()).toEqual([]), {
       timeout: 30_000,
@@ -76,6 +85,13 @@ describe("API for watching clients", () => {
     expect(await client.agents.compactions(root.id)).toEqual([]);
     expect((await client.threads.list()).find((item) => item.id === thread.id)?.pendingApprovals).toBe(0);
   }, 120_000);
+
+  it("refuses an events filter that is not a list of types", async () => {
+    const threads = await client.threads.list();
+    await expect(
+      client.threads.events(threads[0]!.id, { since: 0, types: "run.*;drop table" }),
+    ).rejects.toMatchObject({ code: "bad_request" });
+  });
 
   it("answers 404 for the snapshot of a thread that does not exist", async () => {
     await expect(client.threads.snapshot("no-such-thread")).rejects.toMatchObject({ code: "not_found" });

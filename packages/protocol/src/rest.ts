@@ -112,6 +112,19 @@ export const EventsQuery = z.object({
   /** Events with a seq above this one (default 0: from the start; -1, the WebSocket's "none seen", too). */
   since: z.coerce.number<number>().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
   limit: pageLimit(PAGE_LIMITS.events.max).optional(),
+  /**
+   * Only these event types, comma-separated (`run.*` for a family), like a WebSocket subscription's
+   * `types`: a client filling in history reads only what it draws.
+   */
+  types: z
+    .string()
+    .max(2000)
+    .regex(
+      /^[a-z]+\.([a-z]+|\*)(,[a-z]+\.([a-z]+|\*))*$/,
+      "comma-separated event types, e.g. run.*,context.measured",
+    )
+    .meta({ examples: ["run.*,context.measured"] })
+    .optional(),
 });
 export type EventsQuery = z.infer<typeof EventsQuery>;
 

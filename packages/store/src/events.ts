@@ -1,5 +1,5 @@
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
-import { and, asc, desc, eq, gt, inArray, lt, max, min, notInArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, like, lt, max, min, notInArray, or, type SQL } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { eventHeads, events, threads } from "./schema.ts";
 import type { SqlExecutor } from "./sql-engine.ts";
@@ -11,8 +11,16 @@ export interface EventRepository {
   append(event: NewEvent): Promise<LongrunEvent>;
   /** Persists several events atomically, in order. */
   appendMany(events: NewEvent[]): Promise<LongrunEvent[]>;
-  /** Events of a thread with seq > afterSeq, in seq order. */
-  after(threadId: string, afterSeq: number, limit?: number): Promise<LongrunEvent[]>;
+  /**
+   * Events of a thread with seq > afterSeq, in seq order; with `types`, only those (exact names, or
+   * `prefix.*` for a family).
+   */
+  after(
+    threadId: string,
+    afterSeq: number,
+    limit?: number,
+    types?: readonly string[],
+  ): Promise<LongrunEvent[]>;
   /** Highest seq of a thread, 0 when it has none. */
   head(threadId: string): Promise<number>;
   /** Lowest seq still retained, null when the thread has none. */
@@ -104,6 +112,17 @@ export async function appendEventsIn(
   return rows.map(toEvent);
 }
 
+/** SQL for a list of event types (`prefix.*` matches a family); undefined when there is no filter. */
+function typeFilter(types: readonly string[] | undefined): SQL | undefined {
+  if (!types || types.length === 0 || types.includes("*")) return undefined;
+  const exact = types.filter((type) => !type.endsWith(".*"));
+  const families = types.filter((type) => type.endsWith(".*")).map((type) => `${type.slice(0, -1)}%`);
+  return or(
+    ...(exact.length > 0 ? [inArray(events.type, exact)] : []),
+    ...families.map((pattern) => like(events.type, pattern)),
+  );
+}
+
 /** The per-thread event log that clients replay from and subscribe after. */
 export function createEventRepository(context: StoreContext): EventRepository {
   return {
@@ -115,12 +134,12 @@ export function createEventRepository(context: StoreContext): EventRepository {
       if (inputs.length === 0) return Promise.resolve([]);
       return context.writeRaw((tx) => appendEventsIn(tx, context, inputs));
     },
-    async after(threadId, afterSeq, limit) {
+    async after(threadId, afterSeq, limit, types) {
       const rows = await context.read((db) =>
         db
           .select()
           .from(events)
-          .where(and(eq(events.threadId, threadId), gt(events.seq, afterSeq)))
+          .where(and(eq(events.threadId, threadId), gt(events.seq, afterSeq), typeFilter(types)))
           .orderBy(asc(events.seq))
           .limit(limit ?? -1),
       );

@@ -55,7 +55,10 @@ export interface LongrunApi {
     list(): Promise<ThreadListItem[]>;
     get(threadId: string): Promise<ThreadDetail>;
     snapshot(threadId: string): Promise<ThreadSnapshot>;
-    eventsPage(threadId: string, query: { since: number; limit?: number }): Promise<EventsPage>;
+    eventsPage(
+      threadId: string,
+      query: { since: number; limit?: number; types?: string },
+    ): Promise<EventsPage>;
     sendMessage(threadId: string, body: { content: string; agentId?: string }): Promise<PostMessageResult>;
   };
   runs: { cancel(runId: string): Promise<Run> };

@@ -10,6 +10,11 @@ const FLUSH_MS = 50;
 
 /** Events read per REST page while filling in the history before the snapshot. */
 const HISTORY_PAGE = 5000;
+/**
+ * What history is read for: runs (history, markers), compactions (notices), measurements (chart) and who
+ * spawned whom. Messages come from the messages API; statuses, tools and approvals from the snapshot.
+ */
+const HISTORY_TYPES = "run.*,compaction.*,context.measured,breaker.*,agent.spawned";
 
 export interface ThreadSyncError {
   code: string | null;
@@ -58,7 +63,11 @@ export function useThreadSync(
     const readHistory = async (untilSeq: number) => {
       let since = 0;
       while (!closed && since < untilSeq) {
-        const page = await api.threads.eventsPage(threadId, { since, limit: HISTORY_PAGE });
+        const page = await api.threads.eventsPage(threadId, {
+          since,
+          limit: HISTORY_PAGE,
+          types: HISTORY_TYPES,
+        });
         if (closed) return;
         const events = page.events.filter((event) => event.seq <= untilSeq);
         if (events.length > 0) dispatch({ type: "thread.events", threadId, events });

@@ -225,11 +225,12 @@ export function threadRoutes(deps: ServerDeps) {
   app.openapi(listEvents, async (context) => {
     const { id } = context.req.valid("param");
     await requireThread(store, context.get("tenantId"), id);
-    const { since = 0, limit = PAGE_LIMITS.events.default } = context.req.valid("query");
+    const { since = 0, limit = PAGE_LIMITS.events.default, types } = context.req.valid("query");
+    const filter = types?.split(",");
     const page = await readBoundedPage({
       start: since,
       limit,
-      read: (after, count) => store.events.after(id, after, count),
+      read: (after, count) => store.events.after(id, after, count, filter),
       cursorOf: (event) => event.seq,
     });
     return context.json({ events: page.items, nextSince: page.next }, 200);
