@@ -106,6 +106,10 @@ describe("dashboard in Chromium", () => {
         await page.locator(`${byTestId("agent-tree")} ul.tree ul.tree ${byTestId("agent-node")}`).count(),
       ).toBe(3);
       expect(await page.locator(`${byTestId("agent-node")}.selected`).count()).toBe(1);
+      // The root's spawn_agents call links to the three sub-agents it created.
+      await expect
+        .poll(() => page.locator(byTestId("spawned-agent-link")).count(), { timeout: UI_TIMEOUT })
+        .toBe(3);
 
       // The root's transcript shows a completed auto compaction, and the gauge went down.
       const completed = page.locator(`${byTestId("compaction-notice")}[data-phase="completed"]`);

@@ -8,6 +8,8 @@ const PAGE_LIMIT = 500;
 /** Events are applied in batches: a replay of thousands of events is a handful of renders. */
 const FLUSH_MS = 50;
 
+/** After a team is spawned live, the snapshot is read again once the burst of events settles. */
+const RESNAPSHOT_MS = 500;
 /** Events read per REST page while filling in the history before the snapshot. */
 const HISTORY_PAGE = 5000;
 /**
@@ -42,6 +44,7 @@ export function useThreadSync(
     let buffer: LongrunEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | null = null;
     let subscription: { close(): void } | null = null;
+    let respawn: ReturnType<typeof setTimeout> | null = null;
     const flush = () => {
       timer = null;
       if (closed || buffer.length === 0) return;
@@ -93,6 +96,13 @@ export function useThreadSync(
           onEvent: (event) => {
             buffer.push(event);
             timer ??= setTimeout(flush, FLUSH_MS);
+            // A new sub-agent's event does not name the call that spawned it; the snapshot does.
+            if (event.type === "agent.spawned" && event.seq > headSeq) {
+              respawn ??= setTimeout(() => {
+                respawn = null;
+                void readSnapshot().catch(fail);
+              }, RESNAPSHOT_MS);
+            }
           },
           onStatus: (status) => {
             if (closed) return;
@@ -118,6 +128,7 @@ export function useThreadSync(
     return () => {
       closed = true;
       if (timer) clearTimeout(timer);
+      if (respawn) clearTimeout(respawn);
       subscription?.close();
       dispatch({ type: "connection", status: "idle" });
       // A closed thread gets no more events; its list entry goes back to the polled status.
