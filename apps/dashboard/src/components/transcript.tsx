@@ -1,4 +1,12 @@
-import { type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import {
+  type KeyboardEvent,
+  useDeferredValue,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
 import { textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
@@ -44,8 +52,11 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
-  const agentMessages = thread.messages[agentId];
-  const { compactions, runs, agents } = thread;
+  // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
+  const agentMessages = useDeferredValue(thread.messages[agentId]);
+  const compactions = useDeferredValue(thread.compactions);
+  const runs = useDeferredValue(thread.runs);
+  const { agents } = thread;
   const entries = useMemo(
     () => buildTranscript({ messages: { [agentId]: agentMessages ?? {} }, compactions, runs }, agentId),
     [agentMessages, compactions, runs, agentId],

@@ -1,4 +1,4 @@
-import type { LongrunEvent } from "@longrun/protocol";
+import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
 import { useEffect, useRef, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
 import { errorText } from "../lib/format.ts";
@@ -150,6 +150,8 @@ function isPermanent(error: unknown): boolean {
 
 /** Messages read first from the end of a long log, so the latest part of the transcript shows at once. */
 const TAIL_MESSAGES = 400;
+/** Older messages are merged into the state in batches of about this many. */
+const MERGE_MESSAGES = 2500;
 
 /**
  * Reads an agent's stored messages page by page; together with message.completed events this is the
@@ -174,16 +176,26 @@ export function useAgentMessages(
     let cancelled = false;
     const readRange = async (from: number, until: number | null) => {
       let afterSeq = from;
+      // Pages are merged into the state a few at a time: each merge rebuilds the transcript.
+      let pending: StoredMessage[] = [];
+      const merge = () => {
+        if (pending.length > 0) dispatch({ type: "thread.messages", threadId, agentId, messages: pending });
+        pending = [];
+      };
       for (;;) {
         const page = await api.agents.messages(agentId, { limit: PAGE_LIMIT, afterSeq });
         if (cancelled) return;
         const messages =
           until === null ? page.messages : page.messages.filter((message) => message.seq <= until);
-        dispatch({ type: "thread.messages", threadId, agentId, messages });
+        pending = pending.concat(messages);
+        if (pending.length >= MERGE_MESSAGES) merge();
         const last = page.messages[page.messages.length - 1];
-        if (page.nextAfterSeq === null || page.messages.length === 0) return;
-        if (until !== null && last && last.seq >= until) return;
-        afterSeq = page.nextAfterSeq;
+        const done =
+          page.nextAfterSeq === null ||
+          page.messages.length === 0 ||
+          (until !== null && last !== undefined && last.seq >= until);
+        if (done) return merge();
+        afterSeq = page.nextAfterSeq ?? afterSeq;
       }
     };
     const load = async () => {
