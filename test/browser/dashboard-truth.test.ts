@@ -138,6 +138,31 @@ describe("what the dashboard shows is true", () => {
       expect(seqs.every((seq) => seq >= Number(from) && seq <= Number(to))).toBe(true);
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
+
+      // Search and filters narrow the transcript; arrow keys move between entries.
+      await page.locator(byTestId("transcript-search")).fill("write_file");
+      await page.locator(byTestId("transcript-matches")).waitFor();
+      const texts = await page.locator(byTestId("transcript-entry")).allTextContents();
+      expect(texts.length).toBeGreaterThan(0);
+      expect(texts.every((text) => text.includes("write_file"))).toBe(true);
+      await page.locator(byTestId("transcript-search")).fill("");
+      await page.locator(byTestId("transcript-filter")).selectOption("compactions");
+      await expect.poll(() => page.locator(byTestId("transcript-entry")).count()).toBe(0);
+      expect(await page.locator(byTestId("compaction-notice")).count()).toBeGreaterThan(0);
+      await page.locator(byTestId("transcript-filter")).selectOption("all");
+      await page.locator(byTestId("transcript")).focus();
+      await page.keyboard.press("End");
+      await page.keyboard.press("ArrowUp");
+      const focused = () =>
+        page.evaluate(
+          () =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { getAttribute(name: string): string | null } };
+              }
+            ).document.activeElement.getAttribute("data-entry") !== null,
+        );
+      expect(await focused()).toBe(true);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,
