@@ -149,6 +149,16 @@ describe("watching agents", () => {
       await page.setViewportSize(WIDE);
       expect(problems).toEqual([]);
 
+      // The spawn form fits its column.
+      await page.locator(byTestId("spawn-toggle")).click();
+      await page.locator(byTestId("spawn-row")).first().waitFor();
+      const overflow = await page
+        .locator(byTestId("agent-actions"))
+        .evaluate((panel) => panel.scrollWidth - panel.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, "watch-spawn-form-wide");
+      await page.locator(byTestId("spawn-toggle")).click();
+
       // The skip link moves focus to the message box.
       await page.locator(byTestId("skip-to-composer")).focus();
       await page.keyboard.press("Enter");
