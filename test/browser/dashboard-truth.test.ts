@@ -245,10 +245,25 @@ describe("what the dashboard shows is true", () => {
       await page.setViewportSize(NARROW);
       await screenshot(page, "live-run-narrow");
       await page.setViewportSize(WIDE);
-      await page.locator(byTestId("cancel-run-button")).first().click();
+      // A /compact sent during the run says it waits behind it, and follows its run to the end.
+      await page.locator(byTestId("compact-button")).click();
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe("queued");
+      expect(await page.locator(byTestId("action-notice")).textContent()).toContain("behind the running run");
+      await page
+        .locator(`${byTestId("run-chip")}[data-status="running"] ${byTestId("cancel-run-button")}`)
+        .click();
       await page
         .locator(`${byTestId("run-marker")}[data-status="cancelled"]`)
         .waitFor({ timeout: UI_TIMEOUT });
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toMatch(/^(completed|skipped)$/);
       await page.locator(`${byTestId("run-history")} summary`).click();
       await page.locator(`${byTestId("run-history-item")}[data-status="cancelled"]`).waitFor();
       expect((await seen(page)).dupes).toEqual([]);
