@@ -6,6 +6,7 @@ import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
+import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
 import { runLeanStepBench } from "./lean-step.ts";
 import { runPlanCompactionBench } from "./plan-compaction.ts";
 import { runStepsBench } from "./steps.ts";
@@ -108,6 +109,17 @@ export const sections: BenchSection[] = [
     description: "steps/s on 1 vs 2 worker processes, 16 and 32 agents, 50 ms model",
     async run() {
       await runWorkerScalingBench({ simSteps: 20, agentCounts: [16, 32] });
+    },
+  },
+  {
+    name: "dashboard-longrun",
+    description:
+      "dashboard in Chromium on a 5,000-step thread vs a 40-step one: time to open, frame times scrolling during a run, page memory",
+    async run() {
+      await runDashboardLongrunBench({
+        steps: Number(process.env.LONGRUN_BENCH_DASHBOARD_STEPS ?? 5000),
+        baselineSteps: 40,
+      });
     },
   },
 ];

@@ -54,7 +54,7 @@ async function createThroughForm(options: { title: string; script: string; steps
   await page.locator(byTestId("create-title")).fill(options.title);
   await page.locator(byTestId("create-max-input-tokens")).fill(SHORT_RUN.window);
   await page.locator(byTestId("create-sim-steps")).fill(options.steps);
-  await page.locator(byTestId("create-sim-script")).fill(options.script);
+  await page.locator(byTestId("create-sim-script")).selectOption(options.script);
   await page.locator(byTestId("create-task")).fill(options.task);
   await page.locator(byTestId("create-submit")).click();
   const view = page.locator(`${byTestId("thread-view")}[data-thread-id]`);
@@ -106,6 +106,10 @@ describe("dashboard in Chromium", () => {
         await page.locator(`${byTestId("agent-tree")} ul.tree ul.tree ${byTestId("agent-node")}`).count(),
       ).toBe(3);
       expect(await page.locator(`${byTestId("agent-node")}.selected`).count()).toBe(1);
+      // The root's spawn_agents call links to the three sub-agents it created.
+      await expect
+        .poll(() => page.locator(byTestId("spawned-agent-link")).count(), { timeout: UI_TIMEOUT })
+        .toBe(3);
 
       // The root's transcript shows a completed auto compaction, and the gauge went down.
       const completed = page.locator(`${byTestId("compaction-notice")}[data-phase="completed"]`);
@@ -199,12 +203,17 @@ describe("dashboard in Chromium", () => {
 
       await page.locator(byTestId("compact-button")).click();
       await page.locator(byTestId("action-notice")).waitFor();
-      expect(await page.locator(byTestId("action-notice")).textContent()).toContain("queued");
       const manual = page.locator(
         `${byTestId("compaction-notice")}[data-trigger="manual"][data-phase="completed"]`,
       );
       await manual.waitFor({ timeout: 120_000 });
       await waitForThreadAtRest();
+      // The notice follows the compaction's run to its end: it never stays at "queued".
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe("completed");
       // The inspector re-reads the projection after the compaction completed, not only when it started.
       await expect
         .poll(() => page.locator(byTestId("context-summary")).textContent(), { timeout: UI_TIMEOUT })

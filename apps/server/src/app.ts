@@ -11,6 +11,7 @@ import { errorResponse } from "./http-error.ts";
 import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { approvalRoutes } from "./routes/approvals.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
@@ -52,6 +53,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
+  app.route("/v1/approvals", approvalRoutes(deps));
   app.route("/v1/models", modelRoutes(deps));
   // POST /v1/chat/completions and /v1/responses; their GET /v1/models is the route above.
   app.route("/v1", openAiGatewayRoutes(deps));

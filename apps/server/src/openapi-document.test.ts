@@ -121,7 +121,7 @@ describe("the OpenAPI document", () => {
         if ((op.security ?? []).length > 0) expect(statuses, where).toContain("401");
       }
     }
-    expect(ids.size).toBe(21);
+    expect(ids.size).toBe(24);
   });
 
   it("declares every query parameter with its bounds", () => {
@@ -140,6 +140,8 @@ describe("the OpenAPI document", () => {
     expect(bounds("/v1/threads/{id}/events")).toEqual({
       since: [-1, Number.MAX_SAFE_INTEGER],
       limit: [1, 10_000],
+      // A list of event types: bounded by its pattern and length, not by numbers.
+      types: [undefined, undefined],
     });
     expect(bounds("/v1/agents/{id}/messages")).toEqual({
       afterSeq: [-1, Number.MAX_SAFE_INTEGER],

@@ -1,8 +1,11 @@
 import {
   type Agent,
   ApprovalBody,
+  ApprovalInbox,
+  ApprovalInboxQuery,
   ApprovalResult,
   CompactBody,
+  CompactionList,
   CompactResult,
   ContextView,
   CreateThreadBody,
@@ -23,10 +26,11 @@ import {
   RunResult,
   SpawnBody,
   SpawnResult,
-  type Thread,
   ThreadDetail,
   ThreadList,
+  type ThreadListItem,
   ThreadListQuery,
+  ThreadSnapshot,
 } from "@longrun/protocol";
 import type { z } from "zod";
 import { type HttpOptions, type QueryValue, requestJson } from "./http.ts";
@@ -50,6 +54,7 @@ export const restEndpoints = {
   createThread: { method: "POST", path: "/v1/threads", body: CreateThreadBody, response: ThreadDetail },
   listThreads: { method: "GET", path: "/v1/threads", query: ThreadListQuery, response: ThreadList },
   getThread: { method: "GET", path: "/v1/threads/{id}", response: ThreadDetail },
+  getThreadSnapshot: { method: "GET", path: "/v1/threads/{id}/snapshot", response: ThreadSnapshot },
   postMessage: {
     method: "POST",
     path: "/v1/threads/{id}/messages",
@@ -69,6 +74,13 @@ export const restEndpoints = {
     body: ApprovalBody,
     response: ApprovalResult,
   },
+  listPendingApprovals: {
+    method: "GET",
+    path: "/v1/approvals",
+    query: ApprovalInboxQuery,
+    response: ApprovalInbox,
+  },
+  listAgentCompactions: { method: "GET", path: "/v1/agents/{id}/compactions", response: CompactionList },
   compactAgent: {
     method: "POST",
     path: "/v1/agents/{id}/compact",
@@ -108,8 +120,10 @@ export interface RestApi {
   threads: {
     create(body: z.input<typeof CreateThreadBody>): Promise<ThreadDetail>;
     /** The tenant's threads, newest first (default 100, at most 1000). */
-    list(query?: z.input<typeof ThreadListQuery>): Promise<Thread[]>;
+    list(query?: z.input<typeof ThreadListQuery>): Promise<ThreadListItem[]>;
     get(threadId: string): Promise<ThreadDetail>;
+    /** The thread at its head seq (detail, per-agent activity, undecided approvals): apply events after it. */
+    snapshot(threadId: string): Promise<ThreadSnapshot>;
     sendMessage(threadId: string, body: z.input<typeof PostMessageBody>): Promise<PostMessageResult>;
     /** One page of events after `since`; `eventsPage` also says where the next page starts. */
     events(threadId: string, query?: z.input<typeof EventsQuery>): Promise<LongrunEvent[]>;
@@ -119,11 +133,15 @@ export interface RestApi {
   approvals: {
     /** Decides one of an agent's parked calls (call ids are unique per agent only). */
     resolve(agentId: string, callId: string, body: z.input<typeof ApprovalBody>): Promise<ApprovalResult>;
+    /** Undecided approvals across the tenant's threads (the inbox), oldest first. */
+    pending(query?: z.input<typeof ApprovalInboxQuery>): Promise<ApprovalInbox["approvals"]>;
   };
   agents: {
     compact(agentId: string, body?: z.input<typeof CompactBody>): Promise<CompactResult>;
     messages(agentId: string, query?: z.input<typeof MessagesQuery>): Promise<MessagesPage>;
     context(agentId: string): Promise<ContextView>;
+    /** Every compaction of the agent, oldest first, with summary text and ledger. */
+    compactions(agentId: string): Promise<CompactionList["compactions"]>;
     spawn(agentId: string, body: z.input<typeof SpawnBody>): Promise<{ agents: Agent[]; runId: string }>;
     history(agentId: string, query?: z.input<typeof HistoryQuery>): Promise<HistoryView>;
   };
@@ -163,6 +181,7 @@ export function createRestApi(http: HttpOptions): RestApi {
       create: (body) => call("createThread", { body }),
       list: async (query) => (await call("listThreads", { query })).threads,
       get: (threadId) => call("getThread", { params: { id: threadId } }),
+      snapshot: (threadId) => call("getThreadSnapshot", { params: { id: threadId } }),
       sendMessage: (threadId, body) => call("postMessage", { params: { id: threadId }, body }),
       events: async (threadId, query) =>
         (await call("listThreadEvents", { params: { id: threadId }, query })).events,
@@ -171,11 +190,14 @@ export function createRestApi(http: HttpOptions): RestApi {
     runs: { cancel: async (runId) => (await call("cancelRun", { params: { id: runId } })).run },
     approvals: {
       resolve: (agentId, callId, body) => call("resolveApproval", { params: { id: agentId, callId }, body }),
+      pending: async (query) => (await call("listPendingApprovals", { query })).approvals,
     },
     agents: {
       compact: (agentId, body = {}) => call("compactAgent", { params: { id: agentId }, body }),
       messages: (agentId, query) => call("listAgentMessages", { params: { id: agentId }, query }),
       context: (agentId) => call("getAgentContext", { params: { id: agentId } }),
+      compactions: async (agentId) =>
+        (await call("listAgentCompactions", { params: { id: agentId } })).compactions,
       spawn: (agentId, body) => call("spawnAgents", { params: { id: agentId }, body }),
       history: (agentId, query) => call("getAgentHistory", { params: { id: agentId }, query }),
     },

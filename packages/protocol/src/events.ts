@@ -138,6 +138,14 @@ export const CompactionFailed = defineEvent(
     shrunk: z.array(CompactionShrink).optional(),
   }),
 );
+/**
+ * A compaction that had nothing to do (the history already fits the kept window): not a failure, the
+ * breaker is not involved. A manual `/compact` ends its turn with it.
+ */
+export const CompactionSkipped = defineEvent(
+  "compaction.skipped",
+  z.object({ compactionKey: z.string(), trigger: CompactionTrigger, reason: z.string() }),
+);
 export const BreakerOpened = defineEvent(
   "breaker.opened",
   z.object({ failures: z.number().int(), cooldownMs: z.number().int(), openUntil: z.number().int() }),
@@ -167,6 +175,7 @@ export const eventDefinitions = [
   CompactionStarted,
   CompactionCompleted,
   CompactionFailed,
+  CompactionSkipped,
   BreakerOpened,
   BreakerClosed,
 ] as const;

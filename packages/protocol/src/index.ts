@@ -102,6 +102,14 @@ export {
   SpawnResult,
   ThreadDetail,
   ThreadList,
+  ThreadListItem,
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";
+export {
+  AgentActivity,
+  ApprovalInbox,
+  ApprovalInboxQuery,
+  CompactionList,
+  ThreadSnapshot,
+} from "./watch.ts";

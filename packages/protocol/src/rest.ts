@@ -81,7 +81,16 @@ export const ThreadDetail = Thread.extend({
 }).meta({ id: "ThreadDetail" });
 export type ThreadDetail = z.infer<typeof ThreadDetail>;
 
-export const ThreadList = z.object({ threads: z.array(Thread) }).meta({ id: "ThreadList" });
+/** A thread as listed, with what needs a person's attention (absent from older servers: 0). */
+export const ThreadListItem = Thread.extend({
+  /** Tool calls of its agents waiting for a decision. */
+  pendingApprovals: z.number().int().nonnegative().default(0),
+  /** Runs the reconciler found with nothing moving them (see `run.stuck`). */
+  stuckRuns: z.number().int().nonnegative().default(0),
+}).meta({ id: "ThreadListItem" });
+export type ThreadListItem = z.infer<typeof ThreadListItem>;
+
+export const ThreadList = z.object({ threads: z.array(ThreadListItem) }).meta({ id: "ThreadList" });
 export type ThreadList = z.infer<typeof ThreadList>;
 
 /** How many items a page may ask for and gets by default; pages are also cut by bytes. */
@@ -103,6 +112,19 @@ export const EventsQuery = z.object({
   /** Events with a seq above this one (default 0: from the start; -1, the WebSocket's "none seen", too). */
   since: z.coerce.number<number>().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
   limit: pageLimit(PAGE_LIMITS.events.max).optional(),
+  /**
+   * Only these event types, comma-separated (`run.*` for a family), like a WebSocket subscription's
+   * `types`: a client filling in history reads only what it draws.
+   */
+  types: z
+    .string()
+    .max(2000)
+    .regex(
+      /^[a-z]+\.([a-z]+|\*)(,[a-z]+\.([a-z]+|\*))*$/,
+      "comma-separated event types, e.g. run.*,context.measured",
+    )
+    .meta({ examples: ["run.*,context.measured"] })
+    .optional(),
 });
 export type EventsQuery = z.infer<typeof EventsQuery>;
 

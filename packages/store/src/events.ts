@@ -1,5 +1,5 @@
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
-import { and, asc, desc, eq, gt, lt, min, notInArray, or, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, like, lt, max, min, notInArray, or, type SQL } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { eventHeads, events, threads } from "./schema.ts";
 import type { SqlExecutor } from "./sql-engine.ts";
@@ -11,14 +11,27 @@ export interface EventRepository {
   append(event: NewEvent): Promise<LongrunEvent>;
   /** Persists several events atomically, in order. */
   appendMany(events: NewEvent[]): Promise<LongrunEvent[]>;
-  /** Events of a thread with seq > afterSeq, in seq order. */
-  after(threadId: string, afterSeq: number, limit?: number): Promise<LongrunEvent[]>;
+  /**
+   * Events of a thread with seq > afterSeq, in seq order; with `types`, only those (exact names, or
+   * `prefix.*` for a family).
+   */
+  after(
+    threadId: string,
+    afterSeq: number,
+    limit?: number,
+    types?: readonly string[],
+  ): Promise<LongrunEvent[]>;
   /** Highest seq of a thread, 0 when it has none. */
   head(threadId: string): Promise<number>;
   /** Lowest seq still retained, null when the thread has none. */
   oldest(threadId: string): Promise<number | null>;
   /** When the thread's newest retained event was written, null when it has none. */
   lastAt(threadId: string): Promise<number | null>;
+  /**
+   * The newest event of each (agent, type) of a thread, in seq order: what a watcher needs to know what
+   * each agent is doing now without replaying the log.
+   */
+  latestByKind(threadId: string): Promise<LongrunEvent[]>;
   /** A tenant's events across threads after per-thread cursors (absent thread: from the start). */
   afterForTenant(tenantId: string, cursors?: Record<string, number>, limit?: number): Promise<LongrunEvent[]>;
   /** Deletes a thread's events with seq < beforeSeq; returns how many went. Seqs go on from the head. */
@@ -99,6 +112,17 @@ export async function appendEventsIn(
   return rows.map(toEvent);
 }
 
+/** SQL for a list of event types (`prefix.*` matches a family); undefined when there is no filter. */
+function typeFilter(types: readonly string[] | undefined): SQL | undefined {
+  if (!types || types.length === 0 || types.includes("*")) return undefined;
+  const exact = types.filter((type) => !type.endsWith(".*"));
+  const families = types.filter((type) => type.endsWith(".*")).map((type) => `${type.slice(0, -1)}%`);
+  return or(
+    ...(exact.length > 0 ? [inArray(events.type, exact)] : []),
+    ...families.map((pattern) => like(events.type, pattern)),
+  );
+}
+
 /** The per-thread event log that clients replay from and subscribe after. */
 export function createEventRepository(context: StoreContext): EventRepository {
   return {
@@ -110,12 +134,12 @@ export function createEventRepository(context: StoreContext): EventRepository {
       if (inputs.length === 0) return Promise.resolve([]);
       return context.writeRaw((tx) => appendEventsIn(tx, context, inputs));
     },
-    async after(threadId, afterSeq, limit) {
+    async after(threadId, afterSeq, limit, types) {
       const rows = await context.read((db) =>
         db
           .select()
           .from(events)
-          .where(and(eq(events.threadId, threadId), gt(events.seq, afterSeq)))
+          .where(and(eq(events.threadId, threadId), gt(events.seq, afterSeq), typeFilter(types)))
           .orderBy(asc(events.seq))
           .limit(limit ?? -1),
       );
@@ -146,6 +170,21 @@ export function createEventRepository(context: StoreContext): EventRepository {
           .limit(1),
       );
       return rows[0]?.at ?? null;
+    },
+    async latestByKind(threadId) {
+      const rows = await context.read((db) => {
+        const newest = db
+          .select({ seq: max(events.seq) })
+          .from(events)
+          .where(eq(events.threadId, threadId))
+          .groupBy(events.agentId, events.type);
+        return db
+          .select()
+          .from(events)
+          .where(and(eq(events.threadId, threadId), inArray(events.seq, newest)))
+          .orderBy(asc(events.seq));
+      });
+      return rows.map(toEvent);
     },
     async afterForTenant(tenantId, cursors = {}, limit) {
       const entries = Object.entries(cursors);

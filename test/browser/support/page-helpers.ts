@@ -6,7 +6,7 @@ import { REPO_ROOT } from "./dashboard-build.ts";
 /** Where the screenshots go (gitignored with the rest of test/artifacts). */
 export const SCREENSHOT_DIR = join(REPO_ROOT, "test/artifacts/screenshots");
 
-export const WIDE = { width: 1366, height: 900 } as const;
+export const WIDE = { width: 1440, height: 900 } as const;
 export const NARROW = { width: 390, height: 844 } as const;
 
 /** Generous waits: the suite shares two cores with everything else. */

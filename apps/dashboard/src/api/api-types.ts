@@ -1,15 +1,20 @@
 import type {
   AgentInherit,
+  ApprovalInbox,
+  CompactionEvent,
   ContextView,
   CreateThreadBody,
+  EventsPage,
   HistoryView,
   LongrunEvent,
+  ModelInfo,
   OpsView,
   PostMessageResult,
   Run,
   StoredMessage,
-  Thread,
   ThreadDetail,
+  ThreadListItem,
+  ThreadSnapshot,
 } from "@longrun/protocol";
 
 /** What the SDK reports about its WebSocket: anything but "open" shows the banner. */
@@ -47,8 +52,13 @@ export interface Subscription {
 export interface LongrunApi {
   threads: {
     create(body: CreateThreadBody): Promise<ThreadDetail>;
-    list(): Promise<Thread[]>;
+    list(): Promise<ThreadListItem[]>;
     get(threadId: string): Promise<ThreadDetail>;
+    snapshot(threadId: string): Promise<ThreadSnapshot>;
+    eventsPage(
+      threadId: string,
+      query: { since: number; limit?: number; types?: string },
+    ): Promise<EventsPage>;
     sendMessage(threadId: string, body: { content: string; agentId?: string }): Promise<PostMessageResult>;
   };
   runs: { cancel(runId: string): Promise<Run> };
@@ -58,20 +68,23 @@ export interface LongrunApi {
       callId: string,
       body: { decision: "approve" | "deny"; reason?: string },
     ): Promise<unknown>;
+    pending(): Promise<ApprovalInbox["approvals"]>;
   };
   agents: {
-    compact(agentId: string): Promise<unknown>;
+    compact(agentId: string): Promise<{ runId: string; queued: boolean }>;
     messages(
       agentId: string,
       options?: { afterSeq?: number; limit?: number },
     ): Promise<{ messages: StoredMessage[]; nextAfterSeq: number | null }>;
     context(agentId: string): Promise<ContextView>;
+    compactions(agentId: string): Promise<CompactionEvent[]>;
     spawn(
       agentId: string,
       body: { agents: { name: string; brief: string; inherit: AgentInherit }[] },
     ): Promise<unknown>;
-    history(agentId: string): Promise<HistoryView>;
+    history(agentId: string, options?: { offset?: number; limit?: number }): Promise<HistoryView>;
   };
   ops: { get(): Promise<OpsView> };
+  models: { list(): Promise<ModelInfo[]> };
   subscribe(options: SubscribeOptions, handlers: SubscribeHandlers): Subscription;
 }

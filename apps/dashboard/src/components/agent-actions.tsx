@@ -1,29 +1,41 @@
 import { useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
+import type { ThreadState } from "../state/thread-state.ts";
+import { outcome } from "./run-history.tsx";
 import { SpawnTeamForm } from "./spawn-team-form.tsx";
 
 /** Actions on the selected agent: compact its context now, or spawn a team of sub-agents under it. */
-export function AgentActions({ agentId, agentName }: { agentId: string; agentName: string }) {
+export function AgentActions({
+  thread,
+  agentId,
+  agentName,
+}: {
+  thread: ThreadState;
+  agentId: string;
+  agentName: string;
+}) {
   const { api } = useStore();
-  const [notice, setNotice] = useState<{ text: string; error: boolean } | null>(null);
+  const [error, setError] = useActionError();
+  const [compactRunId, setCompactRunId] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [spawnOpen, setSpawnOpen] = useState(false);
   const compact = async () => {
     setBusy(true);
-    setNotice(null);
+    setError(null);
     try {
-      await api.agents.compact(agentId);
-      setNotice({
-        text: "Compaction queued; a notice appears in the transcript when it is done.",
-        error: false,
-      });
+      const result = await api.agents.compact(agentId);
+      setCompactRunId(result.runId);
     } catch (caught) {
-      setNotice({ text: errorText(caught), error: true });
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
   };
+  // The notice follows the compaction run: queued behind another run, running, then how it ended.
+  const run = compactRunId ? thread.runs[compactRunId] : undefined;
+  const notice = compactRunId ? compactNotice(run, thread, compactRunId) : null;
   return (
     <section className="panel agent-actions" data-testid="agent-actions">
       <h2>Actions · {agentName}</h2>
@@ -46,12 +58,40 @@ export function AgentActions({ agentId, agentName }: { agentId: string; agentNam
           Spawn team…
         </button>
       </div>
-      {notice && (
-        <p className={notice.error ? "error small" : "muted small"} data-testid="action-notice">
+      {error && (
+        <p className="error small" data-testid="action-notice" data-state="error">
+          {error}
+        </p>
+      )}
+      {!error && notice && (
+        <p className="muted small" data-testid="action-notice" data-state={notice.state} role="status">
           {notice.text}
         </p>
       )}
       {spawnOpen && <SpawnTeamForm agentId={agentId} onDone={() => setSpawnOpen(false)} />}
     </section>
   );
+}
+
+function compactNotice(
+  run: ThreadState["runs"][string] | undefined,
+  thread: ThreadState,
+  runId: string,
+): { text: string; state: string } {
+  if (!run || run.status === "queued") {
+    const busy = Object.values(thread.runs).some(
+      (other) => other.id !== runId && (other.status === "running" || other.status === "waiting"),
+    );
+    return busy
+      ? { text: "Compaction queued behind the running run: it starts when that run ends.", state: "queued" }
+      : { text: "Compaction queued; it starts in a moment.", state: "queued" };
+  }
+  if (run.status === "running" || run.status === "waiting") return { text: "Compacting…", state: "running" };
+  const skipped = Object.values(thread.compactions).some(
+    (notice) => notice.phase === "skipped" && notice.eventSeq > 0 && notice.at >= (run.startedAt ?? 0),
+  );
+  if (run.status === "completed" && skipped) {
+    return { text: "Nothing to compact: the history already fits the kept window.", state: "skipped" };
+  }
+  return { text: `Compaction ${outcome(run)}.`, state: run.status };
 }

@@ -3,6 +3,7 @@ import { isUnauthorized } from "../api/create-api.ts";
 import { useHashRoute } from "../hooks/use-hash-route.ts";
 import { usePoll } from "../hooks/use-poll.ts";
 import { useStore } from "../state/store-context.tsx";
+import { ApprovalInbox, useInbox } from "./approval-inbox.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
 import { CreateThreadForm } from "./create-thread-form.tsx";
 import { OpsView } from "./ops-view.tsx";
@@ -10,6 +11,7 @@ import { ThreadList } from "./thread-list.tsx";
 import { ThreadView } from "./thread-view.tsx";
 
 const THREADS_POLL_MS = 5000;
+const INBOX_POLL_MS = 3000;
 
 /** The shell: top bar, connection banner, and either the threads workspace or the operations view. */
 export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
@@ -29,6 +31,17 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
   useEffect(() => {
     if (poll.error) dispatch({ type: "threads.failed", error: poll.error });
   }, [poll.error, dispatch]);
+  const loadInbox = useCallback(async () => {
+    const approvals = await api.approvals.pending();
+    dispatch({ type: "inbox.loaded", approvals });
+    return approvals;
+  }, [api, dispatch]);
+  usePoll(loadInbox, INBOX_POLL_MS);
+  const inbox = useInbox();
+  // The tab says how many calls wait for a person, so a background tab still asks for attention.
+  useEffect(() => {
+    document.title = inbox.length > 0 ? `(${inbox.length}) longrun` : "longrun";
+  }, [inbox.length]);
   const threadId = route.view === "threads" ? route.threadId : null;
   // The thread just left stops getting live events and falls back to its polled status: read the list now
   // instead of showing a status up to one poll old.
@@ -40,6 +53,15 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
   }, [threadId, loadThreads]);
   return (
     <div className="app">
+      {/* Routes live in the hash, so the skip link is a button that moves focus without changing it. */}
+      <button
+        type="button"
+        className="skip-link"
+        data-testid="skip-to-composer"
+        onClick={() => document.getElementById("composer-input")?.focus()}
+      >
+        Skip to the message box
+      </button>
       <header className="topbar">
         <a className="brand" href="#/">
           longrun
@@ -52,6 +74,7 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
             Operations
           </a>
         </nav>
+        <ApprovalInbox onOpenThread={(id) => navigate({ view: "threads", threadId: id })} />
         <span className={`connection-pill status-${state.connection}`} data-testid="connection-status">
           {state.connection === "idle" ? "" : state.connection}
         </span>

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText, prettyArguments } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ApprovalRequest, ThreadState } from "../state/thread-state.ts";
@@ -25,7 +26,7 @@ function ApprovalItem({ request, agentName }: { request: ApprovalRequest; agentN
   const { api } = useStore();
   const [reason, setReason] = useState("");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useActionError();
   const resolve = async (decision: "approve" | "deny") => {
     setBusy(true);
     setError(null);

@@ -1,4 +1,5 @@
 import { useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 
@@ -16,11 +17,13 @@ export function Composer({
   const [content, setContent] = useState("");
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<{ text: string; error: boolean } | null>(null);
+  const [error, setError] = useActionError();
   const send = async () => {
     const text = content.trim();
     if (!text) return;
     setBusy(true);
     setStatus(null);
+    setError(null);
     try {
       const result = await api.threads.sendMessage(threadId, {
         content: text,
@@ -30,7 +33,7 @@ export function Composer({
       if (result.queued)
         setStatus({ text: `Queued behind another run (position ${result.position}).`, error: false });
     } catch (caught) {
-      setStatus({ text: errorText(caught), error: true });
+      setError(errorText(caught));
     } finally {
       setBusy(false);
     }
@@ -46,6 +49,7 @@ export function Composer({
     >
       <textarea
         aria-label="Message"
+        id="composer-input"
         data-testid="composer-input"
         rows={2}
         placeholder={agentName ? `Message ${agentName}…` : "Message…"}
@@ -61,9 +65,9 @@ export function Composer({
       <button type="submit" className="primary" disabled={busy || !content.trim()} data-testid="send-button">
         Send
       </button>
-      {status && (
-        <span className={status.error ? "error small" : "muted small"} data-testid="composer-status">
-          {status.text}
+      {(error ?? status) && (
+        <span className={error ? "error small" : "muted small"} data-testid="composer-status" role="status">
+          {error ?? status?.text}
         </span>
       )}
     </form>

@@ -4,7 +4,15 @@ import { compactionNotices } from "../state/transcript.ts";
 import { TokenChart } from "./token-chart.tsx";
 
 /** Tokens in the projection against the window and the trigger line, plus tokens over steps. */
-export function ContextGauge({ thread, agentId }: { thread: ThreadState; agentId: string }) {
+export function ContextGauge({
+  thread,
+  agentId,
+  onPickStep,
+}: {
+  thread: ThreadState;
+  agentId: string;
+  onPickStep?: (step: number) => void;
+}) {
   const series = thread.measurements[agentId] ?? [];
   const latest = series[series.length - 1];
   const notices = compactionNotices(thread, agentId);
@@ -47,7 +55,15 @@ export function ContextGauge({ thread, agentId }: { thread: ThreadState; agentId
               {afterCompaction ? " · after compaction" : ` · raw history ${formatTokens(latest.rawTokens)}`}
             </span>
           </div>
-          <div className={`gauge-bar level-${level}`} aria-hidden="true">
+          <div
+            className={`gauge-bar level-${level}`}
+            role="progressbar"
+            aria-label="Tokens in the context window"
+            aria-valuemin={0}
+            aria-valuemax={max ?? scale}
+            aria-valuenow={tokens}
+            aria-valuetext={`${formatTokens(tokens)} of ${max ? formatTokens(max) : "an unknown window"} tokens; compaction at ${formatTokens(latest.triggerTokens)}`}
+          >
             <div className="gauge-fill" style={{ width: percent(tokens) }} />
             <div
               className="gauge-trigger"
@@ -62,7 +78,7 @@ export function ContextGauge({ thread, agentId }: { thread: ThreadState; agentId
               {formatTokens(latest.saved.microcompact)}
             </p>
           )}
-          <TokenChart measurements={series} compactions={notices} />
+          <TokenChart measurements={series} compactions={notices} {...(onPickStep ? { onPickStep } : {})} />
         </>
       )}
     </section>

@@ -1,33 +1,41 @@
 import type { ChatMessage, ContextView } from "@longrun/protocol";
 import { useCallback, useEffect, useRef, useState } from "react";
-import { clip, errorText, formatTokens, textOf } from "../lib/format.ts";
+import { useActionError } from "../hooks/use-action-error.ts";
+import { useNow } from "../hooks/use-now.ts";
+import { clip, errorText, formatAgo, formatTokens, textOf } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 
-const REFRESH_MIN_MS = 2000;
+const REFRESH_MIN_MS = 1000;
 const PREVIEW_CHARS = 600;
 
 /** Exactly what the model receives next (GET /v1/agents/:id/context), each message marked by its origin. */
 export function ContextInspector({ thread, agentId }: { thread: ThreadState; agentId: string }) {
   const { api } = useStore();
   const [view, setView] = useState<ContextView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useActionError();
   const [loading, setLoading] = useState(false);
+  const [asOf, setAsOf] = useState<{ step: number | null; at: number } | null>(null);
   const lastLoad = useRef(0);
+  const latestStep = useRef<number | null>(null);
+  const series = thread.measurements[agentId];
+  latestStep.current = series?.[series.length - 1]?.step ?? thread.activity[agentId]?.step ?? null;
   const load = useCallback(async () => {
     setLoading(true);
     lastLoad.current = Date.now();
+    // The step the agent was at when the read started: the projection is at least that new.
+    const step = latestStep.current;
     try {
       setView(await api.agents.context(agentId));
+      setAsOf({ step, at: Date.now() });
       setError(null);
     } catch (caught) {
       setError(errorText(caught));
     } finally {
       setLoading(false);
     }
-  }, [api, agentId]);
+  }, [api, agentId, setError]);
   // Refresh when the agent's context changed: a new measurement or compaction, throttled.
-  const series = thread.measurements[agentId];
   // The newest compaction event of this agent: `started` and then `completed` of one compaction share a key,
   // so counting keys would miss the completion (the inspector then showed the projection from before it).
   const lastCompactionSeq = Object.values(thread.compactions).reduce(
@@ -56,6 +64,7 @@ export function ContextInspector({ thread, agentId }: { thread: ThreadState; age
         </button>
       </div>
       {error && <p className="error small">{error}</p>}
+      {view && asOf && <AsOf asOf={asOf} latestStep={latestStep.current} loading={loading} />}
       {view && <ContextSummary view={view} />}
       {view && (
         <ol className="context-messages">
@@ -71,6 +80,29 @@ export function ContextInspector({ thread, agentId }: { thread: ThreadState; age
         </ol>
       )}
     </section>
+  );
+}
+
+/** How old the shown projection is: its step, how long ago it was read, and whether the agent moved on. */
+function AsOf({
+  asOf,
+  latestStep,
+  loading,
+}: {
+  asOf: { step: number | null; at: number };
+  latestStep: number | null;
+  loading: boolean;
+}) {
+  const now = useNow();
+  const behind = asOf.step !== null && latestStep !== null ? latestStep - asOf.step : 0;
+  return (
+    <p className="muted small" data-testid="context-as-of" data-step={asOf.step ?? ""} data-behind={behind}>
+      As of {asOf.step === null ? "before the first step" : `step ${asOf.step}`}, read{" "}
+      {formatAgo(asOf.at, now)}
+      {behind > 0
+        ? ` · the agent is ${behind} step${behind === 1 ? "" : "s"} further${loading ? ", refreshing…" : ""}`
+        : ""}
+    </p>
   );
 }
 
@@ -103,7 +135,7 @@ function ContextSummary({ view }: { view: ContextView }) {
       )}
       {view.compaction && (
         <p className="muted small">
-          Latest compaction: {view.compaction.strategy} ({view.compaction.trigger}),{" "}
+          Compaction in force: {view.compaction.strategy} ({view.compaction.trigger}),{" "}
           {formatTokens(view.compaction.tokensBefore)} → {formatTokens(view.compaction.tokensAfter)}
         </p>
       )}

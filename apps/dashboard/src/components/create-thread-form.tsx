@@ -1,5 +1,5 @@
-import type { CreateThreadBody } from "@longrun/protocol";
-import { useState } from "react";
+import type { CreateThreadBody, ModelInfo } from "@longrun/protocol";
+import { useEffect, useState } from "react";
 import { errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import { HowItWorks } from "./how-it-works.tsx";
@@ -18,6 +18,27 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
   const [task, setTask] = useState(DEFAULT_TASK);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Model and sim script are picked from what the server offers (GET /v1/models), not typed.
+  const [models, setModels] = useState<ModelInfo[] | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api.models
+      .list()
+      .then((list) => {
+        if (cancelled) return;
+        setModels(list);
+        const preferred =
+          list.find((entry) => entry.id === "sim") ?? list.find((entry) => entry.longrun.default);
+        if (preferred) setModel(preferred.id);
+      })
+      .catch(() => {
+        // Without the list the model stays a text field.
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+  const scripts = models?.find((entry) => entry.id === model)?.longrun.simScripts ?? [];
 
   const submit = async () => {
     setBusy(true);
@@ -35,7 +56,10 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
       const detail = await api.threads.create(body);
       dispatch({
         type: "threads.loaded",
-        threads: [detail, ...state.threads.filter((thread) => thread.id !== detail.id)],
+        threads: [
+          { ...detail, pendingApprovals: 0, stuckRuns: 0 },
+          ...state.threads.filter((thread) => thread.id !== detail.id),
+        ],
       });
       onCreated(detail.id);
     } catch (caught) {
@@ -79,13 +103,29 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
               onChange={(event) => setWorkspace(event.target.value)}
             />
           </label>
+          {/* biome-ignore lint/a11y/noLabelWithoutControl: the control is a select or an input, both inside */}
           <label>
             Model
-            <input
-              data-testid="create-model"
-              value={model}
-              onChange={(event) => setModel(event.target.value)}
-            />
+            {models && models.length > 0 ? (
+              <select
+                data-testid="create-model"
+                value={model}
+                onChange={(event) => setModel(event.target.value)}
+              >
+                {models.map((entry) => (
+                  <option key={entry.id} value={entry.id}>
+                    {entry.id}
+                    {entry.longrun.maxInputTokens ? ` (${entry.longrun.maxInputTokens} tokens)` : ""}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                data-testid="create-model"
+                value={model}
+                onChange={(event) => setModel(event.target.value)}
+              />
+            )}
           </label>
           <label>
             Window (maxInputTokens)
@@ -109,12 +149,19 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
           </label>
           <label>
             Sim script
-            <input
+            <select
               data-testid="create-sim-script"
-              placeholder="empty: explorer"
               value={simScript}
+              disabled={scripts.length === 0}
               onChange={(event) => setSimScript(event.target.value)}
-            />
+            >
+              <option value="">{scripts.length === 0 ? "sim model only" : "default (explorer)"}</option>
+              {scripts.map((script) => (
+                <option key={script} value={script}>
+                  {script}
+                </option>
+              ))}
+            </select>
           </label>
           <label className="wide">
             Task

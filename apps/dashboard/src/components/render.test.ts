@@ -74,7 +74,12 @@ describe("rendered thread pieces", () => {
   it("renders each message and compaction once after a duplicated replay", () => {
     const replayed = applyEvents(applyEvents(emptyThreadState("t1"), events()), events().slice(2));
     const html = renderToStaticMarkup(
-      createElement(Transcript, { thread: replayed, agentId: "a-root", onOpenHistory: () => undefined }),
+      createElement(Transcript, {
+        thread: replayed,
+        agentId: "a-root",
+        onOpenHistory: () => undefined,
+        onSelectAgent: () => undefined,
+      }),
     );
     expect(count(html, 'data-testid="transcript-entry"')).toBe(3);
     expect(count(html, 'data-testid="compaction-notice"')).toBe(1);

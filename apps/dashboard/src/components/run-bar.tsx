@@ -1,14 +1,14 @@
-import { useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 
-const ACTIVE = new Set(["queued", "running", "waiting"]);
+const ACTIVE = new Set(["queued", "running", "waiting", "stuck"]);
 
 /** The thread's active runs, each with a cancel button, and the last failure if any. */
 export function RunBar({ thread }: { thread: ThreadState }) {
   const { api } = useStore();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useActionError();
   const runs = Object.values(thread.runs).sort((left, right) => left.at - right.at);
   const active = runs.filter((run) => ACTIVE.has(run.status));
   const lastFailed = [...runs].reverse().find((run) => run.status === "failed");
@@ -22,7 +22,7 @@ export function RunBar({ thread }: { thread: ThreadState }) {
           data-run-id={run.id}
           data-status={run.status}
         >
-          {run.kind ?? "run"} · {run.status}
+          {run.kind ?? "run"} · {run.status === "queued" ? "queued behind the active run" : run.status}
           <button
             type="button"
             className="small danger"

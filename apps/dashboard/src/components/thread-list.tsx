@@ -1,5 +1,6 @@
 import { formatAgo, humanStatus } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
+import { useInbox } from "./approval-inbox.tsx";
 
 /** Threads, newest activity first, with status and last activity; the open thread shows its live status. */
 export function ThreadList({
@@ -11,6 +12,9 @@ export function ThreadList({
 }) {
   const { state } = useStore();
   const open = state.thread;
+  const inbox = useInbox();
+  const waiting = new Map<string, number>();
+  for (const item of inbox) waiting.set(item.threadId, (waiting.get(item.threadId) ?? 0) + 1);
   const threads = [...state.threads].sort((left, right) => right.updatedAt - left.updatedAt);
   return (
     <aside className="thread-list" data-testid="thread-list">
@@ -29,20 +33,45 @@ export function ThreadList({
       <ul>
         {threads.map((thread) => {
           const live = open?.threadId === thread.id ? open : null;
-          const status = live?.status ?? thread.status;
+          const status = live ? (live.status ?? live.restStatus ?? thread.status) : thread.status;
+          const approvals = waiting.get(thread.id) ?? 0;
+          const stuck = live
+            ? Object.values(live.runs).some((run) => run.status === "stuck")
+            : thread.stuckRuns > 0;
+          const selected = thread.id === selectedThreadId;
           const lastActivity = Math.max(thread.updatedAt, live?.lastActivityAt ?? 0);
           return (
             <li key={thread.id}>
               <button
                 type="button"
-                className={thread.id === selectedThreadId ? "thread-item selected" : "thread-item"}
+                className={selected ? "thread-item selected" : "thread-item"}
                 data-testid="thread-item"
                 data-thread-id={thread.id}
                 data-status={status}
+                data-approvals={approvals}
+                data-stuck={stuck ? "true" : "false"}
+                aria-current={selected ? "page" : undefined}
                 onClick={() => onSelect(thread.id)}
               >
                 <span className="thread-title">{thread.title || thread.id}</span>
-                <span className={`badge status-${status}`}>{humanStatus(status)}</span>
+                <span className="thread-badges">
+                  <span className={`badge status-${status}`}>{humanStatus(status)}</span>
+                  {approvals > 0 && (
+                    <span className="badge status-waiting_approval" data-testid="thread-approval-badge">
+                      {approvals} waiting for approval
+                    </span>
+                  )}
+                  {stuck && (
+                    <span className="badge status-stuck" data-testid="thread-stuck-badge">
+                      stuck
+                    </span>
+                  )}
+                  {thread.modelProfile.gateway && (
+                    <span className="badge badge-gateway" data-testid="thread-gateway-badge">
+                      gateway
+                    </span>
+                  )}
+                </span>
                 <span className="muted small">
                   {thread.modelProfile.model}
                   {thread.modelProfile.maxInputTokens ? ` · ${thread.modelProfile.maxInputTokens} tok` : ""} ·{" "}

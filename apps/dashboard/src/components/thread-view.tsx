@@ -1,4 +1,4 @@
-import { useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { useAgentMessages, useThreadSync } from "../hooks/use-thread-sync.ts";
 import { humanStatus } from "../lib/format.ts";
 import { buildAgentTree, rootAgentId } from "../state/agent-tree.ts";
@@ -9,8 +9,10 @@ import { ApprovalPanel } from "./approval-panel.tsx";
 import { Composer } from "./composer.tsx";
 import { ContextGauge } from "./context-gauge.tsx";
 import { ContextInspector } from "./context-inspector.tsx";
-import { HistoryPanel } from "./history-panel.tsx";
+import { HistoryPanel, type HistoryRange } from "./history-panel.tsx";
+import { LiveAnnouncer } from "./live-announcer.tsx";
 import { RunBar } from "./run-bar.tsx";
+import { RunHistory } from "./run-history.tsx";
 import { Transcript } from "./transcript.tsx";
 
 /** One thread: agent tree, the selected agent's transcript, context gauge and inspector, and actions. */
@@ -19,38 +21,111 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const loadError = useThreadSync(api, threadId, dispatch);
   const thread = state.thread?.threadId === threadId ? state.thread : null;
   const [chosenAgentId, setChosenAgentId] = useState<string | null>(null);
-  const [historyAgentId, setHistoryAgentId] = useState<string | null>(null);
+  const [pickedStep, setPickedStep] = useState<{ step: number; at: number } | null>(null);
+  const [history, setHistory] = useState<{ agentId: string; range: HistoryRange | null } | null>(null);
   const tree = useMemo(() => (thread ? buildAgentTree(thread) : []), [thread]);
   const rootId = thread ? rootAgentId(thread) : null;
   const agentId = chosenAgentId && thread?.agents[chosenAgentId] ? chosenAgentId : rootId;
-  useAgentMessages(api, threadId, agentId, dispatch, state.resyncs);
+  useAgentMessages(
+    api,
+    threadId,
+    agentId,
+    dispatch,
+    state.resyncs,
+    agentId ? (thread?.activity[agentId]?.step ?? null) : null,
+  );
+  // Stable, so the memoized notices of a long transcript do not re-render on every batch of events.
+  const openHistory = useCallback(
+    (range: HistoryRange | null) => {
+      if (agentId) setHistory({ agentId, range });
+    },
+    [agentId],
+  );
   if (loadError) {
-    return (
+    return loadError.code === "not_found" ? (
+      <div className="panel" data-testid="thread-not-found">
+        <h1>No such thread</h1>
+        <p>
+          There is no thread <code>{threadId}</code> for your token: it never existed, or it belongs to
+          another tenant.
+        </p>
+        <a href="#/">Back to the threads</a>
+      </div>
+    ) : (
       <p className="error" data-testid="thread-error">
-        Cannot open this thread: {loadError}
+        Cannot open this thread: {loadError.text}
       </p>
     );
   }
-  if (!thread) return <p className="muted">Loading thread…</p>;
+  if (!thread || thread.snapshotSeq === null) {
+    return (
+      <p className="muted" data-testid="thread-loading">
+        Loading thread…
+      </p>
+    );
+  }
   const summary = state.threads.find((candidate) => candidate.id === threadId);
-  // Live events first, then the polled list (fresher than the one REST read at open).
-  const status = thread.status ?? summary?.status ?? thread.restStatus ?? "idle";
+  // The snapshot (or a live event after it) is the truth; the polled list may be older than both.
+  const status = thread.status ?? thread.restStatus ?? "idle";
   const agent = agentId ? thread.agents[agentId] : undefined;
+  const stuck = Object.values(thread.runs).filter((run) => run.status === "stuck");
+  const gateway = summary?.modelProfile.gateway;
   return (
-    <div className="thread-view" data-testid="thread-view" data-thread-id={threadId} data-status={status}>
+    <div
+      className="thread-view"
+      data-testid="thread-view"
+      data-thread-id={threadId}
+      data-status={status}
+      data-history-loaded={thread.historyLoaded ? "true" : "false"}
+    >
       <header className="thread-head">
         <h1>{thread.title ?? summary?.title ?? threadId}</h1>
         <span className={`badge status-${status}`} data-testid="thread-status">
           {humanStatus(status)}
         </span>
+        {stuck.length > 0 && (
+          <span className="badge status-stuck" data-testid="thread-stuck-badge">
+            stuck
+          </span>
+        )}
+        {gateway && (
+          <span className="badge badge-gateway" title={`OpenAI-compatible gateway (${gateway.api})`}>
+            gateway
+          </span>
+        )}
+        {!thread.historyLoaded && (
+          <span className="muted small" data-testid="history-syncing">
+            reading history…
+          </span>
+        )}
         <RunBar thread={thread} />
       </header>
-      <ApprovalPanel thread={thread} />
+      {stuck.map((run) => (
+        <p key={run.id} className="banner banner-error" role="alert" data-testid="stuck-banner">
+          A {run.kind ?? ""} run is stuck: nothing has moved it for longer than its lease.{" "}
+          {run.error?.message ?? ""} You can cancel it; it resumes by itself if a worker picks it up.
+        </p>
+      ))}
+      <LiveAnnouncer thread={thread} />
       <div className="thread-grid">
         <aside className="col-left">
-          <AgentTree tree={tree} selectedAgentId={agentId} onSelect={setChosenAgentId} />
-          {agentId && <ContextGauge thread={thread} agentId={agentId} />}
-          {agentId && <AgentActions key={agentId} agentId={agentId} agentName={agent?.name ?? agentId} />}
+          <AgentTree thread={thread} tree={tree} selectedAgentId={agentId} onSelect={setChosenAgentId} />
+          {agentId && (
+            <ContextGauge
+              thread={thread}
+              agentId={agentId}
+              onPickStep={(step) => setPickedStep({ step, at: Date.now() })}
+            />
+          )}
+          {agentId && (
+            <AgentActions
+              key={agentId}
+              thread={thread}
+              agentId={agentId}
+              agentName={agent?.name ?? agentId}
+            />
+          )}
+          <RunHistory thread={thread} />
         </aside>
         <section className="col-center">
           {agent?.status === "context_exhausted" && (
@@ -65,17 +140,27 @@ export function ThreadView({ threadId }: { threadId: string }) {
             </p>
           )}
           {agentId ? (
-            <Transcript key={agentId} thread={thread} agentId={agentId} onOpenHistory={setHistoryAgentId} />
+            <Transcript
+              key={agentId}
+              thread={thread}
+              agentId={agentId}
+              onOpenHistory={openHistory}
+              onSelectAgent={setChosenAgentId}
+              pickedStep={pickedStep}
+            />
           ) : (
             <p className="muted">Waiting for the thread's first agent…</p>
           )}
+          <ApprovalPanel thread={thread} />
           <Composer threadId={threadId} agentId={agentId} agentName={agent?.name ?? null} />
         </section>
         <aside className="col-right">
           {agentId && <ContextInspector key={agentId} thread={thread} agentId={agentId} />}
         </aside>
       </div>
-      {historyAgentId && <HistoryPanel agentId={historyAgentId} onClose={() => setHistoryAgentId(null)} />}
+      {history && (
+        <HistoryPanel agentId={history.agentId} range={history.range} onClose={() => setHistory(null)} />
+      )}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { clip, prettyArguments, textOf } from "../lib/format.ts";
-import type { ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import type { AgentNode, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
 
 /** Output longer than this is cut, with a button to show the rest. */
 export const OUTPUT_LIMIT = 2000;
@@ -13,12 +13,17 @@ export function ToolCallBlock({
   argumentsText,
   result,
   activity,
+  spawned = [],
+  onSelectAgent,
 }: {
   callId: string;
   name: string;
   argumentsText: string;
   result: TranscriptMessage | null;
   activity: ToolActivity | null;
+  /** Sub-agents this call created (spawn_agents): links to their transcripts. */
+  spawned?: AgentNode[];
+  onSelectAgent?: (agentId: string) => void;
 }) {
   const [showAll, setShowAll] = useState(false);
   const output = result ? textOf(result.content) : (activity?.output ?? null);
@@ -28,38 +33,57 @@ export function ToolCallBlock({
   const args = clip(prettyArguments(argumentsText), showAll ? Number.POSITIVE_INFINITY : ARGUMENTS_LIMIT);
   const headline = clip(argumentsText.replace(/\s+/g, " "), 80).text;
   return (
-    <details
-      className={`tool-call tool-${status}`}
-      data-testid="tool-call"
-      data-call-id={callId}
-      data-status={status}
-    >
-      <summary>
-        <span className="tool-name">{name}</span> <span className="muted small">{headline}</span>{" "}
-        <span className={`badge tool-${status}`}>{status}</span>
-      </summary>
-      <div className="tool-body">
-        <div className="muted small">arguments</div>
-        <pre className="code">{args.text}</pre>
-        {shownOutput && (
-          <>
-            <div className="muted small">result</div>
-            <pre className="code" data-testid="tool-output">
-              {shownOutput.text}
-            </pre>
-          </>
-        )}
-        {(shownOutput?.clipped || args.clipped) && (
-          <button
-            type="button"
-            className="link small"
-            data-testid="tool-output-expand"
-            onClick={() => setShowAll(true)}
-          >
-            Show all ({(output ?? argumentsText).length} chars)
-          </button>
-        )}
-      </div>
-    </details>
+    <>
+      <details
+        className={`tool-call tool-${status}`}
+        data-testid="tool-call"
+        data-call-id={callId}
+        data-status={status}
+      >
+        <summary>
+          <span className="tool-name">{name}</span> <span className="muted small">{headline}</span>{" "}
+          <span className={`badge tool-${status}`}>{status}</span>
+        </summary>
+        <div className="tool-body">
+          <div className="muted small">arguments</div>
+          <pre className="code">{args.text}</pre>
+          {shownOutput && (
+            <>
+              <div className="muted small">result</div>
+              <pre className="code" data-testid="tool-output">
+                {shownOutput.text}
+              </pre>
+            </>
+          )}
+          {(shownOutput?.clipped || args.clipped) && (
+            <button
+              type="button"
+              className="link small"
+              data-testid="tool-output-expand"
+              onClick={() => setShowAll(true)}
+            >
+              Show all ({(output ?? argumentsText).length} chars)
+            </button>
+          )}
+        </div>
+      </details>
+      {spawned.length > 0 && onSelectAgent && (
+        <p className="spawned-agents small" data-testid="spawned-agents">
+          Reports from:{" "}
+          {spawned.map((agent) => (
+            <button
+              key={agent.id}
+              type="button"
+              className="link small"
+              data-testid="spawned-agent-link"
+              data-agent-id={agent.id}
+              onClick={() => onSelectAgent(agent.id)}
+            >
+              {agent.name} ({agent.status.replaceAll("_", " ")})
+            </button>
+          ))}
+        </p>
+      )}
+    </>
   );
 }

@@ -1,34 +1,55 @@
 import { memo, useState } from "react";
 import { clip, formatTokens, textOf } from "../lib/format.ts";
-import type { ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import type { AgentNode, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 
 const TEXT_LIMIT = 4000;
 
-/** One message of the transcript; an assistant's tool calls are shown with their results. */
+/**
+ * One message of the transcript; an assistant's tool calls are shown with their results. A message a
+ * compaction took out of the model's context is greyed and says so.
+ */
 export const TranscriptMessageView = memo(function TranscriptMessageView({
   message,
   results,
   tools,
+  compacted,
+  spawned,
+  onSelectAgent,
 }: {
   message: TranscriptMessage;
   results: Record<string, TranscriptMessage>;
   tools: Record<string, ToolActivity>;
+  compacted: boolean;
+  spawned: Record<string, AgentNode[]>;
+  onSelectAgent: (agentId: string) => void;
 }) {
   const [expanded, setExpanded] = useState(false);
   const text = textOf(message.content);
   const shown = expanded ? { text, clipped: false } : clip(text, TEXT_LIMIT);
   return (
     <article
-      className={`entry entry-${message.role}`}
+      className={`entry entry-${message.role}${compacted ? " entry-compacted" : ""}`}
       data-testid="transcript-entry"
+      data-entry=""
+      tabIndex={-1}
       data-message-id={message.id}
       data-role={message.role}
       data-seq={message.seq}
+      data-compacted={compacted ? "true" : "false"}
+      aria-label={`${message.role} message #${message.seq}${compacted ? ", no longer in the model's context" : ""}`}
     >
       <div className="entry-head">
         <span className="role">{message.role}</span>
         <span className="muted small">#{message.seq}</span>
+        {compacted && (
+          <span
+            className="badge badge-compacted"
+            title="A compaction summarized this message: the model no longer sees it verbatim"
+          >
+            summarized
+          </span>
+        )}
         {message.toolStatus && message.toolStatus !== "ok" && (
           <span className={`badge tool-${message.toolStatus}`}>{message.toolStatus}</span>
         )}
@@ -58,6 +79,8 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
           argumentsText={call.function.arguments}
           result={results[call.id] ?? null}
           activity={tools[call.id] ?? null}
+          spawned={spawned[call.id] ?? []}
+          onSelectAgent={onSelectAgent}
         />
       ))}
     </article>

@@ -1,112 +1,338 @@
-import { useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { ThreadState } from "../state/thread-state.ts";
-import { buildTranscript, runningTools } from "../state/transcript.ts";
+import {
+  type KeyboardEvent,
+  useDeferredValue,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
+import { textOf } from "../lib/format.ts";
+import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
+import {
+  buildTranscript,
+  entryText,
+  passesFilter,
+  runningTools,
+  type TranscriptEntry,
+  type TranscriptFilter,
+} from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
+import type { HistoryRange } from "./history-panel.tsx";
+import { RunMarker } from "./run-marker.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 import { TranscriptMessageView } from "./transcript-message.tsx";
+import { TranscriptToolbar } from "./transcript-toolbar.tsx";
+import { useCompactionDetails } from "./use-compaction-details.ts";
 
-const VISIBLE_ENTRIES = 200;
+/** Entries rendered at once; older ones come back with "Show earlier" (the rest stay out of the DOM). */
+const WINDOW = 200;
+/** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
+const INTENT_MS = 600;
+const messageText = (message: TranscriptMessage) => textOf(message.content);
+const NO_TOOLS: ThreadState["tools"] = {};
 
-/** The selected agent's live transcript: messages, tool calls with results, compaction notices, streaming text. */
+/**
+ * The selected agent's transcript, windowed and scroll-anchored: while the reader is at the bottom it
+ * follows new output; once they scroll up, nothing they are reading moves (the window's start is frozen
+ * and new entries only add below, counted in "N new — jump to latest"). Search and filters narrow it.
+ */
 export function Transcript({
   thread,
   agentId,
   onOpenHistory,
+  onSelectAgent,
+  pickedStep = null,
 }: {
   thread: ThreadState;
   agentId: string;
-  onOpenHistory: (agentId: string) => void;
+  onOpenHistory: (range: HistoryRange | null) => void;
+  onSelectAgent: (agentId: string) => void;
+  /** A step picked on the chart: the transcript shows and focuses its entry. */
+  pickedStep?: { step: number; at: number } | null;
 }) {
-  // Rebuilt only when this agent's messages or the compactions change, not on every streamed token.
-  const agentMessages = thread.messages[agentId];
-  const compactions = thread.compactions;
+  // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
+  // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
+  const agentMessages = useDeferredValue(thread.messages[agentId]);
+  const compactions = useDeferredValue(thread.compactions);
+  const runs = useDeferredValue(thread.runs);
+  const { agents } = thread;
   const entries = useMemo(
-    () => buildTranscript({ messages: { [agentId]: agentMessages ?? {} }, compactions }, agentId),
-    [agentMessages, compactions, agentId],
+    () => buildTranscript({ messages: { [agentId]: agentMessages ?? {} }, compactions, runs }, agentId),
+    [agentMessages, compactions, runs, agentId],
   );
-  const [limit, setLimit] = useState(VISIBLE_ENTRIES);
+  const spawned = useMemo(() => spawnedByCall(agents), [agents]);
+  const details = useCompactionDetails(agentId, entries);
+  const [query, setQuery] = useState("");
+  const [filter, setFilter] = useState<TranscriptFilter>("all");
+  const shown = useMemo(() => {
+    const needle = query.trim().toLowerCase();
+    if (!needle && filter === "all") return entries;
+    return entries.filter(
+      (entry) =>
+        passesFilter(entry, filter) &&
+        (!needle || entryText(entry, messageText).toLowerCase().includes(needle)),
+    );
+  }, [entries, query, filter]);
+  const [extra, setExtra] = useState(0);
+  const [following, setFollowing] = useState(true);
+  const frozen = useRef<{ start: number; count: number } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
-  const lastScrollTop = useRef(0);
+  const body = useRef<HTMLDivElement>(null);
+  /** `following` as of the last event handled, ahead of the render that catches up with it. */
+  const followingNow = useRef(true);
+  /** When the reader last did something that scrolls (wheel, touch, keys, the scrollbar). */
+  const intent = useRef(0);
+  const markIntent = () => {
+    intent.current = Date.now();
+  };
+  const followStart = Math.max(0, shown.length - WINDOW - extra);
+  const start = following || !frozen.current ? followStart : Math.min(frozen.current.start, followStart);
+  const newCount = !following && frozen.current ? Math.max(0, shown.length - frozen.current.count) : 0;
   const streaming = thread.streaming[agentId];
-  const running = runningTools(thread, agentId).filter(
-    (tool) => !entries.some((entry) => entry.kind === "message" && entry.results[tool.callId]),
-  );
-  const hidden = Math.max(0, entries.length - limit);
-  // Follow new output while the reader is at the bottom; leave them alone when they scrolled up. After every
-  // render, before paint: entries that grew (a tool result folded in, a running tool, a removed preview)
-  // change the height without changing the entry count, and must not leave the view stranded mid-way.
+  const running = runningTools(thread, agentId);
+  // Follow new output while the reader is at the bottom. After every render, before paint: entries that
+  // grew (a tool result folded in, a running tool, a removed preview) change the height without changing
+  // the entry count, and must not leave the view stranded mid-way.
   useLayoutEffect(() => {
     const element = scroller.current;
-    if (!element || !pinned.current) return;
+    if (!element || !following) return;
     element.scrollTop = element.scrollHeight;
-    lastScrollTop.current = element.scrollTop;
   });
+  // Entries also change height without a render (an off-screen entry laid out for the first time, a
+  // details element opened): while following, any change of the content's height keeps the bottom in view.
+  useEffect(() => {
+    const element = scroller.current;
+    const content = body.current;
+    if (!element || !content || !following) return;
+    const observer = new ResizeObserver(() => {
+      // The reader may have scrolled up since this was set up, before the re-render that disconnects it.
+      if (followingNow.current) element.scrollTop = element.scrollHeight;
+    });
+    observer.observe(content);
+    return () => observer.disconnect();
+  }, [following]);
+  const follow = (on: boolean) => {
+    followingNow.current = on;
+    if (on) frozen.current = null;
+    else frozen.current ??= { start, count: shown.length };
+    setFollowing(on);
+  };
+  // A step picked on the chart: bring its entry into the window, stop following, and focus it.
+  const [pendingFocus, setPendingFocus] = useState<number | null>(null);
+  // Only a new pick moves the view; the shown entries changing under it must not.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per pick
+  useEffect(() => {
+    if (!pickedStep) return;
+    const index = shown.findIndex(
+      (entry) => entry.kind === "message" && entry.message.seq >= pickedStep.step,
+    );
+    if (index < 0) return;
+    const target = shown[index];
+    if (target?.kind !== "message") return;
+    if (index < start) setExtra((value) => value + (start - index));
+    follow(false);
+    if (frozen.current) frozen.current.start = Math.min(frozen.current.start, index);
+    setPendingFocus(target.message.seq);
+  }, [pickedStep]);
+  useEffect(() => {
+    if (pendingFocus === null) return;
+    const element = scroller.current?.querySelector<HTMLElement>(`[data-entry][data-seq="${pendingFocus}"]`);
+    if (!element) return;
+    element.scrollIntoView({ block: "center" });
+    element.focus({ preventScroll: true });
+    setPendingFocus(null);
+  });
+  const jumpToLatest = () => {
+    setExtra(0);
+    follow(true);
+  };
   return (
-    <div
-      className="transcript"
-      data-testid="transcript"
-      data-agent-id={agentId}
-      data-entries={entries.length}
-      ref={scroller}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-        // Only the reader scrolling up unpins: content that grew between our scroll and this (async) event
-        // also leaves us far from the bottom, and must not stop the following.
-        if (atBottom) pinned.current = true;
-        else if (element.scrollTop < lastScrollTop.current) pinned.current = false;
-        lastScrollTop.current = element.scrollTop;
-      }}
-    >
-      {entries.length === 0 && !streaming && <p className="muted">No messages yet.</p>}
-      {hidden > 0 && (
-        <button
-          type="button"
-          className="link"
-          data-testid="transcript-show-earlier"
-          onClick={() => setLimit(limit + VISIBLE_ENTRIES)}
-        >
-          Show {Math.min(hidden, VISIBLE_ENTRIES)} earlier entries ({hidden} hidden)
+    <section className="transcript-pane" aria-label="Transcript">
+      <TranscriptToolbar
+        query={query}
+        filter={filter}
+        matches={shown.length}
+        total={entries.length}
+        onQuery={(value) => {
+          setQuery(value);
+          jumpToLatest();
+        }}
+        onFilter={(value) => {
+          setFilter(value);
+          jumpToLatest();
+        }}
+      />
+      <div
+        className="transcript"
+        data-testid="transcript"
+        data-agent-id={agentId}
+        data-entries={entries.length}
+        data-following={following ? "true" : "false"}
+        role="log"
+        aria-label="Transcript entries (arrow keys move between entries)"
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable log must be reachable by keyboard to scroll it
+        tabIndex={0}
+        ref={scroller}
+        onKeyDown={(event) => {
+          markIntent();
+          moveFocus(event);
+        }}
+        onWheel={markIntent}
+        onTouchMove={markIntent}
+        onPointerDown={(event) => {
+          // A press on the scrollbar lands on the scroller itself.
+          if (event.target === event.currentTarget) markIntent();
+        }}
+        onScroll={(event) => {
+          const element = event.currentTarget;
+          const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+          // Only the reader unpins: content that grew or shrank (entries laid out, the window trimmed) also
+          // moves the scroll position, and must not stop the following.
+          if (atBottom && !following) follow(true);
+          else if (!atBottom && following && Date.now() - intent.current < INTENT_MS) follow(false);
+        }}
+      >
+        <div className="transcript-body" ref={body}>
+          {shown.length === 0 && !streaming && (
+            <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
+          )}
+          {start > 0 && (
+            <button
+              type="button"
+              className="link"
+              data-testid="transcript-show-earlier"
+              onClick={() => {
+                if (frozen.current) frozen.current.start = Math.max(0, start - WINDOW);
+                setExtra(extra + WINDOW);
+              }}
+            >
+              Show {Math.min(start, WINDOW)} earlier entries ({start} not shown)
+            </button>
+          )}
+          {shown.slice(start).map((entry) => (
+            <Entry
+              key={entry.key}
+              entry={entry}
+              thread={thread}
+              spawned={spawned}
+              details={details}
+              onOpenHistory={onOpenHistory}
+              onSelectAgent={onSelectAgent}
+            />
+          ))}
+          {thread.historyLoaded &&
+            running.map((tool) => (
+              <ToolCallBlock
+                key={tool.callId}
+                callId={tool.callId}
+                name={tool.name}
+                argumentsText={tool.arguments}
+                result={null}
+                activity={tool}
+              />
+            ))}
+          {streaming && (
+            <div className="entry entry-assistant streaming" data-testid="streaming-text">
+              <div className="entry-head">
+                <span className="role">assistant</span>
+                <span className="muted small">writing…</span>
+              </div>
+              <pre className="message-text">{streaming.text}</pre>
+            </div>
+          )}
+        </div>
+      </div>
+      {newCount > 0 && (
+        <button type="button" className="jump-latest" data-testid="jump-to-latest" onClick={jumpToLatest}>
+          {newCount} new — jump to latest
         </button>
       )}
-      {entries
-        .slice(hidden)
-        .map((entry) =>
-          entry.kind === "message" ? (
-            <TranscriptMessageView
-              key={entry.key}
-              message={entry.message}
-              results={entry.results}
-              tools={thread.tools}
-            />
-          ) : (
-            <CompactionNoticeView
-              key={entry.key}
-              notice={entry.notice}
-              onOpenHistory={() => onOpenHistory(agentId)}
-            />
-          ),
-        )}
-      {running.map((tool) => (
-        <ToolCallBlock
-          key={tool.callId}
-          callId={tool.callId}
-          name={tool.name}
-          argumentsText={tool.arguments}
-          result={null}
-          activity={tool}
-        />
-      ))}
-      {streaming && (
-        <div className="entry entry-assistant streaming" data-testid="streaming-text">
-          <div className="entry-head">
-            <span className="role">assistant</span>
-            <span className="muted small">writing…</span>
-          </div>
-          <pre className="message-text">{streaming.text}</pre>
-        </div>
-      )}
-    </div>
+    </section>
   );
+}
+
+function Entry({
+  entry,
+  thread,
+  spawned,
+  details,
+  onOpenHistory,
+  onSelectAgent,
+}: {
+  entry: TranscriptEntry;
+  thread: ThreadState;
+  spawned: Record<string, AgentNode[]>;
+  details: ReturnType<typeof useCompactionDetails>;
+  onOpenHistory: (range: HistoryRange | null) => void;
+  onSelectAgent: (agentId: string) => void;
+}) {
+  if (entry.kind === "message") {
+    // Live tool activity only matters to calls without a result yet: the others get a constant, so a
+    // tool event elsewhere does not re-render every message on screen.
+    const waiting = (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
+    return (
+      <TranscriptMessageView
+        message={entry.message}
+        results={entry.results}
+        tools={waiting ? thread.tools : NO_TOOLS}
+        compacted={entry.compacted}
+        spawned={spawned}
+        onSelectAgent={onSelectAgent}
+      />
+    );
+  }
+  if (entry.kind === "run") return <RunMarker run={entry.run} />;
+  return (
+    <CompactionNoticeView
+      notice={entry.notice}
+      removed={entry.removed}
+      detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
+      asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
+      onOpenHistory={onOpenHistory}
+    />
+  );
+}
+
+/** The step of the agent's last measurement before an event: "as of step N". */
+function stepBefore(thread: ThreadState, agentId: string, eventSeq: number): number | null {
+  const series = thread.measurements[agentId] ?? [];
+  let step: number | null = null;
+  for (const point of series) if (point.eventSeq < eventSeq) step = point.step;
+  return step;
+}
+
+/** Sub-agents by the spawn_agents call that created them. */
+function spawnedByCall(agents: ThreadState["agents"]): Record<string, AgentNode[]> {
+  const byCall: Record<string, AgentNode[]> = {};
+  for (const agent of Object.values(agents)) {
+    if (!agent.spawnCallId) continue;
+    byCall[agent.spawnCallId] = [...(byCall[agent.spawnCallId] ?? []), agent];
+  }
+  return byCall;
+}
+
+/** Arrow keys (and j/k) move focus between entries; Home and End go to the first and last. */
+function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
+  const keys: Record<string, number> = {
+    ArrowDown: 1,
+    j: 1,
+    ArrowUp: -1,
+    k: -1,
+    Home: -Infinity,
+    End: Infinity,
+  };
+  const step = keys[event.key];
+  if (step === undefined || (event.target as HTMLElement).closest("input, textarea, select")) return;
+  const items = [...event.currentTarget.querySelectorAll<HTMLElement>("[data-entry]")];
+  if (items.length === 0) return;
+  event.preventDefault();
+  const current = items.indexOf(document.activeElement as HTMLElement);
+  const next =
+    step === -Infinity
+      ? 0
+      : step === Infinity
+        ? items.length - 1
+        : Math.min(items.length - 1, Math.max(0, current === -1 ? items.length - 1 : current + step));
+  items[next]?.focus();
 }

@@ -1,5 +1,5 @@
-import type { LongrunEvent } from "@longrun/protocol";
-import { useEffect, useState } from "react";
+import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
+import { useEffect, useRef, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
 import { errorText } from "../lib/format.ts";
 import type { AppAction } from "../state/app-reducer.ts";
@@ -8,16 +8,34 @@ const PAGE_LIMIT = 500;
 /** Events are applied in batches: a replay of thousands of events is a handful of renders. */
 const FLUSH_MS = 50;
 
+/** After a team is spawned live, the snapshot is read again once the burst of events settles. */
+const RESNAPSHOT_MS = 500;
+/** Events read per REST page while filling in the history before the snapshot. */
+const HISTORY_PAGE = 5000;
 /**
- * Keeps the open thread in sync: reads it over REST, then subscribes from the start of its log.
- * The SDK reconnects and resumes by itself; the reducer ignores any seq it has already applied.
+ * What history is read for: runs (history, markers), compactions (notices), measurements (chart) and who
+ * spawned whom. Messages come from the messages API; statuses, tools and approvals from the snapshot.
+ */
+const HISTORY_TYPES = "run.*,compaction.*,context.measured,breaker.*,agent.spawned";
+
+export interface ThreadSyncError {
+  code: string | null;
+  text: string;
+}
+
+/**
+ * Keeps the open thread in sync: reads a snapshot of it (statuses as of its head seq), subscribes to the
+ * events after that head, and reads the history before it page by page in the background (for the
+ * chart, notices and run history). Nothing from history overrides what the snapshot says now, so a
+ * finished thread never looks running while its log is read. The SDK reconnects and resumes by itself;
+ * the reducer ignores any seq it has already applied.
  */
 export function useThreadSync(
   api: LongrunApi,
   threadId: string | null,
   dispatch: (action: AppAction) => void,
-): string | null {
-  const [error, setError] = useState<string | null>(null);
+): ThreadSyncError | null {
+  const [error, setError] = useState<ThreadSyncError | null>(null);
   useEffect(() => {
     setError(null);
     dispatch({ type: "thread.opened", threadId });
@@ -25,6 +43,8 @@ export function useThreadSync(
     let closed = false;
     let buffer: LongrunEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | null = null;
+    let subscription: { close(): void } | null = null;
+    let respawn: ReturnType<typeof setTimeout> | null = null;
     const flush = () => {
       timer = null;
       if (closed || buffer.length === 0) return;
@@ -32,44 +52,84 @@ export function useThreadSync(
       buffer = [];
       dispatch({ type: "thread.events", threadId, events });
     };
-    const reload = async () => {
-      try {
-        const detail = await api.threads.get(threadId);
-        if (!closed) dispatch({ type: "thread.detail", detail });
-      } catch (caught) {
-        // A network failure shows in the banner and is retried on reconnect; anything else is shown here.
-        if (!closed && isPermanent(caught)) setError(errorText(caught));
-      }
+    const fail = (caught: unknown) => {
+      // A network failure shows in the banner and is retried on reconnect; anything else is shown here.
+      if (closed || !isPermanent(caught)) return false;
+      setError({ code: codeOf(caught), text: errorText(caught) });
+      return true;
     };
-    void reload();
-    let previous: string | null = null;
-    const subscription = api.subscribe(
-      { threadId, since: 0 },
-      {
-        onEvent: (event) => {
-          buffer.push(event);
-          timer ??= setTimeout(flush, FLUSH_MS);
+    const readSnapshot = async () => {
+      const snapshot = await api.threads.snapshot(threadId);
+      if (!closed) dispatch({ type: "thread.snapshot", snapshot });
+      return snapshot.headSeq;
+    };
+    const readHistory = async (untilSeq: number) => {
+      let since = 0;
+      while (!closed && since < untilSeq) {
+        const page = await api.threads.eventsPage(threadId, {
+          since,
+          limit: HISTORY_PAGE,
+          types: HISTORY_TYPES,
+        });
+        if (closed) return;
+        const events = page.events.filter((event) => event.seq <= untilSeq);
+        if (events.length > 0) dispatch({ type: "thread.events", threadId, events });
+        if (page.nextSince === null || page.events.length === 0) break;
+        since = page.nextSince;
+      }
+      if (!closed) dispatch({ type: "thread.history-loaded", threadId });
+    };
+    const start = async () => {
+      let headSeq: number;
+      try {
+        headSeq = await readSnapshot();
+      } catch (caught) {
+        // No such thread (or no access): say so, and open no live subscription for it.
+        if (fail(caught)) return;
+        headSeq = 0;
+      }
+      if (closed) return;
+      let previous: string | null = null;
+      subscription = api.subscribe(
+        { threadId, since: headSeq },
+        {
+          onEvent: (event) => {
+            buffer.push(event);
+            timer ??= setTimeout(flush, FLUSH_MS);
+            // A new sub-agent's event does not name the call that spawned it; the snapshot does.
+            if (event.type === "agent.spawned" && event.seq > headSeq) {
+              respawn ??= setTimeout(() => {
+                respawn = null;
+                void readSnapshot().catch(fail);
+              }, RESNAPSHOT_MS);
+            }
+          },
+          onStatus: (status) => {
+            if (closed) return;
+            dispatch({ type: "connection", status });
+            if (status === "open" && previous === "reconnecting") void readSnapshot().catch(fail);
+            previous = status;
+          },
+          onError: (caught) => {
+            fail(caught);
+          },
+          onResync: () => {
+            if (closed) return;
+            dispatch({ type: "thread.resynced", threadId });
+            void readSnapshot()
+              .then((head) => readHistory(head))
+              .catch(fail);
+          },
         },
-        onStatus: (status) => {
-          if (closed) return;
-          dispatch({ type: "connection", status });
-          if (status === "open" && previous === "reconnecting") void reload();
-          previous = status;
-        },
-        onError: (caught) => {
-          if (!closed && isPermanent(caught)) setError(errorText(caught));
-        },
-        onResync: () => {
-          if (closed) return;
-          dispatch({ type: "thread.resynced", threadId });
-          void reload();
-        },
-      },
-    );
+      );
+      await readHistory(headSeq).catch(fail);
+    };
+    void start();
     return () => {
       closed = true;
       if (timer) clearTimeout(timer);
-      subscription.close();
+      if (respawn) clearTimeout(respawn);
+      subscription?.close();
       dispatch({ type: "connection", status: "idle" });
       // A closed thread gets no more events; its list entry goes back to the polled status.
       dispatch({ type: "thread.opened", threadId: null });
@@ -78,14 +138,25 @@ export function useThreadSync(
   return error;
 }
 
+function codeOf(error: unknown): string | null {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" ? code : null;
+}
+
 function isPermanent(error: unknown): boolean {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return code === "not_found" || code === "forbidden" || code === "unauthorized" || code === "bad_request";
 }
 
+/** Messages read first from the end of a long log, so the latest part of the transcript shows at once. */
+const TAIL_MESSAGES = 400;
+/** Older messages are merged into the state in batches of about this many. */
+const MERGE_MESSAGES = 2500;
+
 /**
  * Reads an agent's stored messages page by page; together with message.completed events this is the
- * transcript (the same message id from both sources is one entry).
+ * transcript (the same message id from both sources is one entry). With a hint of where the log ends (the
+ * agent's latest step, from the snapshot), the tail is read first and the older part after it.
  */
 export function useAgentMessages(
   api: LongrunApi,
@@ -93,24 +164,44 @@ export function useAgentMessages(
   agentId: string | null,
   dispatch: (action: AppAction) => void,
   reloadKey: number,
+  endHint: number | null = null,
 ) {
+  // Read when the effect starts, not a reason to start it again.
+  const hint = useRef(endHint);
+  hint.current = endHint;
   useEffect(() => {
     // reloadKey changes after a resync: read the facts again.
     void reloadKey;
     if (!threadId || !agentId) return;
     let cancelled = false;
-    const load = async () => {
-      let afterSeq: number | undefined;
+    const readRange = async (from: number, until: number | null) => {
+      let afterSeq = from;
+      // Pages are merged into the state a few at a time: each merge rebuilds the transcript.
+      let pending: StoredMessage[] = [];
+      const merge = () => {
+        if (pending.length > 0) dispatch({ type: "thread.messages", threadId, agentId, messages: pending });
+        pending = [];
+      };
       for (;;) {
-        const page = await api.agents.messages(agentId, {
-          limit: PAGE_LIMIT,
-          ...(afterSeq === undefined ? {} : { afterSeq }),
-        });
+        const page = await api.agents.messages(agentId, { limit: PAGE_LIMIT, afterSeq });
         if (cancelled) return;
-        dispatch({ type: "thread.messages", threadId, agentId, messages: page.messages });
-        if (page.nextAfterSeq === null || page.messages.length === 0) return;
-        afterSeq = page.nextAfterSeq;
+        const messages =
+          until === null ? page.messages : page.messages.filter((message) => message.seq <= until);
+        pending = pending.concat(messages);
+        if (pending.length >= MERGE_MESSAGES) merge();
+        const last = page.messages[page.messages.length - 1];
+        const done =
+          page.nextAfterSeq === null ||
+          page.messages.length === 0 ||
+          (until !== null && last !== undefined && last.seq >= until);
+        if (done) return merge();
+        afterSeq = page.nextAfterSeq ?? afterSeq;
       }
+    };
+    const load = async () => {
+      const tailStart = hint.current === null ? -1 : Math.max(-1, hint.current - TAIL_MESSAGES);
+      await readRange(tailStart, null);
+      if (tailStart > -1 && !cancelled) await readRange(-1, tailStart);
     };
     load().catch(() => {
       // Events still carry every completed message; the REST read only fills in what came before.

@@ -1,13 +1,35 @@
-import type { LongrunEvent, StoredMessage, Thread, ThreadDetail } from "@longrun/protocol";
+import type {
+  ApprovalInbox,
+  LongrunEvent,
+  StoredMessage,
+  ThreadDetail,
+  ThreadListItem,
+  ThreadSnapshot,
+} from "@longrun/protocol";
 import type { SubscriptionStatus } from "../api/api-types.ts";
 import { applyEvents } from "./apply-events.ts";
-import { applyMessages, applyThreadDetail, clearStreaming } from "./apply-rest.ts";
+import {
+  applyMessages,
+  applySnapshot,
+  applyThreadDetail,
+  clearStreaming,
+  markHistoryLoaded,
+} from "./apply-rest.ts";
 import { emptyThreadState, type ThreadState } from "./thread-state.ts";
 
 export type ConnectionState = SubscriptionStatus | "idle";
 
+export type InboxItem = ApprovalInbox["approvals"][number];
+
 export interface AppState {
-  threads: Thread[];
+  threads: ThreadListItem[];
+  /** Undecided approvals across threads (polled); null until the first read. */
+  inbox: InboxItem[] | null;
+  /**
+   * Counts the times the live connection came (back) up: a failure shown before a reconnect is about a
+   * connection that is gone, so components drop errors stamped with an older epoch.
+   */
+  connectionEpoch: number;
   threadsLoaded: boolean;
   threadsError: string | null;
   connection: ConnectionState;
@@ -17,7 +39,10 @@ export interface AppState {
 }
 
 export type AppAction =
-  | { type: "threads.loaded"; threads: Thread[] }
+  | { type: "threads.loaded"; threads: ThreadListItem[] }
+  | { type: "inbox.loaded"; approvals: InboxItem[] }
+  | { type: "thread.snapshot"; snapshot: ThreadSnapshot }
+  | { type: "thread.history-loaded"; threadId: string }
   | { type: "threads.failed"; error: string }
   | { type: "thread.opened"; threadId: string | null }
   | { type: "thread.events"; threadId: string; events: LongrunEvent[] }
@@ -28,6 +53,8 @@ export type AppAction =
 
 export const initialAppState: AppState = {
   threads: [],
+  inbox: null,
+  connectionEpoch: 0,
   threadsLoaded: false,
   threadsError: null,
   connection: "idle",
@@ -40,6 +67,12 @@ export function appReducer(state: AppState, action: AppAction): AppState {
   switch (action.type) {
     case "threads.loaded":
       return { ...state, threads: action.threads, threadsLoaded: true, threadsError: null };
+    case "inbox.loaded":
+      return { ...state, inbox: action.approvals };
+    case "thread.snapshot":
+      return withThread(state, action.snapshot.thread.id, (thread) => applySnapshot(thread, action.snapshot));
+    case "thread.history-loaded":
+      return withThread(state, action.threadId, markHistoryLoaded);
     case "threads.failed":
       return { ...state, threadsError: action.error, threadsLoaded: true };
     case "thread.opened":
@@ -59,7 +92,11 @@ export function appReducer(state: AppState, action: AppAction): AppState {
       // Deltas in flight when the socket drops are gone; a half sentence would never be finished.
       const thread =
         action.status === "reconnecting" && state.thread ? clearStreaming(state.thread) : state.thread;
-      return { ...state, connection: action.status, thread };
+      const epoch =
+        action.status === "open" && state.connection !== "open"
+          ? state.connectionEpoch + 1
+          : state.connectionEpoch;
+      return { ...state, connection: action.status, thread, connectionEpoch: epoch };
     }
     default: {
       const exhaustive: never = action;

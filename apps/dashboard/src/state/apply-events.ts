@@ -1,6 +1,7 @@
 import type { LongrunEvent } from "@longrun/protocol";
 import { Draft } from "./draft.ts";
-import type { CompactionNotice, ThreadState } from "./thread-state.ts";
+import type { CompactionNotice, RunView, ThreadState } from "./thread-state.ts";
+import { trackActivity } from "./track-activity.ts";
 
 const UNKNOWN_AGENT = "unknown";
 
@@ -23,26 +24,33 @@ export function applyEvents(state: ThreadState, events: readonly LongrunEvent[])
   const draft = new Draft(state);
   const applied = new Set(state.appliedSeqs);
   for (const event of fresh) {
+    let history = false;
     if (event.type !== "message.delta") {
       if (applied.has(event.seq)) continue;
       applied.add(event.seq);
       draft.next.lastSeq = Math.max(draft.next.lastSeq, event.seq);
       draft.next.lastActivityAt = Math.max(draft.next.lastActivityAt ?? 0, event.at);
+      history = state.snapshotSeq !== null && event.seq <= state.snapshotSeq;
+      if (!history && event.agentId) trackActivity(draft, event);
     }
-    applyOne(draft, event);
+    applyOne(draft, event, history);
   }
   draft.next.appliedSeqs = applied;
   return draft.next;
 }
 
-function applyOne(draft: Draft, event: LongrunEvent): void {
+/**
+ * Applies one event. `history`: the event is at or below the snapshot's head, so the snapshot already
+ * says where the statuses it touches ended up; it only fills in what the snapshot does not carry.
+ */
+function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
   const agentId = agentOf(event);
   switch (event.type) {
     case "thread.created":
       draft.next.title = event.data.title;
       return;
     case "thread.status":
-      draft.next.status = event.data.status;
+      if (!history) draft.next.status = event.data.status;
       return;
     case "run.queued":
     case "run.started":
@@ -51,7 +59,7 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
     case "run.cancelled":
     case "run.stuck":
     case "run.resumed":
-      applyRun(draft, event);
+      applyRun(draft, event, history);
       return;
     case "agent.spawned": {
       const agents = draft.record("agents");
@@ -69,6 +77,7 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
     }
     case "agent.status": {
       const agents = draft.record("agents");
+      if (history && agents[agentId]) return;
       const known = agents[agentId] ?? placeholderAgent(agentId, event.at);
       agents[agentId] = {
         ...known,
@@ -103,8 +112,12 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
       if (data.role === "assistant") delete draft.record("streaming")[agentId];
       return;
     }
-    case "tool.started":
-      draft.record("tools")[event.data.callId] = {
+    case "tool.started": {
+      const tools = draft.record("tools");
+      // History read after a live completion must not make the call look running again.
+      const known = tools[event.data.callId];
+      if (known && known.status !== "running") return;
+      tools[event.data.callId] = {
         callId: event.data.callId,
         agentId: event.agentId ?? null,
         name: event.data.name,
@@ -112,6 +125,7 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
         status: "running",
       };
       return;
+    }
     case "tool.completed": {
       const tools = draft.record("tools");
       tools[event.data.callId] = {
@@ -125,6 +139,8 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
       return;
     }
     case "approval.requested":
+      // The snapshot lists the calls still undecided; an older request is decided or abandoned.
+      if (history) return;
       draft.record("approvals")[event.data.callId] = {
         callId: event.data.callId,
         agentId: event.agentId ?? null,
@@ -139,7 +155,10 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
       return;
     case "context.measured": {
       const measurements = draft.record("measurements");
-      const series = [...(measurements[agentId] ?? [])];
+      const known = measurements[agentId] ?? [];
+      // The snapshot seeds the latest measurement; the same one read again from the log is one point.
+      if (known.some((point) => point.eventSeq === event.seq)) return;
+      const series = [...known];
       series.push({ eventSeq: event.seq, at: event.at, ...event.data });
       if (series.length > 1 && series[series.length - 2]!.eventSeq > event.seq) {
         series.sort((left, right) => left.eventSeq - right.eventSeq);
@@ -150,6 +169,7 @@ function applyOne(draft: Draft, event: LongrunEvent): void {
     case "compaction.started":
     case "compaction.completed":
     case "compaction.failed":
+    case "compaction.skipped":
       applyCompaction(draft, event);
       return;
     case "breaker.opened":
@@ -188,16 +208,28 @@ type RunEvent = Extract<
   }
 >;
 
-function applyRun(draft: Draft, event: RunEvent): void {
+function applyRun(draft: Draft, event: RunEvent, history: boolean): void {
   const runId = event.runId;
   if (!runId) return;
   const runs = draft.record("runs");
   const known = runs[runId];
+  const times = runTimes(known, event);
+  if (history && known) {
+    // The snapshot has the run's status; history only adds when it started and ended, and why.
+    runs[runId] = {
+      ...known,
+      ...times,
+      ...(event.type === "run.cancelled" && event.data.reason ? { reason: event.data.reason } : {}),
+      ...(event.type === "run.completed" ? optionalReport(event.data.report) : {}),
+    };
+    return;
+  }
   const base = {
     id: runId,
     agentId: event.agentId ?? known?.agentId ?? null,
     kind: known?.kind ?? null,
     at: event.at,
+    ...times,
   };
   switch (event.type) {
     case "run.queued":
@@ -213,7 +245,12 @@ function applyRun(draft: Draft, event: RunEvent): void {
       runs[runId] = { ...known, ...base, status: "failed", error: event.data.error };
       break;
     case "run.cancelled":
-      runs[runId] = { ...known, ...base, status: "cancelled" };
+      runs[runId] = {
+        ...known,
+        ...base,
+        status: "cancelled",
+        ...(event.data.reason ? { reason: event.data.reason } : {}),
+      };
       break;
     case "run.stuck":
       // Nothing moves it: the reconciler says why. It stays active (cancel works, it may recover).
@@ -232,13 +269,28 @@ function applyRun(draft: Draft, event: RunEvent): void {
   if (event.agentId) delete draft.record("streaming")[event.agentId];
 }
 
+function runTimes(known: RunView | undefined, event: RunEvent): Partial<RunView> {
+  switch (event.type) {
+    case "run.queued":
+      return { createdAt: known?.createdAt ?? event.at };
+    case "run.started":
+      return { createdAt: known?.createdAt ?? event.at, startedAt: known?.startedAt ?? event.at };
+    case "run.completed":
+    case "run.failed":
+    case "run.cancelled":
+      return { finishedAt: known?.finishedAt ?? event.at };
+    default:
+      return {};
+  }
+}
+
 function optionalReport(report: string | undefined): { report?: string } {
   return report === undefined ? {} : { report };
 }
 
 type CompactionEventOf = Extract<
   LongrunEvent,
-  { type: "compaction.started" | "compaction.completed" | "compaction.failed" }
+  { type: "compaction.started" | "compaction.completed" | "compaction.failed" | "compaction.skipped" }
 >;
 
 function applyCompaction(draft: Draft, event: CompactionEventOf): void {
@@ -287,6 +339,16 @@ function applyCompaction(draft: Draft, event: CompactionEventOf): void {
       };
       return;
     }
+    case "compaction.skipped":
+      if (known?.phase === "completed") return;
+      compactions[key] = {
+        ...base,
+        phase: "skipped",
+        reason: event.data.reason,
+        at: event.at,
+        eventSeq: event.seq,
+      };
+      return;
     case "compaction.failed":
       if (known?.phase === "completed") return;
       compactions[key] = {

@@ -1,4 +1,4 @@
-import type { Agent, Run, StoredMessage, ThreadDetail } from "@longrun/protocol";
+import type { Agent, Run, StoredMessage, ThreadDetail, ThreadSnapshot } from "@longrun/protocol";
 import { Draft } from "./draft.ts";
 import type { ThreadState } from "./thread-state.ts";
 
@@ -42,7 +42,12 @@ export function applyThreadDetail(state: ThreadState, detail: ThreadDetail): Thr
   return draft.next;
 }
 
-function mergeAgent(known: ThreadState["agents"][string] | undefined, agent: Agent) {
+/**
+ * Merges one agent read over REST. `asOfSeq`: the read is a snapshot at that head, so its status wins
+ * over any event at or below it; without it the read may be older than the events, and they win.
+ */
+function mergeAgent(known: ThreadState["agents"][string] | undefined, agent: Agent, asOfSeq?: number) {
+  const eventIsNewer = known?.statusSeq !== undefined && (asOfSeq === undefined || known.statusSeq > asOfSeq);
   return {
     ...known,
     id: agent.id,
@@ -50,23 +55,87 @@ function mergeAgent(known: ThreadState["agents"][string] | undefined, agent: Age
     name: agent.name,
     inherit: agent.inherit,
     createdAt: agent.createdAt,
+    spawnCallId: agent.spawnCallId,
     ...(agent.brief ? { brief: agent.brief } : {}),
-    // The REST read may be older than the events already applied; a status from an event wins.
-    status: known?.statusSeq !== undefined ? known.status : agent.status,
+    status: eventIsNewer && known ? known.status : agent.status,
   };
 }
 
-function mergeRun(known: ThreadState["runs"][string] | undefined, run: Run) {
+function mergeRun(known: ThreadState["runs"][string] | undefined, run: Run, authoritative = false) {
   const terminal = run.status === "completed" || run.status === "failed" || run.status === "cancelled";
   return {
     ...known,
     id: run.id,
     agentId: run.agentId,
     kind: run.kind,
-    status: terminal || !known ? run.status : known.status,
+    status: authoritative || terminal || !known ? run.status : known.status,
     at: run.finishedAt ?? run.startedAt ?? run.createdAt,
+    createdAt: run.createdAt,
+    ...(run.startedAt ? { startedAt: run.startedAt } : {}),
+    ...(run.finishedAt ? { finishedAt: run.finishedAt } : {}),
     ...(run.error ? { error: run.error } : {}),
   };
+}
+
+/**
+ * Merges a snapshot: the thread at `headSeq` with its agents' statuses, runs, what each agent is doing
+ * and the undecided approvals. Events at or below `headSeq` read later only fill in history.
+ */
+export function applySnapshot(state: ThreadState, snapshot: ThreadSnapshot): ThreadState {
+  const draft = new Draft(state);
+  const { thread, headSeq } = snapshot;
+  draft.next.title = thread.title;
+  draft.next.restStatus = thread.status;
+  // A thread.status event newer than the snapshot is still the truth; an older one is not.
+  if (state.lastSeq <= headSeq) draft.next.status = null;
+  draft.next.snapshotSeq = Math.max(state.snapshotSeq ?? 0, headSeq);
+  draft.next.lastActivityAt = Math.max(state.lastActivityAt ?? 0, thread.updatedAt);
+  const agents = draft.record("agents");
+  for (const agent of thread.agents) agents[agent.id] = mergeAgent(agents[agent.id], agent, headSeq);
+  const runs = draft.record("runs");
+  for (const run of thread.runs) runs[run.id] = mergeRun(runs[run.id], run, state.lastSeq <= headSeq);
+  const activity = draft.record("activity");
+  const measurements = draft.record("measurements");
+  for (const entry of snapshot.activity) {
+    activity[entry.agentId] = {
+      step: entry.step,
+      tokens: entry.tokens,
+      maxInputTokens: entry.maxInputTokens,
+      tool: entry.tool,
+      statusSince: entry.statusSince,
+      lastEventAt: entry.lastEventAt,
+    };
+    const measured = entry.measurement;
+    const series = measurements[entry.agentId] ?? [];
+    if (measured && !series.some((point) => point.eventSeq === measured.seq)) {
+      const { seq, ...data } = measured;
+      measurements[entry.agentId] = [...series, { ...data, eventSeq: seq }].sort(
+        (left, right) => left.eventSeq - right.eventSeq,
+      );
+    }
+  }
+  const approvals: ThreadState["approvals"] = {};
+  for (const approval of snapshot.approvals) {
+    approvals[approval.callId] = {
+      callId: approval.callId,
+      agentId: approval.agentId,
+      runId: null,
+      name: approval.toolName,
+      arguments: approval.arguments,
+      requestedAt: approval.requestedAt,
+    };
+  }
+  // Requests announced after the snapshot's head stay; the snapshot replaces everything older.
+  for (const request of Object.values(state.approvals)) {
+    if (!approvals[request.callId] && request.requestedAt > snapshot.at) approvals[request.callId] = request;
+  }
+  draft.next.approvals = approvals;
+  return draft.next;
+}
+
+/** Marks the events before the snapshot as all read: the chart and notices are complete. */
+export function markHistoryLoaded(state: ThreadState): ThreadState {
+  return state.historyLoaded ? state : { ...state, historyLoaded: true };
 }
 
 /** Drops half-streamed text, e.g. when the socket drops and the deltas in flight are lost. */

@@ -6,15 +6,31 @@ export interface ChartBox {
   padding: number;
 }
 
+export interface ChartPoint {
+  x: number;
+  y: number;
+  step: number;
+  tokens: number;
+  rawTokens: number;
+  /** Time since the previous measurement: how long the step before this one took (null for the first). */
+  latencyMs: number | null;
+}
+
 export interface ChartGeometry {
   projectedPath: string;
   rawPath: string;
-  points: { x: number; y: number; step: number; tokens: number }[];
+  points: ChartPoint[];
   triggerY: number | null;
   maxY: number | null;
   compactionMarks: { x: number; key: string; label: string }[];
   yTop: number;
+  /** First and last step drawn: the x axis is in real steps, not in positions. */
+  firstStep: number | null;
+  lastStep: number | null;
 }
+
+/** Points drawn at most when the whole run is shown; longer series keep every n-th point. */
+export const MAX_POINTS = 600;
 
 /** The most recent points the chart draws; older ones scroll off. */
 export const CHART_WINDOW = 300;
@@ -24,8 +40,17 @@ export function chartGeometry(
   measurements: readonly Measurement[],
   compactions: readonly CompactionNotice[],
   box: ChartBox,
+  window: number | "all" = CHART_WINDOW,
 ): ChartGeometry {
-  const series = measurements.slice(-CHART_WINDOW);
+  const latencies = new Map<number, number | null>();
+  measurements.forEach((point, index) => {
+    const previous = measurements[index - 1];
+    latencies.set(point.eventSeq, previous ? point.at - previous.at : null);
+  });
+  const shown = window === "all" ? measurements : measurements.slice(-window);
+  const stride = Math.ceil(shown.length / MAX_POINTS);
+  const series =
+    stride <= 1 ? shown : shown.filter((_, index) => index % stride === 0 || index === shown.length - 1);
   const last = series[series.length - 1];
   const maxInput = last?.maxInputTokens ?? null;
   const trigger = last?.triggerTokens ?? null;
@@ -38,14 +63,25 @@ export function chartGeometry(
   const yTop = Math.ceil(highest * 1.05);
   const innerWidth = box.width - box.padding * 2;
   const innerHeight = box.height - box.padding * 2;
-  const xOf = (index: number) =>
-    box.padding + (series.length <= 1 ? innerWidth / 2 : (index / (series.length - 1)) * innerWidth);
+  // Steps are the seq of the agent's last fact and only grow; a measurement that reports a lower one
+  // (seen after some compactions) is drawn at the step reached so far instead of folding the axis back.
+  const steps: number[] = [];
+  for (const point of series) steps.push(Math.max(point.step, steps[steps.length - 1] ?? point.step));
+  const firstStep = steps[0] ?? 0;
+  const lastStep = steps[steps.length - 1] ?? 0;
+  const span = lastStep - firstStep;
+  // x is the step itself: gaps (sub-agent turns, compactions) show as gaps, not as even spacing.
+  const xAt = (step: number) =>
+    box.padding + (span <= 0 ? innerWidth / 2 : ((step - firstStep) / span) * innerWidth);
+  const xOf = (index: number) => xAt(steps[index] ?? firstStep);
   const yOf = (tokens: number) => box.padding + innerHeight - (tokens / yTop) * innerHeight;
   const points = series.map((point, index) => ({
     x: round(xOf(index)),
     y: round(yOf(point.projectedTokens)),
     step: point.step,
     tokens: point.projectedTokens,
+    rawTokens: point.rawTokens,
+    latencyMs: latencies.get(point.eventSeq) ?? null,
   }));
   const rawPoints = series.map((point, index) => ({ x: round(xOf(index)), y: round(yOf(point.rawTokens)) }));
   const firstSeq = series[0]?.eventSeq ?? Number.NEGATIVE_INFINITY;
@@ -54,8 +90,9 @@ export function chartGeometry(
     .map((notice) => {
       // Between the last measurement before the compaction and the first after it.
       const before = series.filter((point) => point.eventSeq < notice.eventSeq).length - 1;
-      const position = Math.min(Math.max(before + 0.5, 0), series.length - 1);
-      const x = series.length <= 1 ? xOf(0) : box.padding + (position / (series.length - 1)) * innerWidth;
+      const left = steps[Math.max(before, 0)] ?? firstStep;
+      const right = steps[Math.min(before + 1, series.length - 1)] ?? left;
+      const x = series.length <= 1 ? xOf(0) : xAt(before < 0 ? firstStep : (left + right) / 2);
       return {
         x: round(x),
         key: notice.key,
@@ -70,6 +107,8 @@ export function chartGeometry(
     maxY: maxInput === null ? null : round(yOf(maxInput)),
     compactionMarks,
     yTop,
+    firstStep: series.length > 0 ? firstStep : null,
+    lastStep: series.length > 0 ? lastStep : null,
   };
 }
 

@@ -42,4 +42,5 @@ export type RecordKey =
   | "tools"
   | "runs"
   | "streaming"
-  | "breakers";
+  | "breakers"
+  | "activity";

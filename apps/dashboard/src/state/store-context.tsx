@@ -22,3 +22,8 @@ export function useStore(): Store {
   if (!store) throw new Error("useStore outside StoreProvider");
   return store;
 }
+
+/** The store when there is one: pieces also rendered on their own (server-side tests) read it this way. */
+export function useOptionalStore(): Store | null {
+  return useContext(StoreContext);
+}

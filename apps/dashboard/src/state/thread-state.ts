@@ -21,7 +21,20 @@ export interface AgentNode {
   statusReason?: string;
   /** Seq of the agent.status event the status came from; absent when it came from a REST read. */
   statusSeq?: number;
+  /** The parent's spawn_agents call that created this sub-agent (`api:<runId>` when spawned over the API). */
+  spawnCallId?: string | null;
   createdAt: number;
+}
+
+/** What an agent is doing now: from the snapshot, then kept current by live events. */
+export interface AgentActivityView {
+  step: number | null;
+  tokens: number | null;
+  maxInputTokens: number | null;
+  tool: { callId: string; name: string; startedAt: number } | null;
+  /** When the current status began. */
+  statusSince: number | null;
+  lastEventAt: number | null;
 }
 
 /** One conversation fact, from a message.completed event or GET /v1/agents/:id/messages. */
@@ -43,7 +56,8 @@ export interface CompactionNotice {
   key: string;
   compactionId: string | null;
   agentId: string;
-  phase: "started" | "completed" | "failed";
+  /** `skipped`: there was nothing to compact (not a failure). */
+  phase: "started" | "completed" | "failed" | "skipped";
   strategy?: "partial" | "full";
   trigger: "auto" | "manual" | "overflow";
   tokensBefore: number;
@@ -99,6 +113,12 @@ export interface RunView {
   status: RunStatus;
   error?: { code: string; message: string };
   report?: string;
+  /** Why it was cancelled, when it says. */
+  reason?: string;
+  /** When it was admitted (first seen), started and ended; `at` is its latest change. */
+  createdAt?: number;
+  startedAt?: number;
+  finishedAt?: number;
   at: number;
 }
 
@@ -121,6 +141,14 @@ export interface ThreadState {
   status: ThreadStatus | null;
   /** Status from the last REST read of the thread (may be older than the polled list). */
   restStatus: ThreadStatus | null;
+  /**
+   * Head seq of the last snapshot read (null: none yet). Events at or below it are history: they fill the
+   * transcript and chart but never override the statuses the snapshot gave (runs, agents, thread).
+   */
+  snapshotSeq: number | null;
+  /** True once the events before the snapshot have all been read (chart and notices are complete). */
+  historyLoaded: boolean;
+  activity: Record<string, AgentActivityView>;
   /** Persisted event seqs already applied: the key that makes replay after a resume idempotent. */
   appliedSeqs: ReadonlySet<number>;
   lastSeq: number;
@@ -143,6 +171,9 @@ export function emptyThreadState(threadId: string): ThreadState {
     title: null,
     status: null,
     restStatus: null,
+    snapshotSeq: null,
+    historyLoaded: false,
+    activity: {},
     appliedSeqs: new Set(),
     lastSeq: -1,
     lastActivityAt: null,

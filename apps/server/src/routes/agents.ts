@@ -3,6 +3,7 @@ import {
   ApprovalBody,
   ApprovalResult,
   CompactBody,
+  CompactionList,
   CompactResult,
   ContextView,
   HistoryQuery,
@@ -83,6 +84,20 @@ const compact = createRoute({
   responses: {
     202: jsonResponse("The compaction run", CompactResult),
     ...errors({ ...AUTH_ERRORS, ...BODY_ERRORS, 404: NO_AGENT }),
+  },
+});
+
+const listCompactions = createRoute({
+  method: "get",
+  path: "/{id}/compactions",
+  operationId: "listAgentCompactions",
+  summary: "Every compaction of the agent, oldest first, with its summary, ledger and restored items",
+  tags,
+  security: BEARER,
+  request: { params: AgentParams },
+  responses: {
+    200: jsonResponse("The compactions", CompactionList),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: NO_AGENT }),
   },
 });
 
@@ -195,6 +210,12 @@ export function agentRoutes(deps: ServerDeps) {
     );
     deps.metrics.runs.inc({ kind: "compact" });
     return context.json({ runId: run.id, queued: run.status === "queued" }, 202);
+  });
+
+  app.openapi(listCompactions, async (context) => {
+    const { id } = context.req.valid("param");
+    const agent = await requireAgent(store, context.get("tenantId"), id);
+    return context.json({ compactions: await store.compactions.list(agent.id) }, 200);
   });
 
   app.openapi(spawn, async (context) => {

@@ -11,6 +11,7 @@ import {
   ThreadDetail,
   ThreadList,
   ThreadListQuery,
+  ThreadSnapshot,
 } from "@longrun/protocol";
 import { createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
@@ -30,6 +31,7 @@ import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { resolveWorkspace } from "../workspace.ts";
 import { resolveThreadModel } from "./thread-model.ts";
+import { threadAttention, threadSnapshot } from "./thread-snapshot.ts";
 
 const ThreadParams = z.object({ id: Id });
 const tags = ["threads"];
@@ -78,6 +80,20 @@ const getThread = createRoute({
   request: { params: ThreadParams },
   responses: {
     200: jsonResponse("The thread", ThreadDetail),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
+  },
+});
+
+const getSnapshot = createRoute({
+  method: "get",
+  path: "/{id}/snapshot",
+  operationId: "getThreadSnapshot",
+  summary: "The thread at its head seq: detail, what each agent is doing now, undecided approvals",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams },
+  responses: {
+    200: jsonResponse("The snapshot; apply the events after `headSeq` to stay current", ThreadSnapshot),
     ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
   },
 });
@@ -165,14 +181,31 @@ export function threadRoutes(deps: ServerDeps) {
 
   app.openapi(listThreads, async (context) => {
     const { limit = PAGE_LIMITS.threads.default } = context.req.valid("query");
-    const threads = await store.threads.list(context.get("tenantId"), { limit });
-    return context.json({ threads }, 200);
+    const tenantId = context.get("tenantId");
+    const threads = await store.threads.list(tenantId, { limit });
+    const attention = await threadAttention(deps, tenantId);
+    return context.json(
+      {
+        threads: threads.map((thread) => ({
+          ...thread,
+          pendingApprovals: attention.approvals.get(thread.id) ?? 0,
+          stuckRuns: attention.stuck.get(thread.id) ?? 0,
+        })),
+      },
+      200,
+    );
   });
 
   app.openapi(getThread, async (context) => {
     const { id } = context.req.valid("param");
     await requireThread(store, context.get("tenantId"), id);
     return context.json(await threadDetail(deps, id), 200);
+  });
+
+  app.openapi(getSnapshot, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    return context.json(await threadSnapshot(deps, id), 200);
   });
 
   app.openapi(postMessage, async (context) => {
@@ -192,11 +225,12 @@ export function threadRoutes(deps: ServerDeps) {
   app.openapi(listEvents, async (context) => {
     const { id } = context.req.valid("param");
     await requireThread(store, context.get("tenantId"), id);
-    const { since = 0, limit = PAGE_LIMITS.events.default } = context.req.valid("query");
+    const { since = 0, limit = PAGE_LIMITS.events.default, types } = context.req.valid("query");
+    const filter = types?.split(",");
     const page = await readBoundedPage({
       start: since,
       limit,
-      read: (after, count) => store.events.after(id, after, count),
+      read: (after, count) => store.events.after(id, after, count, filter),
       cursorOf: (event) => event.seq,
     });
     return context.json({ events: page.items, nextSince: page.next }, 200);

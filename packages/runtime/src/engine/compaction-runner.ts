@@ -166,12 +166,21 @@ async function compactOnce(
         },
       );
     }
-    const reason = verdict.ok
-      ? "nothing to compact: the history is already within the kept window"
-      : verdict.reason;
-    await reportFailure(reason, gate.state, !verdict.ok);
+    if (!verdict.ok) {
+      await reportFailure(verdict.reason, gate.state, true);
+      if (job.trigger === "manual") await recordManualCompaction(deps, job, "nothing to compact");
+      return { kind: "exhausted", reason: verdict.reason };
+    }
+    // Nothing to do is not a failure: it is reported as skipped, the breaker is not involved.
+    const reason = "nothing to compact: the history is already within the kept window";
+    progress.ended = true;
+    await deps.events.emit({
+      ...where,
+      type: "compaction.skipped",
+      data: { compactionKey, trigger: job.trigger, reason },
+    });
     if (job.trigger === "manual") await recordManualCompaction(deps, job, "nothing to compact");
-    return verdict.ok ? { kind: "nothing", reason } : { kind: "exhausted", reason };
+    return { kind: "nothing", reason };
   }
 
   let summaryText: string;

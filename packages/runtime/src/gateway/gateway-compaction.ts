@@ -45,12 +45,17 @@ export async function compactThroughQueue(
     signal: target.signal,
     matches: (event) =>
       event.agentId === agentId &&
-      (event.type === "compaction.completed" || event.type === "compaction.failed"),
+      (event.type === "compaction.completed" ||
+        event.type === "compaction.failed" ||
+        event.type === "compaction.skipped"),
   });
   await finishRun(deps, run.id, { threadId, agentId }, ended);
   if (!ended) return { kind: "timed_out" };
   if (ended.type === "compaction.completed") {
     return { kind: "compacted", tokensBefore: ended.data.tokensBefore, tokensAfter: ended.data.tokensAfter };
+  }
+  if (ended.type === "compaction.skipped") {
+    return { kind: "not_compacted", reason: ended.data.reason, contextExhausted: false };
   }
   if (ended.type === "compaction.failed") {
     return {
@@ -71,13 +76,18 @@ async function finishRun(
   await commit(deps, async (unit, announce) => {
     const current = await unit.updateRun(runId, {});
     if (current.finishedAt) return;
-    if (ended?.type === "compaction.completed") {
+    if (ended?.type === "compaction.completed" || ended?.type === "compaction.skipped") {
       await unit.updateRun(runId, { status: "completed", finishedAt: deps.now(), error: null });
       announce({
         ...where,
         runId,
         type: "run.completed",
-        data: { report: "compacted for a gateway request" },
+        data: {
+          report:
+            ended.type === "compaction.skipped"
+              ? "nothing to compact for a gateway request"
+              : "compacted for a gateway request",
+        },
       });
       return;
     }

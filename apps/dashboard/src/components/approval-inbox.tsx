@@ -1,0 +1,145 @@
+import { useState } from "react";
+import { useActionError } from "../hooks/use-action-error.ts";
+import { clip, errorText, formatAgo } from "../lib/format.ts";
+import type { InboxItem } from "../state/app-reducer.ts";
+import { useStore } from "../state/store-context.tsx";
+
+/**
+ * Every tool call waiting for a decision, across threads: the polled inbox, with the open thread's live
+ * requests merged in (so a request shows here the moment it is made, and goes when it is decided).
+ */
+export function useInbox(): InboxItem[] {
+  const { state } = useStore();
+  const open = state.thread;
+  const polled = (state.inbox ?? []).filter((item) => item.threadId !== open?.threadId);
+  if (!open) return polled;
+  const live: InboxItem[] = Object.values(open.approvals).map((request) => ({
+    agentId: request.agentId ?? "",
+    callId: request.callId,
+    threadId: open.threadId,
+    messageId: "",
+    toolName: request.name,
+    arguments: request.arguments,
+    requestedAt: request.requestedAt,
+    decision: null,
+    reason: null,
+    decidedAt: null,
+    threadTitle: open.title ?? open.threadId,
+    agentName: (request.agentId ? open.agents[request.agentId]?.name : undefined) ?? request.agentId ?? "",
+  }));
+  return [...polled, ...live].sort((left, right) => left.requestedAt - right.requestedAt);
+}
+
+/** The top bar's approvals button and the inbox it opens. */
+export function ApprovalInbox({ onOpenThread }: { onOpenThread: (threadId: string) => void }) {
+  const items = useInbox();
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="inbox">
+      <button
+        type="button"
+        className={items.length > 0 ? "inbox-button attention" : "inbox-button"}
+        data-testid="inbox-button"
+        data-count={items.length}
+        aria-expanded={open}
+        aria-controls="approval-inbox"
+        onClick={() => setOpen(!open)}
+      >
+        Approvals{items.length > 0 ? ` (${items.length})` : ""}
+      </button>
+      {open && (
+        <section
+          id="approval-inbox"
+          className="panel inbox-panel"
+          data-testid="approval-inbox"
+          aria-label="Approvals inbox"
+        >
+          <h2>Waiting for a decision</h2>
+          {items.length === 0 && <p className="muted">Nothing is waiting for you.</p>}
+          <ul>
+            {items.map((item) => (
+              <InboxRow
+                key={`${item.agentId}:${item.callId}`}
+                item={item}
+                onOpenThread={(threadId) => {
+                  setOpen(false);
+                  onOpenThread(threadId);
+                }}
+              />
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
+  );
+}
+
+function InboxRow({ item, onOpenThread }: { item: InboxItem; onOpenThread: (threadId: string) => void }) {
+  const { api, state, dispatch } = useStore();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useActionError();
+  const decide = async (decision: "approve" | "deny") => {
+    setBusy(true);
+    setError(null);
+    try {
+      await api.approvals.resolve(item.agentId, item.callId, { decision });
+      dispatch({
+        type: "inbox.loaded",
+        approvals: (state.inbox ?? []).filter(
+          (other) => !(other.agentId === item.agentId && other.callId === item.callId),
+        ),
+      });
+    } catch (caught) {
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <li
+      className="inbox-item"
+      data-testid="inbox-item"
+      data-thread-id={item.threadId}
+      data-call-id={item.callId}
+    >
+      <div>
+        <button
+          type="button"
+          className="link"
+          data-testid="inbox-open-thread"
+          onClick={() => onOpenThread(item.threadId)}
+        >
+          {item.threadTitle}
+        </button>
+        <span className="muted small">
+          {" "}
+          · {item.agentName} · {formatAgo(item.requestedAt)}
+        </span>
+      </div>
+      <code className="small">
+        {item.toolName} {clip(item.arguments, 120).text}
+      </code>
+      <div className="actions">
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          data-testid="inbox-approve"
+          onClick={() => void decide("approve")}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          className="danger"
+          disabled={busy}
+          data-testid="inbox-deny"
+          onClick={() => void decide("deny")}
+        >
+          Deny
+        </button>
+        {error && <span className="error small">{error}</span>}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,221 @@
+import type { ThreadSnapshot } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { applyEvents } from "./apply-events.ts";
+import { applySnapshot } from "./apply-rest.ts";
+import { makeEvent, textMessage } from "./test-events.ts";
+import { emptyThreadState } from "./thread-state.ts";
+import { buildTranscript, runningTools } from "./transcript.ts";
+
+const saved = { collapse: 0, truncate: 0, microcompact: 0 };
+const profile = {
+  model: "sim",
+  tokenizer: "o200k_base",
+  triggerRatio: 0.75,
+  keepRatio: 0.1,
+  fallbackTriggerTokens: 100_000,
+  fallbackKeepMessages: 6,
+  idleGapMs: 1,
+  microcompactKeep: 5,
+} as const;
+
+/** A thread whose one run finished at seq 12: what GET /v1/threads/:id/snapshot answers then. */
+function finishedSnapshot(): ThreadSnapshot {
+  return {
+    thread: {
+      id: "t1",
+      tenantId: "default",
+      title: "demo",
+      workspaceDir: "/w",
+      modelProfile: profile,
+      status: "idle",
+      createdAt: 1000,
+      updatedAt: 1012,
+      agents: [
+        {
+          id: "a-root",
+          threadId: "t1",
+          parentAgentId: null,
+          name: "root",
+          inherit: "fresh",
+          forkMessageId: null,
+          forkCompactionId: null,
+          brief: null,
+          spawnCallId: null,
+          status: "completed",
+          createdAt: 1000,
+        },
+      ],
+      runs: [
+        {
+          id: "r1",
+          threadId: "t1",
+          agentId: "a-root",
+          kind: "message",
+          status: "completed",
+          error: null,
+          createdAt: 1001,
+          startedAt: 1002,
+          finishedAt: 1012,
+          input: null,
+        },
+      ],
+    },
+    headSeq: 12,
+    activity: [
+      {
+        agentId: "a-root",
+        step: 3,
+        tokens: 900,
+        maxInputTokens: 8000,
+        triggerTokens: 6000,
+        measuredSeq: 9,
+        measurement: {
+          step: 3,
+          rawTokens: 900,
+          projectedTokens: 900,
+          maxInputTokens: 8000,
+          triggerTokens: 6000,
+          saved,
+          needsCompaction: false,
+          seq: 9,
+          at: 1009,
+        },
+        tool: null,
+        statusSince: 1011,
+        lastEventAt: 1012,
+        lastEventType: "run.completed",
+      },
+    ],
+    approvals: [],
+    at: 1013,
+  };
+}
+
+/** The same thread's log, as the history read delivers it after the snapshot. */
+function history() {
+  return [
+    makeEvent("thread.status", 1, { status: "running" }),
+    makeEvent("run.started", 2, { kind: "message" }, { runId: "r1" }),
+    makeEvent("agent.status", 3, { status: "running" }),
+    textMessage(4, "m1", 1, "user", "explore"),
+    makeEvent("message.completed", 5, {
+      messageId: "m2",
+      seq: 2,
+      role: "assistant",
+      content: null,
+      toolCalls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: "{}" } }],
+    }),
+    makeEvent("tool.started", 6, { callId: "c1", name: "read_file", arguments: "{}" }),
+    makeEvent("approval.requested", 7, { callId: "c0", name: "run_command", arguments: "{}" }),
+    makeEvent("tool.completed", 8, { callId: "c1", name: "read_file", status: "ok", output: "x" }),
+    makeEvent("context.measured", 9, {
+      step: 3,
+      rawTokens: 900,
+      projectedTokens: 900,
+      maxInputTokens: 8000,
+      triggerTokens: 6000,
+      saved,
+      needsCompaction: false,
+    }),
+    makeEvent("run.cancelled", 10, { reason: "by hand" }, { runId: "r0" }),
+    makeEvent("agent.status", 11, { status: "completed" }),
+    makeEvent("run.completed", 12, {}, { runId: "r1" }),
+  ];
+}
+
+describe("a thread opened from its snapshot", () => {
+  it("never shows what the history says before the head: no running status, run, tool or approval", () => {
+    const opened = applySnapshot(emptyThreadState("t1"), finishedSnapshot());
+    // Part of the history read (up to the tool start): the statuses are still the snapshot's.
+    const partway = applyEvents(opened, history().slice(0, 6));
+    expect(partway.status ?? partway.restStatus).toBe("idle");
+    expect(partway.runs.r1?.status).toBe("completed");
+    expect(partway.agents["a-root"]?.status).toBe("completed");
+    expect(partway.approvals).toEqual({});
+    const all = applyEvents(partway, history().slice(6));
+    expect(all.status ?? all.restStatus).toBe("idle");
+    expect(runningTools(all, "a-root")).toEqual([]);
+    // The snapshot's measurement and the same one from the log are one point.
+    expect(all.measurements["a-root"]?.map((point) => point.eventSeq)).toEqual([9]);
+    // A run the snapshot did not list (older, cancelled) still leaves its trace.
+    expect(all.runs.r0).toMatchObject({ status: "cancelled", reason: "by hand" });
+    expect(buildTranscript(all, "a-root").filter((entry) => entry.kind === "run")).toHaveLength(2);
+  });
+
+  it("lets events after the head change what it shows", () => {
+    const opened = applySnapshot(emptyThreadState("t1"), finishedSnapshot());
+    const next = applyEvents(opened, [
+      makeEvent("run.started", 13, { kind: "message" }, { runId: "r2" }),
+      makeEvent("agent.status", 14, { status: "running" }),
+      makeEvent("tool.started", 15, { callId: "c9", name: "grep", arguments: "{}" }),
+      makeEvent("run.stuck", 16, { reason: "no progress after 3 recoveries" }, { runId: "r2" }),
+    ]);
+    expect(next.runs.r2?.status).toBe("stuck");
+    expect(next.agents["a-root"]?.status).toBe("running");
+    expect(next.activity["a-root"]?.tool?.name).toBe("grep");
+  });
+
+  it("a late tool.started from history does not make a completed call look running again", () => {
+    const opened = applySnapshot(emptyThreadState("t1"), finishedSnapshot());
+    const live = applyEvents(opened, [
+      makeEvent("tool.completed", 8, { callId: "c1", name: "read_file", status: "ok", output: "x" }),
+    ]);
+    const filled = applyEvents(live, [
+      makeEvent("tool.started", 6, { callId: "c1", name: "read_file", arguments: "{}" }),
+    ]);
+    expect(filled.tools.c1?.status).toBe("ok");
+  });
+});
+
+describe("transcript derivations", () => {
+  it("draws a running call once: inside its message, not again as a loose block", () => {
+    const state = applyEvents(emptyThreadState("t1"), history().slice(3, 6));
+    expect(state.tools.c1?.status).toBe("running");
+    expect(runningTools(state, "a-root")).toEqual([]);
+  });
+
+  it("greys the messages a compaction removed and says which range", () => {
+    const events = [
+      textMessage(1, "m1", 1, "user", "explore"),
+      textMessage(2, "m2", 2, "assistant", "one"),
+      textMessage(3, "m3", 3, "assistant", "two"),
+      makeEvent(
+        "compaction.completed",
+        4,
+        {
+          compactionKey: "k1",
+          compactionId: "c1",
+          strategy: "partial",
+          trigger: "auto",
+          tokensBefore: 7000,
+          tokensAfter: 2000,
+          saved,
+          cutoffMessageId: "m3",
+          historyFile: "/w/.longrun/history/t1/a-root.jsonl",
+          restored: [],
+        },
+        { at: 2000 },
+      ),
+      makeEvent(
+        "compaction.skipped",
+        5,
+        { compactionKey: "k2", trigger: "manual", reason: "nothing to compact" },
+        { at: 2001 },
+      ),
+    ];
+    const entries = buildTranscript(applyEvents(emptyThreadState("t1"), events), "a-root");
+    const messages = entries.flatMap((entry) =>
+      entry.kind === "message" ? [[entry.message.id, entry.compacted]] : [],
+    );
+    expect(messages).toEqual([
+      ["m1", true],
+      ["m2", true],
+      ["m3", false],
+    ]);
+    const notices = entries.flatMap((entry) => (entry.kind === "compaction" ? [entry] : []));
+    expect(notices.map((notice) => [notice.notice.phase, notice.removed])).toEqual([
+      ["completed", { fromSeq: 0, toSeq: 2, count: 2 }],
+      ["skipped", null],
+    ]);
+  });
+});

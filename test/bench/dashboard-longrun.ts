@@ -1,0 +1,256 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { loadConfig, startEmbedded } from "@longrun/cli";
+import { createClient, type LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
+import { launchChromium } from "../browser/support/chromium.ts";
+import { ensureDashboardBuilt } from "../browser/support/dashboard-build.ts";
+import { formatMs, quantile, renderTable } from "./stats.ts";
+
+// The dashboard on a long thread, in real Chromium against an embedded server: time to open (from a
+// fresh page load to the snapshot view, the first transcript entries and the history read), frame times
+// while the reader scrolls the transcript during a live run, and the page's memory. Each figure is
+// reported beside the same figure for a short thread in the same run (the baseline): the ratios are
+// what to compare across machines, the absolute numbers belong to this one.
+
+const RESULTS = fileURLToPath(new URL("./results/dashboard-longrun.json", import.meta.url));
+const VIEWPORT = { width: 1440, height: 900 };
+const SCROLL_MS = 5000;
+const TASK = "Survey the inventory service and report its modules, tests and docs.";
+
+interface OpenFigures {
+  /** When the snapshot's response had arrived (resource timing): the server's share of `viewMs`. */
+  snapshotMs: number;
+  viewMs: number;
+  entriesMs: number;
+  historyMs: number;
+  heapMb: number;
+  domNodes: number;
+}
+
+interface FrameFigures {
+  frames: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  over50ms: number;
+}
+
+async function waitIdle(client: LongrunClient, threadId: string, label: string): Promise<number> {
+  const started = performance.now();
+  let lastLog = started;
+  for (;;) {
+    const detail = await client.threads.get(threadId);
+    if (detail.runs.length > 0 && detail.runs.every((run) => run.finishedAt !== null)) {
+      return performance.now() - started;
+    }
+    if (performance.now() - lastLog > 15_000) {
+      lastLog = performance.now();
+      const events = await client.threads.eventsPage(threadId, { since: 0, limit: 1 });
+      console.log(
+        `  ${label}: still running (${Math.round((lastLog - started) / 1000)} s, next seq ${events.nextSince})`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** Loads the page fresh on a thread and times what appears, from navigation start (ms). */
+async function openFigures(page: Page, origin: string, threadId: string): Promise<OpenFigures> {
+  await page.goto(`${origin}/#/`);
+  await page.locator('[data-testid="thread-list"]').waitFor();
+  await page.goto("about:blank");
+  await page.goto(`${origin}/#/threads/${threadId}`);
+  await page
+    .locator(`[data-testid="thread-view"][data-thread-id="${threadId}"]`)
+    .waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid="transcript-entry"]').first().waitFor({ timeout: 120_000 });
+  await page.locator('[data-testid="thread-view"][data-history-loaded="true"]').waitFor({ timeout: 300_000 });
+  // Stamped inside the page when each part entered the DOM (a wait from outside would also count the
+  // time the page's main thread was busy after it).
+  const marks = (await page.evaluate("window.__marks")) as { view: number; entries: number; history: number };
+  const viewMs = marks.view;
+  const entriesMs = marks.entries;
+  const historyMs = marks.history;
+  const snapshotMs = (await page.evaluate(
+    `Math.round(Math.max(0, ...performance.getEntriesByType("resource").filter((entry) => entry.name.includes("/snapshot")).map((entry) => entry.responseEnd)))`,
+  )) as number;
+  const session = await page.context().newCDPSession(page);
+  await session.send("HeapProfiler.collectGarbage");
+  await session.send("Performance.enable");
+  const { metrics } = await session.send("Performance.getMetrics");
+  const metric = (name: string) => metrics.find((entry) => entry.name === name)?.value ?? 0;
+  await session.detach();
+  return {
+    snapshotMs,
+    viewMs,
+    entriesMs,
+    historyMs,
+    heapMb: metric("JSHeapUsedSize") / 1024 / 1024,
+    domNodes: metric("Nodes"),
+  };
+}
+
+/** Records, from inside the page, when the thread view, its first entries and its full history appeared. */
+const MARKS_SCRIPT = `document.addEventListener("DOMContentLoaded", () => {
+  const marks = (window.__marks = {});
+  new MutationObserver(() => {
+    const now = performance.now();
+    if (marks.view === undefined && document.querySelector('[data-testid="thread-view"]')) marks.view = now;
+    if (marks.entries === undefined && document.querySelector('[data-testid="transcript-entry"]')) marks.entries = now;
+    if (marks.history === undefined && document.querySelector('[data-history-loaded="true"]')) marks.history = now;
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+});`;
+
+/** Runs in the page (the test tsconfig has no DOM types): one scroll step per animation frame. */
+const SCROLL_SCRIPT = `async (duration) => {
+  const element = document.querySelector('[data-testid="transcript"]');
+  const gaps = [];
+  let direction = -1;
+  let last = performance.now();
+  const end = last + duration;
+  await new Promise((resolve) => {
+    const frame = (now) => {
+      gaps.push(now - last);
+      last = now;
+      element.scrollTop += direction * 160;
+      if (element.scrollTop <= 0) direction = 1;
+      else if (element.scrollTop + element.clientHeight >= element.scrollHeight - 2) direction = -1;
+      if (now < end) requestAnimationFrame(frame);
+      else resolve();
+    };
+    requestAnimationFrame(frame);
+  });
+  return gaps.slice(1);
+}`;
+
+/** Scrolls the transcript up and down for SCROLL_MS, one step per frame, and returns frame intervals. */
+async function scrollFrames(page: Page): Promise<FrameFigures> {
+  const intervals = (await page.evaluate(`(${SCROLL_SCRIPT})(${SCROLL_MS})`)) as number[];
+  return {
+    frames: intervals.length,
+    p50: quantile(intervals, 0.5),
+    p95: quantile(intervals, 0.95),
+    p99: quantile(intervals, 0.99),
+    max: Math.max(...intervals),
+    over50ms: intervals.filter((gap) => gap > 50).length,
+  };
+}
+
+/** `npm run bench -- dashboard-longrun`. */
+export async function runDashboardLongrunBench(options: { steps: number; baselineSteps: number }) {
+  await ensureDashboardBuilt();
+  const dataDir = await mkdtemp(join(tmpdir(), "longrun-dash-bench-"));
+  const instance = await startEmbedded(loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir }));
+  const client = createClient({ baseUrl: instance.url, token: instance.token });
+  const origin = new URL(instance.url).origin;
+  const browser = await launchChromium();
+  try {
+    const create = (title: string, simSteps: number) =>
+      client.threads.create({ title, model: "sim", simSteps, maxInputTokens: 8000, task: TASK });
+    const base = await create("baseline", options.baselineSteps);
+    const long = await create("long", options.steps);
+    await waitIdle(client, base.id, "baseline");
+    const runMs = await waitIdle(client, long.id, `${options.steps}-step thread`);
+    const head = (await client.threads.snapshot(long.id)).headSeq;
+    console.log(`  ${options.steps}-step thread done in ${Math.round(runMs / 1000)} s, ${head} events`);
+
+    const context = await browser.newContext({ viewport: VIEWPORT });
+    await context.addInitScript({ content: MARKS_SCRIPT });
+    const page = await context.newPage();
+    await page.goto(instance.dashboardUrl);
+    await page.locator('[data-testid="thread-list"]').waitFor();
+    // One warm-up load (the bundle into the cache), then the measured ones.
+    await openFigures(page, origin, base.id);
+    const baseOpen = await openFigures(page, origin, base.id);
+    const longOpen = await openFigures(page, origin, long.id);
+    const baseFrames = await scrollFrames(await reopen(page, origin, base.id));
+
+    // During a run: the long thread gets another task and keeps working while the reader scrolls.
+    await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
+    await reopen(page, origin, long.id);
+    await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    const longFrames = await scrollFrames(page);
+    const detail = await client.threads.get(long.id);
+    for (const run of detail.runs.filter((candidate) => candidate.finishedAt === null)) {
+      await client.runs.cancel(run.id);
+    }
+
+    const rows = [
+      row(`${options.baselineSteps} steps (baseline)`, baseOpen, baseFrames),
+      row(`${options.steps} steps`, longOpen, longFrames),
+      [
+        "ratio",
+        ratio(longOpen.snapshotMs, baseOpen.snapshotMs),
+        ratio(longOpen.viewMs, baseOpen.viewMs),
+        ratio(longOpen.entriesMs, baseOpen.entriesMs),
+        ratio(longOpen.historyMs, baseOpen.historyMs),
+        ratio(longFrames.p95, baseFrames.p95),
+        ratio(longFrames.max, baseFrames.max),
+        ratio(longOpen.heapMb, baseOpen.heapMb),
+        ratio(longOpen.domNodes, baseOpen.domNodes),
+      ],
+    ];
+    console.log(
+      renderTable(
+        [
+          "thread",
+          "snapshot in",
+          "view",
+          "first entries",
+          "history read",
+          "frame p95",
+          "frame max",
+          "heap MB",
+          "DOM nodes",
+        ],
+        rows,
+      ),
+    );
+    console.log(
+      `  frames while scrolling during the run: ${longFrames.frames} in ${SCROLL_MS / 1000} s, p50 ${formatMs(longFrames.p50)}, p99 ${formatMs(longFrames.p99)}, ${longFrames.over50ms} over 50 ms`,
+    );
+    await mkdir(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
+    await writeFile(
+      RESULTS,
+      `${JSON.stringify(
+        { steps: options.steps, events: head, runMs, baseOpen, longOpen, baseFrames, longFrames },
+        null,
+        2,
+      )}\n`,
+    );
+    await context.close();
+  } finally {
+    await browser.close();
+    await instance.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function reopen(page: Page, origin: string, threadId: string): Promise<Page> {
+  await page.goto(`${origin}/#/threads/${threadId}`);
+  await page.locator('[data-testid="thread-view"][data-history-loaded="true"]').waitFor({ timeout: 300_000 });
+  return page;
+}
+
+function row(label: string, open: OpenFigures, frames: FrameFigures): string[] {
+  return [
+    label,
+    formatMs(open.snapshotMs),
+    formatMs(open.viewMs),
+    formatMs(open.entriesMs),
+    formatMs(open.historyMs),
+    formatMs(frames.p95),
+    formatMs(frames.max),
+    open.heapMb.toFixed(1),
+    String(open.domNodes),
+  ];
+}
+
+function ratio(value: number, baseline: number): string {
+  return baseline > 0 ? `×${(value / baseline).toFixed(2)}` : "–";
+}

@@ -1,0 +1,295 @@
+import { createClient, type LongrunClient } from "@longrun/client";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./support/chromium.ts";
+import { ensureDashboardBuilt } from "./support/dashboard-build.ts";
+import {
+  NARROW,
+  openPage,
+  screenshot,
+  transcriptDistanceFromBottom,
+  UI_TIMEOUT,
+  WIDE,
+} from "./support/page-helpers.ts";
+import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
+import {
+  byTestId,
+  installRecorders,
+  openThread,
+  resetSeen,
+  seen,
+  waitForIdle,
+} from "./support/watch-helpers.ts";
+
+// What the dashboard shows must be true: re-opening a finished thread, a thread that does not exist, a
+// /compact with nothing to do, a long live run read while it streams, and failures from before a reconnect.
+
+const TEST_TIMEOUT = 300_000;
+
+let browser: Browser | undefined;
+let server: BrowserServer | undefined;
+let client: LongrunClient;
+let page: Page;
+let pageErrors: string[] = [];
+let closePage: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  browser = await launchChromium();
+  server = await startBrowserServer({ simDelayMs: 5 });
+  client = createClient({ baseUrl: server.instance().url, token: server.instance().token });
+  const opened = await openPage(browser, WIDE);
+  page = opened.page;
+  pageErrors = opened.errors;
+  closePage = opened.close;
+  await installRecorders(page);
+  await page.goto(server.instance().dashboardUrl);
+  await page.locator(byTestId("create-thread")).waitFor();
+}, 300_000);
+
+afterAll(async () => {
+  await closePage?.();
+  await browser?.close();
+  await server?.close();
+}, 60_000);
+
+async function createThread(title: string, simSteps: number, maxInputTokens = 8000) {
+  const thread = await client.threads.create({
+    title,
+    model: "sim",
+    simSteps,
+    maxInputTokens,
+    task: "Survey the inventory service and report its modules, tests and docs.",
+  });
+  return thread.id;
+}
+
+describe("what the dashboard shows is true", () => {
+  it(
+    "re-opens a finished long thread as it is, and shows each compaction as a diff",
+    async () => {
+      const threadId = await createThread("Finished survey", 150);
+      await waitForIdle(client, threadId);
+      await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+      await page.locator(`${byTestId("thread-item")}[data-thread-id="${threadId}"]`).waitFor();
+      await resetSeen(page);
+      await openThread(page, threadId);
+      const recorded = await seen(page);
+      // Never "running", never a Cancel button or a running call, never an empty context bar.
+      expect(recorded.statuses).toHaveLength(1);
+      expect(recorded.statuses[0]).toMatch(/^(idle|completed)$/);
+      expect(recorded.cancel).toBe(0);
+      expect(recorded.runningTools).toBe(0);
+      expect(recorded.emptyGauge).toBe(0);
+      expect(await page.locator(byTestId("history-syncing")).count()).toBe(0);
+
+      // The compaction diff: the range it removed, the summary and ledger, and the messages greyed.
+      const notice = page.locator(`${byTestId("compaction-notice")}[data-phase="completed"]`).last();
+      await notice.waitFor();
+      const removed = (await notice.locator(byTestId("compaction-removed")).textContent()) ?? "";
+      const [, from, to] = removed.match(/messages #(\d+)–#(\d+)/) ?? [];
+      expect(Number(to)).toBeGreaterThan(Number(from));
+      await notice.locator(`${byTestId("compaction-summary")} summary`).click();
+      expect(
+        ((await notice.locator(`${byTestId("compaction-summary")} pre`).textContent()) ?? "").length,
+      ).toBeGreaterThan(50);
+      expect(await notice.locator(byTestId("compaction-deterministic")).textContent()).toMatch(
+        /summary's alone/,
+      );
+      expect(await notice.locator(byTestId("compaction-request")).textContent()).toMatch(/as of step \d+/);
+      const earlier = page.locator(byTestId("transcript-show-earlier"));
+      while ((await earlier.count()) > 0) await earlier.click();
+      expect(
+        await page.locator(`${byTestId("transcript-entry")}[data-compacted="true"]`).count(),
+      ).toBeGreaterThan(0);
+      // The reader scrolls up to the notice (a wheel, so the transcript stops following).
+      const box = await page.locator(byTestId("transcript")).boundingBox();
+      await page.mouse.move((box?.x ?? 0) + 50, (box?.y ?? 0) + 50);
+      await page.mouse.wheel(0, -400);
+      await notice.scrollIntoViewIfNeeded();
+      await screenshot(page, "compaction-wide");
+
+      // The chart: hovering shows a step's figures, clicking focuses that step's entry in the transcript.
+      const chart = page.locator(byTestId("token-chart"));
+      const chartBox = await chart.boundingBox();
+      await page.mouse.move((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
+      await page.locator(byTestId("chart-crosshair")).waitFor({ state: "attached" });
+      expect(await page.locator(byTestId("chart-readout")).textContent()).toMatch(/^step \d+: .* projected/);
+      await page.mouse.click((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.5, (chartBox?.y ?? 0) + 40);
+      await expect
+        .poll(() =>
+          page.evaluate(() =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { getAttribute(name: string): string | null } };
+              }
+            ).document.activeElement.getAttribute("data-testid"),
+          ),
+        )
+        .toBe("transcript-entry");
+
+      // Its link opens that part of the history in a dialog, which Escape closes.
+      await notice.locator(byTestId("compaction-history-link")).click();
+      const dialog = page.locator(`dialog${byTestId("history-panel")}[open]`);
+      await dialog.locator(byTestId("history-message")).first().waitFor();
+      const seqs = (await dialog
+        .locator(byTestId("history-message"))
+        .evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute("data-seq"))))) as number[];
+      expect(seqs.every((seq) => seq >= Number(from) && seq <= Number(to))).toBe(true);
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+
+      // Search and filters narrow the transcript; arrow keys move between entries.
+      await page.locator(byTestId("transcript-search")).fill("write_file");
+      await page.locator(byTestId("transcript-matches")).waitFor();
+      const texts = await page.locator(byTestId("transcript-entry")).allTextContents();
+      expect(texts.length).toBeGreaterThan(0);
+      expect(texts.every((text) => text.includes("write_file"))).toBe(true);
+      await page.locator(byTestId("transcript-search")).fill("");
+      await page.locator(byTestId("transcript-filter")).selectOption("compactions");
+      await expect.poll(() => page.locator(byTestId("transcript-entry")).count()).toBe(0);
+      expect(await page.locator(byTestId("compaction-notice")).count()).toBeGreaterThan(0);
+      await page.locator(byTestId("transcript-filter")).selectOption("all");
+      await page.locator(byTestId("transcript")).focus();
+      await page.keyboard.press("End");
+      await page.keyboard.press("ArrowUp");
+      const focused = () =>
+        page.evaluate(
+          () =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { getAttribute(name: string): string | null } };
+              }
+            ).document.activeElement.getAttribute("data-entry") !== null,
+        );
+      expect(await focused()).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it("says plainly that a thread does not exist, without a disconnected pill", async () => {
+    await page.goto(`${new URL(server!.instance().url).origin}/#/threads/no-such-thread`);
+    await page.locator(byTestId("thread-not-found")).waitFor();
+    expect(await page.locator(byTestId("connection-banner")).count()).toBe(0);
+    expect(await page.locator(byTestId("connection-status")).textContent()).toBe("");
+  });
+
+  it(
+    "a /compact with nothing to do is not a failure",
+    async () => {
+      const threadId = await createThread("Tiny", 2, 32_000);
+      await waitForIdle(client, threadId);
+      await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+      await openThread(page, threadId);
+      await page.locator(byTestId("compact-button")).click();
+      await page
+        .locator(`${byTestId("compaction-notice")}[data-phase="skipped"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe("skipped");
+      expect(await page.locator(".compaction-notice.phase-failed").count()).toBe(0);
+      await page.locator(byTestId("nav-ops")).click();
+      await page.locator(byTestId("ops-view")).waitFor();
+      expect(await page.locator(byTestId("ops-view")).textContent()).not.toContain("nothing to compact");
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "during a live 1,000-step run: each call drawn once, a read entry never moves, Cancel leaves a marker",
+    async () => {
+      const threadId = await createThread("Long live run", 1000);
+      await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+      await openThread(page, threadId);
+      await resetSeen(page);
+      const transcript = page.locator(byTestId("transcript"));
+      await expect
+        .poll(async () => Number(await transcript.getAttribute("data-entries")), { timeout: 120_000 })
+        .toBeGreaterThan(60);
+
+      // The reader scrolls up and reads an entry; output keeps arriving below.
+      const box = await transcript.boundingBox();
+      await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) / 2, (box?.y ?? 0) + (box?.height ?? 0) / 2);
+      await page.mouse.wheel(0, -900);
+      await expect.poll(() => transcript.getAttribute("data-following")).toBe("false");
+      const anchor = await transcript.evaluate((element) => {
+        const top = element.getBoundingClientRect().top;
+        const entry = [...element.querySelectorAll("[data-message-id]")].find(
+          (node) => node.getBoundingClientRect().top >= top,
+        );
+        return {
+          id: entry?.getAttribute("data-message-id") ?? "",
+          offset: (entry?.getBoundingClientRect().top ?? 0) - top,
+        };
+      });
+      const entriesThen = Number(await transcript.getAttribute("data-entries"));
+      await expect
+        .poll(async () => Number(await transcript.getAttribute("data-entries")), { timeout: 120_000 })
+        .toBeGreaterThan(entriesThen + 10);
+      await page.locator(byTestId("jump-to-latest")).waitFor();
+      const offsetNow = await transcript.evaluate((element, id) => {
+        const entry = element.querySelector(`[data-message-id="${id}"]`);
+        return (entry?.getBoundingClientRect().top ?? Number.NaN) - element.getBoundingClientRect().top;
+      }, anchor.id);
+      expect(Math.abs(offsetNow - anchor.offset)).toBeLessThanOrEqual(1);
+      await screenshot(page, "reading-during-run-wide");
+
+      await page.locator(byTestId("jump-to-latest")).click();
+      await expect.poll(() => transcript.getAttribute("data-following")).toBe("true");
+      await expect.poll(() => transcriptDistanceFromBottom(page)).toBeLessThan(40);
+
+      await page.setViewportSize(NARROW);
+      await screenshot(page, "live-run-narrow");
+      await page.setViewportSize(WIDE);
+      // A /compact sent during the run says it waits behind it, and follows its run to the end.
+      await page.locator(byTestId("compact-button")).click();
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe("queued");
+      expect(await page.locator(byTestId("action-notice")).textContent()).toContain("behind the running run");
+      await page
+        .locator(`${byTestId("run-chip")}[data-status="running"] ${byTestId("cancel-run-button")}`)
+        .click();
+      await page
+        .locator(`${byTestId("run-marker")}[data-status="cancelled"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      await expect
+        .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
+          timeout: UI_TIMEOUT,
+        })
+        .toMatch(/^(completed|skipped)$/);
+      await page.locator(`${byTestId("run-history")} summary`).click();
+      await page.locator(`${byTestId("run-history-item")}[data-status="cancelled"]`).waitFor();
+      expect((await seen(page)).dupes).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "after a reconnect, no failure from before it stays on screen",
+    async () => {
+      await page.locator(`${byTestId("connection-status")}.status-open`).waitFor();
+      await server!.stop();
+      await page.locator(`${byTestId("connection-banner")}[data-status="reconnecting"]`).waitFor();
+      await page.locator(byTestId("context-refresh")).click();
+      await page.locator(byTestId("composer-input")).fill("are you there?");
+      await page.locator(byTestId("send-button")).click();
+      await page.locator(`${byTestId("composer-status")}.error`).waitFor();
+      expect(await page.locator(".error", { hasText: /fetch|network/i }).count()).toBeGreaterThan(0);
+      await server!.start();
+      await page.locator(byTestId("connection-banner")).waitFor({ state: "detached", timeout: 120_000 });
+      // The failures of calls made while it was down are gone (a run's own failure would stay: it is true).
+      await expect
+        .poll(() => page.locator(".error", { hasText: /fetch|network/i }).count(), { timeout: UI_TIMEOUT })
+        .toBe(0);
+    },
+    TEST_TIMEOUT,
+  );
+});

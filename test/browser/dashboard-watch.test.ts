@@ -1,0 +1,176 @@
+import { createClient, type LongrunClient } from "@longrun/client";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./support/chromium.ts";
+import { ensureDashboardBuilt } from "./support/dashboard-build.ts";
+import { NARROW, openPage, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
+import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
+import { byTestId, openThread, seriousAxeViolations, waitForIdle } from "./support/watch-helpers.ts";
+
+// What a person watching agents needs: approvals waiting anywhere (inbox, badges, the tab title), what
+// each agent is doing now, and a page that passes axe-core with no serious violation at both sizes.
+
+const TEST_TIMEOUT = 240_000;
+const APPROVAL_TASK = "List the workspace files with a shell command, then report.";
+
+let browser: Browser | undefined;
+let server: BrowserServer | undefined;
+let client: LongrunClient;
+let page: Page;
+let pageErrors: string[] = [];
+let closePage: (() => Promise<void>) | undefined;
+let first = "";
+let second = "";
+
+beforeAll(async () => {
+  await ensureDashboardBuilt();
+  browser = await launchChromium();
+  server = await startBrowserServer({ simDelayMs: 5 });
+  client = createClient({ baseUrl: server.instance().url, token: server.instance().token });
+  const opened = await openPage(browser, WIDE);
+  page = opened.page;
+  pageErrors = opened.errors;
+  closePage = opened.close;
+  await page.goto(server.instance().dashboardUrl);
+  await page.locator(byTestId("create-thread")).waitFor();
+}, 300_000);
+
+afterAll(async () => {
+  await closePage?.();
+  await browser?.close();
+  await server?.close();
+}, 60_000);
+
+const origin = () => new URL(server!.instance().url).origin;
+
+describe("watching agents", () => {
+  it(
+    "collects approvals from two threads in one inbox, with badges and a count in the tab title",
+    async () => {
+      const create = (title: string) =>
+        client.threads.create({
+          title,
+          model: "sim",
+          simScript: "approval",
+          simSteps: 6,
+          maxInputTokens: 8000,
+          task: APPROVAL_TASK,
+        });
+      first = (await create("Approval one")).id;
+      second = (await create("Approval two")).id;
+      const button = page.locator(byTestId("inbox-button"));
+      await expect.poll(() => button.getAttribute("data-count"), { timeout: UI_TIMEOUT }).toBe("2");
+      await expect.poll(() => page.title()).toBe("(2) longrun");
+      for (const threadId of [first, second]) {
+        const item = page.locator(`${byTestId("thread-item")}[data-thread-id="${threadId}"]`);
+        await expect.poll(() => item.getAttribute("data-approvals"), { timeout: UI_TIMEOUT }).toBe("1");
+        await item.locator(byTestId("thread-approval-badge")).waitFor();
+      }
+      await button.click();
+      const inbox = page.locator(byTestId("approval-inbox"));
+      await expect.poll(() => inbox.locator(byTestId("inbox-item")).count()).toBe(2);
+      await screenshot(page, "inbox-wide");
+
+      // Approved from the inbox, without opening the thread: its agent goes on and the count drops.
+      await inbox
+        .locator(`${byTestId("inbox-item")}[data-thread-id="${first}"] ${byTestId("inbox-approve")}`)
+        .click();
+      await expect.poll(() => button.getAttribute("data-count"), { timeout: UI_TIMEOUT }).toBe("1");
+      await expect.poll(() => page.title()).toBe("(1) longrun");
+      await waitForIdle(client, first);
+
+      // The other one opens from the inbox, with its request in the thread and the agent waiting.
+      await inbox
+        .locator(`${byTestId("inbox-item")}[data-thread-id="${second}"] ${byTestId("inbox-open-thread")}`)
+        .click();
+      await page
+        .locator(`${byTestId("thread-view")}[data-thread-id="${second}"][data-history-loaded="true"]`)
+        .waitFor();
+      await page.locator(byTestId("approval-request")).waitFor();
+      const root = page.locator(`${byTestId("agent-node")}[data-status="waiting_approval"]`);
+      await root.waitFor();
+      expect(await root.locator(byTestId("agent-activity")).textContent()).toMatch(
+        /step \d+ .*tok · last event/,
+      );
+      expect(await page.locator(`${byTestId("agent-node")}[aria-current="true"]`).count()).toBe(1);
+
+      // A conversation sent through the OpenAI-compatible gateway is a thread marked as such in the list.
+      const answer = await fetch(`${server!.instance().url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server!.instance().token}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "sim", messages: [{ role: "user", content: "Say hello." }] }),
+      });
+      expect(answer.status).toBe(200);
+      await expect
+        .poll(() => page.locator(`${byTestId("thread-item")} ${byTestId("thread-gateway-badge")}`).count(), {
+          timeout: UI_TIMEOUT,
+        })
+        .toBe(1);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "has no serious axe-core violation, wide and narrow, and keeps the composer on screen with an approval",
+    async () => {
+      const problems: string[] = [];
+      await page.locator(byTestId("approval-request")).waitFor();
+      problems.push(...(await seriousAxeViolations(page)).map((line) => `thread wide: ${line}`));
+      await screenshot(page, "watch-approval-wide");
+      await page.setViewportSize(NARROW);
+      problems.push(...(await seriousAxeViolations(page)).map((line) => `thread narrow: ${line}`));
+      await screenshot(page, "watch-approval-narrow");
+      // Touch targets: every button of the thread view is at least 44 px tall on a phone.
+      const short = await page
+        .locator(`${byTestId("thread-view")} button:visible`)
+        .evaluateAll((nodes) =>
+          nodes.filter((node) => node.getBoundingClientRect().height < 44).map((node) => node.textContent),
+        );
+      expect(short).toEqual([]);
+      await page.setViewportSize(WIDE);
+      // The approval panel never pushes the composer out of the window.
+      const composer = await page.locator(byTestId("composer")).boundingBox();
+      expect((composer?.y ?? Number.POSITIVE_INFINITY) + (composer?.height ?? 0)).toBeLessThanOrEqual(
+        WIDE.height,
+      );
+
+      await page.locator(byTestId("deny-button")).click();
+      await waitForIdle(client, second);
+      await page.goto(`${origin()}/#/`);
+      await page.locator(byTestId("create-thread")).waitFor();
+      problems.push(...(await seriousAxeViolations(page)).map((line) => `home wide: ${line}`));
+      await openThread(page, first);
+      problems.push(...(await seriousAxeViolations(page)).map((line) => `finished thread wide: ${line}`));
+      await screenshot(page, "watch-thread-wide");
+      await page.setViewportSize(NARROW);
+      problems.push(...(await seriousAxeViolations(page)).map((line) => `finished thread narrow: ${line}`));
+      await screenshot(page, "watch-thread-narrow");
+      await page.setViewportSize(WIDE);
+      expect(problems).toEqual([]);
+
+      // The spawn form fits its column.
+      await page.locator(byTestId("spawn-toggle")).click();
+      await page.locator(byTestId("spawn-row")).first().waitFor();
+      const overflow = await page
+        .locator(byTestId("agent-actions"))
+        .evaluate((panel) => panel.scrollWidth - panel.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await screenshot(page, "watch-spawn-form-wide");
+      await page.locator(byTestId("spawn-toggle")).click();
+
+      // The skip link moves focus to the message box.
+      await page.locator(byTestId("skip-to-composer")).focus();
+      await page.keyboard.press("Enter");
+      expect(
+        await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement
+              .id,
+        ),
+      ).toBe("composer-input");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+});
