@@ -94,6 +94,25 @@ describe("rendered thread pieces", () => {
     expect(html).toContain(bigOutput.slice(0, OUTPUT_LIMIT - 20));
   });
 
+  it("shows each answer's input, output and the share of the input served from the provider's cache", () => {
+    const answered = makeEvent("message.completed", 1, {
+      messageId: "m9",
+      seq: 9,
+      role: "assistant",
+      content: "ok",
+      usage: { promptTokens: 12_000, completionTokens: 40, cachedTokens: 11_040, totalTokens: 12_040 },
+    });
+    const html = renderToStaticMarkup(
+      createElement(Transcript, {
+        thread: applyEvents(emptyThreadState("t1"), [answered]),
+        agentId: "a-root",
+        onOpenHistory: () => undefined,
+        onSelectAgent: () => undefined,
+      }),
+    );
+    expect(html).toContain("in 12k · out 40 · cached 11k (92 %)");
+  });
+
   it("shows the gauge against the window with the trigger and the compaction on the chart", () => {
     const state = applyEvents(emptyThreadState("t1"), events());
     const html = renderToStaticMarkup(createElement(ContextGauge, { thread: state, agentId: "a-root" }));

@@ -56,7 +56,9 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
         {message.usage && (
           <span className="muted small" title="provider usage of the request that produced this message">
             in {formatTokens(message.usage.promptTokens)} · out {formatTokens(message.usage.completionTokens)}
-            {message.usage.cachedTokens ? ` · cached ${formatTokens(message.usage.cachedTokens)}` : ""}
+            {message.usage.cachedTokens
+              ? ` · cached ${formatTokens(message.usage.cachedTokens)} (${cachedShare(message.usage)})`
+              : ""}
           </span>
         )}
       </div>
@@ -86,3 +88,9 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
     </article>
   );
 });
+
+/** The share of the request's input the provider served from its prompt cache. */
+function cachedShare(usage: { promptTokens: number; cachedTokens?: number | null }): string {
+  if (!usage.promptTokens || !usage.cachedTokens) return "0 %";
+  return `${Math.round((100 * usage.cachedTokens) / usage.promptTokens)} %`;
+}
