@@ -50,6 +50,33 @@ describe("parseChatRequest", () => {
     expect(turn.sampling).toEqual({ temperature: 0.2, max_tokens: 2048 });
   });
 
+  it("keeps the reasoning items of known shapes and drops the others (an unknown or broken item cannot be counted)", () => {
+    const turn = parseChatRequest(
+      ChatRequestBody.parse({
+        model: "m",
+        messages: [
+          { role: "user", content: "go" },
+          {
+            role: "assistant",
+            content: "done",
+            reasoning_details: [
+              { type: "reasoning.encrypted", data: "QUJD" },
+              { type: "x" },
+              { type: "reasoning.text" },
+              { type: "reasoning.text", text: "thinking" },
+            ],
+          },
+          { role: "assistant", content: "again", reasoning_details: [{ type: "%2e%2e%2f" }] },
+        ],
+      }),
+    );
+    expect(turn.items[1]?.providerState?.reasoningDetails).toEqual([
+      { type: "reasoning.encrypted", data: "QUJD" },
+      { type: "reasoning.text", text: "thinking" },
+    ]);
+    expect(turn.items[2]?.providerState).toBeUndefined();
+  });
+
   it("keeps images as parts and drops tools that are not functions", () => {
     const turn = parseChatRequest(
       ChatRequestBody.parse({

@@ -1,4 +1,4 @@
-import type { NewMessage, ReasoningDetail, ToolCall } from "@longrun/protocol";
+import { type NewMessage, ReasoningDetail, type ToolCall } from "@longrun/protocol";
 import { z } from "zod";
 import type { ClientTurn, ToolRoute, UpstreamTool } from "./client-turn.ts";
 import { textOf, toFactContent, type WirePart } from "./content.ts";
@@ -77,7 +77,12 @@ function toFact(message: ChatMessageIn): NewMessage {
         type: "function",
         function: { name: call.function.name, arguments: call.function.arguments ?? "" },
       }));
-      const details = message.reasoning_details as ReasoningDetail[] | undefined;
+      // Only the reasoning items longrun knows the shape of are kept: an item of another type (or a
+      // known type missing its field) cannot be counted or replayed faithfully, so it is dropped.
+      const details = message.reasoning_details?.flatMap((detail) => {
+        const parsed = ReasoningDetail.safeParse(detail);
+        return parsed.success ? [parsed.data] : [];
+      });
       const hasState = (details?.length ?? 0) > 0 || !!message.reasoning_content;
       return {
         role: "assistant",
