@@ -263,7 +263,24 @@ describe("what the dashboard shows is true", () => {
         .poll(() => page.locator(byTestId("action-notice")).getAttribute("data-state"), {
           timeout: UI_TIMEOUT,
         })
-        .toMatch(/^(completed|skipped)$/);
+        .toMatch(/^(completed|skipped)$/)
+        .catch(async (error: Error) => {
+          // What the server says happened to the runs, beside what the page shows.
+          const events: Awaited<ReturnType<LongrunClient["threads"]["events"]>> = [];
+          for (let page = 0; page < 50; page++) {
+            const batch = await client.threads.events(threadId, {
+              types: "run.*,compaction.*,agent.status,breaker.*",
+              since: events.at(-1)?.seq ?? -1,
+              limit: 1000,
+            });
+            events.push(...batch);
+            if (batch.length < 1000) break;
+          }
+          const tail = events
+            .slice(-25)
+            .map((event) => `${event.seq} ${event.type} ${JSON.stringify(event.data).slice(0, 160)}`);
+          throw new Error(`${error.message}\nthe server's last run/compaction events:\n${tail.join("\n")}`);
+        });
       await page.locator(`${byTestId("run-history")} summary`).click();
       await page.locator(`${byTestId("run-history-item")}[data-status="cancelled"]`).waitFor();
       expect((await seen(page)).dupes).toEqual([]);

@@ -67,7 +67,10 @@ export const jobCatalog = {
     queue: "compaction",
     retry: { attempts: 3, backoffMs: 2_000, backoff: "exponential" },
     timeoutMs: 5 * 60_000,
-    dedupeKey: (payload) => `compact:${payload.agentId}`,
+    // One compaction per agent and run at a time: a step that asks again while one is queued or running
+    // is a duplicate, but a /compact run that starts while a cancelled run's compaction is still
+    // winding down is not (dropping it left that run "running" with no job).
+    dedupeKey: (payload) => `compact:${payload.agentId}:${payload.runId}`,
   }),
 };
 

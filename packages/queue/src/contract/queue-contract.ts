@@ -137,7 +137,7 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
       expect(calls).toBe(1);
     });
 
-    it("deduplicates compaction jobs per agent while one is waiting or active", async () => {
+    it("deduplicates compaction jobs per agent and run while one is waiting or active", async () => {
       const queue = await open();
       const compact = (agentId: string) => ({
         threadId: "thread-1",
@@ -169,8 +169,17 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
         id: first.id,
         deduplicated: true,
       });
+      // Another run of the same agent (a /compact after the first run was cancelled mid-compaction)
+      // is its own job, not dropped as a duplicate of the one still winding down.
+      const nextRun = await queue.enqueue("agent.compact", {
+        ...compact("agent-1"),
+        runId: "run-2",
+        trigger: "manual",
+      });
+      expect(nextRun.deduplicated).toBe(false);
       release.open();
       await queue.waitForJob(first.id);
+      await queue.waitForJob(nextRun.id);
       const after = await queue.enqueue("agent.compact", compact("agent-1"));
       expect(after.deduplicated).toBe(false);
       expect(after.id).not.toBe(first.id);
