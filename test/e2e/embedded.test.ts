@@ -134,6 +134,12 @@ describe("embedded mode end to end (one process, SDK over real HTTP and WebSocke
       (message) => message.role === "tool" && message.name === "spawn_agents",
     );
     expect(String(spawnResult?.content)).toContain("## scout-sources (completed)");
+    // Each child's live announcement names that call, so a live view links the reports to it.
+    const announcedCalls = log.flatMap((event) =>
+      event.type === "agent.spawned" && event.agentId !== root?.id ? [event.data.spawnCallId] : [],
+    );
+    expect(spawnResult?.toolCallId).toMatch(/./);
+    expect(announcedCalls).toEqual(children.map(() => spawnResult?.toolCallId));
 
     // Metrics after the run.
     const metrics = await (await fetch(`${instance.url}/metrics`)).text();

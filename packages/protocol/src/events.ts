@@ -38,6 +38,8 @@ export const AgentSpawned = defineEvent(
     parentAgentId: z.string().nullable(),
     inherit: AgentInherit,
     brief: z.string().optional(),
+    /** The parent's `spawn_agents` call that created it (absent in logs written before it was sent). */
+    spawnCallId: z.string().nullable().optional(),
   }),
 );
 export const AgentStatusChanged = defineEvent(

@@ -163,6 +163,26 @@ describe("applyEvents", () => {
     expect(state.compactions.k9).toMatchObject({ phase: "failed", failures: 2, contextExhausted: true });
   });
 
+  it("links a sub-agent to its parent's spawn_agents call from the live event, and keeps a known link", () => {
+    const spawned = (seq: number, spawnCallId?: string | null) =>
+      makeEvent(
+        "agent.spawned",
+        seq,
+        {
+          name: "scout",
+          parentAgentId: "a-root",
+          inherit: "fresh",
+          ...(spawnCallId === undefined ? {} : { spawnCallId }),
+        },
+        { agentId: "a-scout" },
+      );
+    const live = applyEvents(emptyThreadState("t1"), [spawned(2, "call-7")]);
+    expect(live.agents["a-scout"]?.spawnCallId).toBe("call-7");
+    // An event from an older log (no call id) arriving after a snapshot that knew the call keeps it.
+    const replayed = applyEvents(live, [spawned(3)]);
+    expect(replayed.agents["a-scout"]?.spawnCallId).toBe("call-7");
+  });
+
   it("tracks agent tree status from events over an older REST read", () => {
     const state = applyEvents(emptyThreadState("t1"), [
       makeEvent("agent.spawned", 1, { name: "root", parentAgentId: null, inherit: "fresh" }),

@@ -72,6 +72,8 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         status: known?.status ?? "idle",
         createdAt: known?.createdAt ?? event.at,
         ...(event.data.brief === undefined ? {} : { brief: event.data.brief }),
+        // Links the parent's spawn_agents call to its reports, whether the snapshot or the event came first.
+        spawnCallId: event.data.spawnCallId ?? known?.spawnCallId ?? null,
       };
       return;
     }

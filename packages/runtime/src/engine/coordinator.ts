@@ -151,7 +151,7 @@ export class Coordinator {
         agentId: created.id,
         runId,
         type: "agent.spawned",
-        data: { name: spec.name, parentAgentId: parent.id, inherit, brief: spec.brief },
+        data: { name: spec.name, parentAgentId: parent.id, inherit, brief: spec.brief, spawnCallId },
       });
       return created;
     });
