@@ -163,7 +163,15 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       if (series.length > 1 && series[series.length - 2]!.eventSeq > event.seq) {
         series.sort((left, right) => left.eventSeq - right.eventSeq);
       }
-      measurements[agentId] = withRealSteps(series);
+      const real = withRealSteps(series);
+      measurements[agentId] = real;
+      // A snapshot taken at an old step-0 measurement learns the step reached once history is read.
+      const reached = real[real.length - 1]?.step ?? null;
+      const activity = draft.record("activity");
+      const now = activity[agentId];
+      if (now && reached !== null && (now.step ?? Number.NEGATIVE_INFINITY) < reached) {
+        activity[agentId] = { ...now, step: reached };
+      }
       return;
     }
     case "compaction.started":
