@@ -112,6 +112,58 @@ describe("watching agents", () => {
   );
 
   it(
+    "follows approval events across threads instead of polling the inbox",
+    async () => {
+      // Every read of the inbox the page makes, from here on.
+      const reads: number[] = [];
+      const onRequest = (request: { url(): string; method(): string }) => {
+        if (request.method() === "GET" && new URL(request.url()).pathname === "/v1/approvals") {
+          reads.push(Date.now());
+        }
+      };
+      page.on("request", onRequest);
+      try {
+        // A whole run with no approval in it: no approval event, so no read (a 3 s timer would read).
+        const quiet = await client.threads.create({
+          title: "No approvals",
+          model: "sim",
+          simSteps: 120,
+          maxInputTokens: 64_000,
+          task: "Survey the project and report.",
+        });
+        const startedAt = Date.now();
+        await waitForIdle(client, quiet.id);
+        const quietMs = Date.now() - startedAt;
+        expect(reads, `reads during a ${quietMs} ms run without approvals`).toEqual([]);
+        // A new approval in another thread reaches the closed inbox through its event, then one read.
+        const button = page.locator(byTestId("inbox-button"));
+        const before = Number(await button.getAttribute("data-count"));
+        const third = await client.threads.create({
+          title: "Approval three",
+          model: "sim",
+          simScript: "approval",
+          simSteps: 6,
+          maxInputTokens: 8000,
+          task: APPROVAL_TASK,
+        });
+        await expect
+          .poll(() => button.getAttribute("data-count"), { timeout: UI_TIMEOUT })
+          .toBe(String(before + 1));
+        expect(reads.length).toBeGreaterThan(0);
+        const [pending] = (await client.approvals.pending()).filter((item) => item.threadId === third.id);
+        await client.approvals.resolve(pending!.agentId, pending!.callId, { decision: "deny" });
+        await expect
+          .poll(() => button.getAttribute("data-count"), { timeout: UI_TIMEOUT })
+          .toBe(String(before));
+        await waitForIdle(client, third.id);
+      } finally {
+        page.off("request", onRequest);
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
     "has no serious axe-core violation, wide and narrow, and keeps the composer on screen with an approval",
     async () => {
       const problems: string[] = [];

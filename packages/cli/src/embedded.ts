@@ -8,6 +8,7 @@ import {
   createModelClient,
   type Infrastructure,
   openLog,
+  type Runtime,
   startProcessMaintenance,
   startProcessWorker,
 } from "./compose.ts";
@@ -20,6 +21,11 @@ export interface EmbeddedInstance {
   token: string;
   dashboardUrl: string;
   simModelUrl: string | null;
+  /**
+   * This process's runtime (run control, coordinator, deps), for an embedder in the same process that
+   * must act as the runtime itself would, with its events on this server's bus.
+   */
+  runtime: Runtime;
   close(): Promise<void>;
 }
 
@@ -61,6 +67,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
     token,
     dashboardUrl: `${api.url}/?token=${encodeURIComponent(token)}`,
     simModelUrl: sim?.url ?? null,
+    runtime,
     async close() {
       await api.stop();
       await maintenance.stop();

@@ -62,8 +62,11 @@ export class Connection {
 
   add(subscription: ClientSubscription): void {
     this.subscriptions.set(subscription.id, subscription);
-    if (this.socket?.readyState === SOCKET_OPEN) this.write(subscription.subscribeFrame());
-    else this.ensureConnecting("connecting");
+    if (this.socket?.readyState === SOCKET_OPEN) {
+      this.write(subscription.subscribeFrame());
+      // The socket opened for an earlier subscription: this one still learns that it is live.
+      subscription.handlers.onStatus?.("open");
+    } else this.ensureConnecting("connecting");
   }
 
   remove(subscription: ClientSubscription): void {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect } from "react";
 import { isUnauthorized } from "../api/create-api.ts";
 import { useHashRoute } from "../hooks/use-hash-route.ts";
+import { useInboxSync } from "../hooks/use-inbox-sync.ts";
 import { usePoll } from "../hooks/use-poll.ts";
 import { useStore } from "../state/store-context.tsx";
 import { ApprovalInbox, useInbox } from "./approval-inbox.tsx";
@@ -11,7 +12,6 @@ import { ThreadList } from "./thread-list.tsx";
 import { ThreadView } from "./thread-view.tsx";
 
 const THREADS_POLL_MS = 5000;
-const INBOX_POLL_MS = 3000;
 
 /** The shell: top bar, connection banner, and either the threads workspace or the operations view. */
 export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
@@ -31,12 +31,7 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
   useEffect(() => {
     if (poll.error) dispatch({ type: "threads.failed", error: poll.error });
   }, [poll.error, dispatch]);
-  const loadInbox = useCallback(async () => {
-    const approvals = await api.approvals.pending();
-    dispatch({ type: "inbox.loaded", approvals });
-    return approvals;
-  }, [api, dispatch]);
-  usePoll(loadInbox, INBOX_POLL_MS);
+  useInboxSync(api, dispatch);
   const inbox = useInbox();
   // The tab says how many calls wait for a person, so a background tab still asks for attention.
   useEffect(() => {

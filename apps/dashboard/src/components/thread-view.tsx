@@ -102,8 +102,9 @@ export function ThreadView({ threadId }: { threadId: string }) {
       </header>
       {stuck.map((run) => (
         <p key={run.id} className="banner banner-error" role="alert" data-testid="stuck-banner">
-          A {run.kind ?? ""} run is stuck: nothing has moved it for longer than its lease.{" "}
-          {run.error?.message ?? ""} You can cancel it; it resumes by itself if a worker picks it up.
+          A {run.kind ?? ""} run is stuck: nothing has moved it for longer than its lease.
+          {run.error?.message ? ` Why: ${run.error.message}.` : ""} You can cancel it; it resumes by itself if
+          a worker picks it up.
         </p>
       ))}
       <LiveAnnouncer thread={thread} />

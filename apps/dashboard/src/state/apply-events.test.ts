@@ -290,6 +290,28 @@ describe("applyEvents", () => {
     expect(state.measurements["a-root"]?.map((point) => point.step)).toEqual([1, 2, 3]);
   });
 
+  it("never shows a step lower than the one reached (old measurements said 0 after a compaction)", () => {
+    const measured = (seq: number, step: number) =>
+      makeEvent("context.measured", seq, {
+        step,
+        rawTokens: 1000,
+        projectedTokens: 900,
+        maxInputTokens: 8192,
+        triggerTokens: 6144,
+        saved,
+        needsCompaction: false,
+      });
+    // As recorded before the fix: 15 (needs compaction), the compaction, then 0 at the same log position.
+    const state = applyEvents(emptyThreadState("t1"), [measured(10, 15), measured(12, 0), measured(14, 17)]);
+    expect(state.measurements["a-root"]?.map((point) => point.step)).toEqual([15, 15, 17]);
+    const replayed = applyEvents(emptyThreadState("t1"), [measured(12, 0), measured(10, 15)]);
+    expect(replayed.measurements["a-root"]?.map((point) => point.step)).toEqual([15, 15]);
+    expect(state.activity["a-root"]?.step).toBe(17);
+    expect(
+      applyEvents(emptyThreadState("t1"), [measured(10, 15), measured(12, 0)]).activity["a-root"]?.step,
+    ).toBe(15);
+  });
+
   it("records run lifecycle and clears streaming when a run ends", () => {
     const state = applyEvents(emptyThreadState("t1"), [
       makeEvent("run.queued", 1, { kind: "message", position: 0 }, { runId: "r1" }),

@@ -1,6 +1,6 @@
 import type { LongrunEvent } from "@longrun/protocol";
 import { Draft } from "./draft.ts";
-import type { CompactionNotice, RunView, ThreadState } from "./thread-state.ts";
+import type { CompactionNotice, Measurement, RunView, ThreadState } from "./thread-state.ts";
 import { trackActivity } from "./track-activity.ts";
 
 const UNKNOWN_AGENT = "unknown";
@@ -165,7 +165,15 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       if (series.length > 1 && series[series.length - 2]!.eventSeq > event.seq) {
         series.sort((left, right) => left.eventSeq - right.eventSeq);
       }
-      measurements[agentId] = series;
+      const real = withRealSteps(series);
+      measurements[agentId] = real;
+      // A snapshot taken at an old step-0 measurement learns the step reached once history is read.
+      const reached = real[real.length - 1]?.step ?? null;
+      const activity = draft.record("activity");
+      const now = activity[agentId];
+      if (now && reached !== null && (now.step ?? Number.NEGATIVE_INFINITY) < reached) {
+        activity[agentId] = { ...now, step: reached };
+      }
       return;
     }
     case "compaction.started":
@@ -365,4 +373,20 @@ function applyCompaction(draft: Draft, event: CompactionEventOf): void {
       };
       return;
   }
+}
+
+/**
+ * An agent's step is the seq of its last logged fact and never goes back. Measurements recorded before
+ * the runtime fix reported step 0 right after a compaction that left no fact past its boundary; they
+ * are shown at the step reached so far (the log did not move during the compaction).
+ */
+function withRealSteps(series: Measurement[]): Measurement[] {
+  let reached = Number.NEGATIVE_INFINITY;
+  return series.map((point) => {
+    if (point.step >= reached) {
+      reached = point.step;
+      return point;
+    }
+    return { ...point, step: reached };
+  });
 }

@@ -142,6 +142,31 @@ describe("a thread opened from its snapshot", () => {
     expect(buildTranscript(all, "a-root").filter((entry) => entry.kind === "run")).toHaveLength(2);
   });
 
+  it("shows the step reached when the snapshot's measurement is an old step-0 one", () => {
+    const snapshot = finishedSnapshot();
+    const measured = (seq: number, step: number) =>
+      makeEvent("context.measured", seq, {
+        step,
+        rawTokens: 900,
+        projectedTokens: 900,
+        maxInputTokens: 8000,
+        triggerTokens: 6000,
+        saved,
+        needsCompaction: false,
+      });
+    const stale = measured(9, 0);
+    const activity = snapshot.activity.map((entry) => ({
+      ...entry,
+      step: 0,
+      measurement: entry.measurement && { ...entry.measurement, step: 0, seq: stale.seq, at: stale.at },
+    }));
+    const opened = applySnapshot(emptyThreadState("t1"), { ...snapshot, activity });
+    expect(opened.activity["a-root"]?.step).toBe(0);
+    const read = applyEvents(opened, [measured(7, 5), stale]);
+    expect(read.measurements["a-root"]?.map((point) => point.step)).toEqual([5, 5]);
+    expect(read.activity["a-root"]?.step).toBe(5);
+  });
+
   it("lets events after the head change what it shows", () => {
     const opened = applySnapshot(emptyThreadState("t1"), finishedSnapshot());
     const next = applyEvents(opened, [

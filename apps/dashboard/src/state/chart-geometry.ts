@@ -63,8 +63,8 @@ export function chartGeometry(
   const yTop = Math.ceil(highest * 1.05);
   const innerWidth = box.width - box.padding * 2;
   const innerHeight = box.height - box.padding * 2;
-  // Steps are the seq of the agent's last fact and only grow; a measurement that reports a lower one
-  // (seen after some compactions) is drawn at the step reached so far instead of folding the axis back.
+  // Steps are the seq of the agent's last fact and only grow; apply-events already lifts old measurements
+  // that said 0 after a compaction, and this keeps the axis from folding back on any other lower one.
   const steps: number[] = [];
   for (const point of series) steps.push(Math.max(point.step, steps[steps.length - 1] ?? point.step));
   const firstStep = steps[0] ?? 0;

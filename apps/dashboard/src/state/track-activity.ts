@@ -18,7 +18,8 @@ export function trackActivity(draft: Draft, event: LongrunEvent): void {
   const next = { ...known, lastEventAt: Math.max(known.lastEventAt ?? 0, event.at) };
   switch (event.type) {
     case "context.measured":
-      next.step = event.data.step;
+      // Steps only grow: an old measurement that reported 0 after a compaction keeps the step reached.
+      next.step = Math.max(known.step ?? event.data.step, event.data.step);
       next.tokens = event.data.projectedTokens;
       next.maxInputTokens = event.data.maxInputTokens;
       break;

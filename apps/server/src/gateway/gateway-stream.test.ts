@@ -222,6 +222,28 @@ describe("gateway streaming", () => {
     handle.close();
   });
 
+  it("tells a subscription added to an already open socket that it is open", async () => {
+    const { memory } = server;
+    const threadId = newThread(memory);
+    const firstStatuses: string[] = [];
+    const first = client.subscribe(
+      { threadId: "*", types: ["approval.requested"] },
+      { onEvent: () => undefined, onStatus: (status) => firstStatuses.push(status) },
+    );
+    await vi.waitFor(() => expect(firstStatuses).toContain("open"));
+    const seqs: number[] = [];
+    const statuses: string[] = [];
+    const second = client.subscribe(
+      { threadId, since: 0 },
+      { onEvent: (event) => seqs.push(event.seq), onStatus: (status) => statuses.push(status) },
+    );
+    expect(statuses).toEqual(["open"]);
+    memory.append(runStarted(threadId));
+    await vi.waitFor(() => expect(seqs).toEqual([1]));
+    second.close();
+    first.close();
+  });
+
   it("resumes from the last seq after the connection drops, without duplicates", async () => {
     const { memory } = server;
     const single = newThread(memory);

@@ -66,7 +66,9 @@ export async function runAgentStep(
     ...eventWhere(job),
     type: "context.measured",
     data: {
-      step: context.facts.at(-1)?.seq ?? 0,
+      // The log's position, not the newest retained fact's: a compaction can leave no fact after its
+      // boundary, and the step is still the agent's real one (session.lastSeq follows the log).
+      step: session.lastSeq,
       rawTokens: projection.rawTokens,
       projectedTokens: projection.tokens,
       maxInputTokens: context.profile.maxInputTokens ?? null,
