@@ -162,7 +162,9 @@ export function memoOf(
  * trigger (2,400 tokens at a 16k window, 11,904 at 64k). A request may run over the trigger into that
  * room without a rewrite, so a batch is applied before it is needed only when it saves a large part
  * of the window; smaller batches wait until the request would not fit, and take what came due since.
- * On the corpus this sends the fewest uncached tokens at 16k and 64k (see the helper's report).
+ * A rewrite to fit that would leave less than half of it under the trigger gives way to LLM
+ * compaction (chooseRewrite). On the corpus this sends the fewest uncached tokens at 16k and 64k
+ * without more compactions (see the helpers' reports).
  */
 export function defaultRewriteMinTokens(limits: { triggerTokens: number; limitTokens: number }): number {
   return Math.max(1, limits.limitTokens - limits.triggerTokens, Math.floor(limits.triggerTokens / 5));
