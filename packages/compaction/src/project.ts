@@ -19,6 +19,7 @@ import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
   applyStage,
   asAssembled,
+  defaultRewriteMinRoom,
   defaultRewriteMinTokens,
   type MemoSegment,
   memoOf,
@@ -56,8 +57,8 @@ export interface ProjectionInput {
    * Cache-stable mode: what the previous call sent (null: nothing yet). Messages keep the form they
    * were sent in until the next compaction; reductions due are applied in a batch only when it saves
    * at least `rewriteMinTokens`, or when the request would not fit otherwise (then LLM compaction is
-   * asked for instead when the rewrite would leave less than half of `rewriteMinTokens` under the
-   * trigger). A rewrite also takes what would come due soon (whole read/search runs, arguments up
+   * asked for instead when the rewrite would leave too little room under the trigger:
+   * defaultRewriteMinRoom). A rewrite also takes what would come due soon (whole read/search runs, arguments up
    * to the active loop). Undefined: every call reduces from scratch.
    */
   memo?: ProjectionMemo | null;
@@ -301,6 +302,7 @@ export function project(input: ProjectionInput): Projection {
         triggerTokens: limits.triggerTokens,
         limitTokens: limits.limitTokens,
         minTokens: input.rewriteMinTokens ?? defaultRewriteMinTokens(limits),
+        minRoomTokens: defaultRewriteMinRoom(limits),
       });
       const { compactionInstead: instead, ...report } = choice;
       rewrite = report;

@@ -11,8 +11,9 @@ const situationArbitrary: fc.Arbitrary<RewriteSituation> = fc
     afresh: fc.boolean(),
     intact: fc.boolean(),
     minTokens: fc.integer({ min: 1, max: 20_000 }),
+    minRoomTokens: fc.integer({ min: 0, max: 10_000 }),
   })
-  .map(({ triggerTokens, room, tokens, reducedShare, afresh, intact, minTokens }) => {
+  .map(({ triggerTokens, room, tokens, reducedShare, afresh, intact, minTokens, minRoomTokens }) => {
     const reducedTokens = Math.floor(tokens * reducedShare);
     return {
       tokens,
@@ -23,6 +24,7 @@ const situationArbitrary: fc.Arbitrary<RewriteSituation> = fc
       triggerTokens,
       limitTokens: triggerTokens + room,
       minTokens,
+      minRoomTokens,
     };
   });
 
@@ -33,21 +35,23 @@ describe("chooseRewrite (property tests)", () => {
     fc.assert(
       fc.property(situationArbitrary, (situation) => {
         const choice = chooseRewrite(situation);
-        const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens } = situation;
+        const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens, minRoomTokens } =
+          situation;
         expect(choice.dueTokens).toBe(dueTokens);
         if (dueTokens === 0) expect(choice.rewritten).toBe(false);
         if (choice.compactionInstead) {
           instead++;
-          // Only a rewrite the request needs to fit, leaving less than half the threshold of room.
+          // Only a rewrite the request needs to fit, leaving less than the least room.
           expect(choice.cause).toBe("fit");
           expect(tokens).toBeGreaterThan(limitTokens);
-          expect(triggerTokens - reducedTokens).toBeLessThan(minTokens / 2);
+          expect(triggerTokens - reducedTokens).toBeLessThan(minRoomTokens);
           // The rewrite still stands, for when LLM compaction cannot run.
           expect(choice.rewritten).toBe(true);
         }
         if (dueTokens > 0 && reducedTokens <= triggerTokens && tokens > limitTokens) {
           fits++;
           expect(choice.cause).toBe("fit");
+          expect(choice.compactionInstead).toBe(triggerTokens - reducedTokens < minRoomTokens);
         }
         // A request that fits keeps every message already sent unless the batch pays.
         if (dueTokens > 0 && reducedTokens <= triggerTokens && tokens <= limitTokens && !situation.afresh) {
@@ -63,13 +67,14 @@ describe("chooseRewrite (property tests)", () => {
     expect(fits).toBeGreaterThan(instead);
   });
 
-  it("a forced rewrite that leaves room of at least half the threshold is taken without compaction", () => {
+  it("a rewrite to fit that leaves at least the least room is taken without compaction (16k defaults)", () => {
     const base = {
       afresh: false,
       intact: true,
       triggerTokens: 12_000,
       limitTokens: 12_800,
       minTokens: 2_400,
+      minRoomTokens: 1_200,
     };
     const roomy = chooseRewrite({ ...base, tokens: 12_900, reducedTokens: 10_800, dueTokens: 2_100 });
     expect(roomy).toMatchObject({ rewritten: true, cause: "fit", compactionInstead: false });

@@ -16,12 +16,14 @@ export interface RewriteSituation {
   limitTokens: number;
   /** Least tokens a batched rewrite must save (rewriteMinTokens). */
   minTokens: number;
+  /** Least room under the trigger a rewrite to fit must leave, else LLM compaction comes instead. */
+  minRoomTokens: number;
 }
 
 /** The decision: whether to rewrite, why, and whether LLM compaction should come instead. */
 export interface RewriteChoice extends RewriteReport {
   /**
-   * A rewrite needed to fit would leave less than half of `minTokens` under the trigger: it would
+   * A rewrite needed to fit would leave less than `minRoomTokens` under the trigger: it would
    * resend the tail after its first change to buy a step or two before LLM compaction comes
    * anyway, so compaction is asked for now (the rewrite stands when compaction cannot run).
    */
@@ -34,7 +36,8 @@ export interface RewriteChoice extends RewriteReport {
  * rewrites, or asks for LLM compaction when the rewrite would buy too little room before it.
  */
 export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
-  const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens } = situation;
+  const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens, minRoomTokens } =
+    situation;
   const choice: RewriteChoice = {
     rewritten: false,
     cause: situation.intact ? null : "history",
@@ -59,10 +62,10 @@ export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
   if (tokens > limitTokens) {
     const room = triggerTokens - reducedTokens;
     const fit = decide("fit", `needed to fit (${tokens} > limit ${limitTokens})`);
-    if (room * 2 >= minTokens) return fit;
+    if (room >= minRoomTokens) return fit;
     return {
       ...fit,
-      reason: `${fit.reason}; LLM compaction instead: the rewrite leaves ${room} < ${minTokens / 2} tokens under the trigger`,
+      reason: `${fit.reason}; LLM compaction instead: the rewrite leaves ${room} < ${minRoomTokens} tokens under the trigger`,
       compactionInstead: true,
     };
   }
