@@ -257,6 +257,7 @@ export function project(input: ProjectionInput): Projection {
       cause: intact ? null : "history",
       reason: intact ? "" : "the assembled history changed under a message already sent",
       dueTokens: 0,
+      horizon: false,
     };
     if (tokens > limits.triggerTokens) {
       /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
@@ -314,7 +315,10 @@ export function project(input: ProjectionInput): Projection {
         // Not when LLM compaction is due: that decision stays the one the standard stages make
         // (taking more here would put it off with a rewrite; measured worse at 16k).
         const wide = reduceFrom(afresh ? raw.items.map(asAssembled) : kept, horizonRun);
-        if (wide.tokens <= best.tokens) taken = wide;
+        if (wide.tokens <= best.tokens) {
+          taken = wide;
+          rewrite.horizon = true;
+        }
       }
       if (rewrite.rewritten) {
         segments = taken.segments;

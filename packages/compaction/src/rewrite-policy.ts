@@ -43,6 +43,7 @@ export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
     cause: situation.intact ? null : "history",
     reason: situation.intact ? "" : "the assembled history changed under a message already sent",
     dueTokens,
+    horizon: false,
     compactionInstead: false,
   };
   const decide = (cause: RewriteReport["cause"], reason: string): RewriteChoice => ({

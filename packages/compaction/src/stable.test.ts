@@ -177,29 +177,35 @@ describe("cache-stable projection (property tests)", () => {
   it(
     "a rewrite takes what would come due soon: right after it, the stages find nothing left to reduce in what it sent",
     () => {
-      let rewrites = 0;
+      let wide = 0;
+      let standard = 0;
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           const limits = thresholds(scenario.profile);
           for (const { projection } of walk(scenario)) {
             const { rewrite, memo } = projection;
             if (!rewrite?.rewritten || rewrite.cause === "compaction" || !memo) continue;
-            rewrites++;
             // What was sent, with the reduced forms locked as the next call sees them.
             const sent = memo.segments.map((segment) =>
               segment.stage === null ? segment.item : { ...segment.item, locked: true },
             );
-            // The stages as a rewrite runs them (whole runs, arguments up to the active loop) and as
-            // the standard ones do (which take less).
-            expect(collapseTraces(sent, { tokenizer, wholeRuns: true }).saved).toBe(0);
+            // The standard stages always find nothing left.
             expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);
-            expect(truncateArguments(sent, { tokenizer, recentMessages: 0 }).saved).toBe(0);
             expect(truncateArguments(sent, { tokenizer, recentMessages: limits.keepMessages }).saved).toBe(0);
+            // The stages as a rewrite runs them (whole runs, arguments up to the active loop) too, unless
+            // the wider form measured more (a usage anchor folded into a record leaves the padded estimate).
+            if (!rewrite.horizon) {
+              standard++;
+              continue;
+            }
+            wide++;
+            expect(collapseTraces(sent, { tokenizer, wholeRuns: true }).saved).toBe(0);
+            expect(truncateArguments(sent, { tokenizer, recentMessages: 0 }).saved).toBe(0);
           }
         }),
         { numRuns: RUNS },
       );
-      expect(rewrites).toBeGreaterThan(0);
+      expect(wide).toBeGreaterThan(standard);
     },
     TIMEOUT,
   );

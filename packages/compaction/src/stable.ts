@@ -44,6 +44,11 @@ export interface RewriteReport {
   reason: string;
   /** Tokens the due reductions save (applied when rewritten, else deferred). */
   dueTokens: number;
+  /**
+   * The rewrite also took what would come due soon (whole read/search runs, arguments up to the
+   * active loop); false when it took only what was due (the wider form measured more, or no rewrite).
+   */
+  horizon: boolean;
 }
 
 /** The identity of a raw item across calls. */
