@@ -13,6 +13,11 @@ export interface CollapseOptions {
   table?: ToolClassification;
   /** Per-fact results from earlier calls (kinds, record lines, record token counts). */
   cache?: ReductionCache;
+  /**
+   * Also collapse each run's last call/result pair (a batched rewrite takes what would come due
+   * soon). Locked items (the active tool loop) are never part of a run.
+   */
+  wholeRuns?: boolean;
 }
 
 interface TraceGroup {
@@ -93,10 +98,41 @@ function buildRecord(
   return { role: "assistant", content: `${header}\n${lines.join("\n")}` };
 }
 
+/** The record for the run's groups `collapsed` (starting at `index`), if smaller than what it replaces. */
+function recordFor(
+  items: readonly ProjectionItem[],
+  index: number,
+  collapsed: readonly TraceGroup[],
+  options: CollapseOptions,
+): { item: ProjectionItem; saved: number; end: number } | null {
+  const lastGroup = collapsed[collapsed.length - 1] as TraceGroup;
+  const stop = lastGroup.start + lastGroup.length;
+  const build = () => {
+    const message = buildRecord(items, collapsed, options.cache);
+    return { message, tokens: estimateMessageTokens(message, options.tokenizer) };
+  };
+  // A record is a function of the facts it replaces: built once for that span of facts.
+  const first = items[index]?.sourceId;
+  const end = items[stop - 1]?.sourceId;
+  const { message: record, tokens: recordTokens } =
+    options.cache && first !== undefined && end !== undefined
+      ? memoized(options.cache.records, `${first}..${end}:${stop - index}`, build)
+      : build();
+  let replacedTokens = 0;
+  for (let at = index; at < stop; at++) replacedTokens += (items[at] as ProjectionItem).tokens;
+  if (recordTokens >= replacedTokens) return null;
+  return {
+    item: { message: record, mark: "collapsed", tokens: recordTokens },
+    saved: replacedTokens - recordTokens,
+    end: stop,
+  };
+}
+
 /**
  * Collapses each run of consecutive completed read/search traces into ONE assistant text
  * message (no tool_calls, so I1 holds trivially), keeping the run's last call/result pair
- * verbatim. A record is used only when it is smaller than what it replaces.
+ * verbatim (with `wholeRuns`, that pair too when the whole run's record saves more). A record is
+ * used only when it is smaller than what it replaces.
  */
 export function collapseTraces(items: readonly ProjectionItem[], options: CollapseOptions): StageResult {
   const table = options.table ?? defaultToolClassification;
@@ -116,36 +152,27 @@ export function collapseTraces(items: readonly ProjectionItem[], options: Collap
       run.push(group);
       cursor += group.length;
     }
-    if (run.length < 2) {
-      const end = run.length === 1 ? cursor : index + 1;
+    const choices = options.wholeRuns ? [run, run.slice(0, -1)] : [run.slice(0, -1)];
+    let collapsed: TraceGroup[] = [];
+    let record: ReturnType<typeof recordFor> = null;
+    for (const choice of choices) {
+      const candidate = choice.length === 0 ? null : recordFor(items, index, choice, options);
+      if (candidate !== null && (record === null || candidate.saved > record.saved)) {
+        record = candidate;
+        collapsed = choice;
+      }
+    }
+    if (record === null) {
+      const end = run.length > 0 ? cursor : index + 1;
       for (let at = index; at < end; at++) out.push(items[at] as ProjectionItem);
       index = end;
       continue;
     }
-    const last = run[run.length - 1] as TraceGroup;
-    const collapsed = run.slice(0, -1);
-    const build = () => {
-      const message = buildRecord(items, collapsed, options.cache);
-      return { message, tokens: estimateMessageTokens(message, options.tokenizer) };
-    };
-    // A record is a function of the facts it replaces: built once for that span of facts.
-    const first = items[index]?.sourceId;
-    const end = items[last.start - 1]?.sourceId;
-    const { message: record, tokens: recordTokens } =
-      options.cache && first !== undefined && end !== undefined
-        ? memoized(options.cache.records, `${first}..${end}:${last.start - index}`, build)
-        : build();
-    let replacedTokens = 0;
-    for (let at = index; at < last.start; at++) replacedTokens += (items[at] as ProjectionItem).tokens;
-    if (recordTokens < replacedTokens) {
-      out.push({ message: record, mark: "collapsed", tokens: recordTokens });
-      saved += replacedTokens - recordTokens;
-      records++;
-      for (const group of collapsed) collapsedCalls += group.length - 1;
-    } else {
-      for (let at = index; at < last.start; at++) out.push(items[at] as ProjectionItem);
-    }
-    for (let at = last.start; at < cursor; at++) out.push(items[at] as ProjectionItem);
+    out.push(record.item);
+    saved += record.saved;
+    records++;
+    for (const group of collapsed) collapsedCalls += group.length - 1;
+    for (let at = record.end; at < cursor; at++) out.push(items[at] as ProjectionItem);
     index = cursor;
   }
   const removed =

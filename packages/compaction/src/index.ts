@@ -79,6 +79,7 @@ export {
 export { hasProviderState, sanitizeMessage, sanitizeMessages } from "./sanitize.ts";
 export { classifyShellCommand, type ShellReadKind } from "./shell-command.ts";
 export {
+  defaultRewriteMinRoom,
   defaultRewriteMinTokens,
   type MemoSegment,
   type ProjectionMemo,

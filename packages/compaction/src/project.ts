@@ -14,10 +14,12 @@ import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
+import { chooseRewrite } from "./rewrite-policy.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
   applyStage,
   asAssembled,
+  defaultRewriteMinRoom,
   defaultRewriteMinTokens,
   type MemoSegment,
   memoOf,
@@ -54,8 +56,10 @@ export interface ProjectionInput {
   /**
    * Cache-stable mode: what the previous call sent (null: nothing yet). Messages keep the form they
    * were sent in until the next compaction; reductions due are applied in a batch only when it saves
-   * at least `rewriteMinTokens`, or when the request would not fit otherwise. Undefined: every call
-   * reduces from scratch.
+   * at least `rewriteMinTokens`, or when the request would not fit otherwise (then LLM compaction is
+   * asked for instead when the rewrite would leave too little room under the trigger:
+   * defaultRewriteMinRoom). A rewrite also takes what would come due soon (whole read/search runs, arguments up
+   * to the active loop). Undefined: every call reduces from scratch.
    */
   memo?: ProjectionMemo | null;
   /** Least tokens a batched rewrite of sent messages must save (default: defaultRewriteMinTokens). */
@@ -178,6 +182,24 @@ export function project(input: ProjectionInput): Projection {
         keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
       }),
   };
+  // What a rewrite applies: the stages with what comes due soon taken as well.
+  const horizonRun: typeof stageRun = {
+    ...stageRun,
+    collapse: (items) =>
+      collapseTraces(items, {
+        tokenizer,
+        wholeRuns: true,
+        ...(input.classification ? { table: input.classification } : {}),
+        ...(input.reductions ? { cache: input.reductions } : {}),
+      }),
+    truncate: (items) =>
+      truncateArguments(items, {
+        tokenizer,
+        maxChars: input.maxArgumentChars ?? 2_000,
+        recentMessages: 0,
+        ...(input.reductions ? { cache: input.reductions } : {}),
+      }),
+  };
   const notRun = (name: StageReport["name"], tokens: number): StageReport => ({
     name,
     tokensBefore: tokens,
@@ -192,6 +214,8 @@ export function project(input: ProjectionInput): Projection {
   let stable: { memo: ProjectionMemo; rewrite: RewriteReport } | null = null;
   /** Pressure after every reduction due (stable mode): what decides LLM compaction. */
   let fullyReduced = Number.POSITIVE_INFINITY;
+  /** A rewrite needed to fit would buy too little room: LLM compaction comes now (chooseRewrite). */
+  let compactionInstead = false;
   if (input.memo === undefined) {
     items = raw.items;
     tokens = rawTokens;
@@ -228,20 +252,21 @@ export function project(input: ProjectionInput): Projection {
       kept.map((segment) => segment.item),
       rawSum - keptTokens,
     );
-    const rewrite: RewriteReport = {
+    let rewrite: RewriteReport = {
       rewritten: false,
       cause: intact ? null : "history",
       reason: intact ? "" : "the assembled history changed under a message already sent",
       dueTokens: 0,
+      horizon: false,
     };
     if (tokens > limits.triggerTokens) {
       /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
-      const reduceFrom = (start: MemoSegment[]) => {
+      const reduceFrom = (start: MemoSegment[], run: typeof stageRun) => {
         let reduced = start;
         const reports: StageReport[] = [];
         let before = tokens;
         for (const name of ["collapse", "truncate"] as const) {
-          const applied = applyStage(reduced, name, stageRun[name]);
+          const applied = applyStage(reduced, name, run[name]);
           reduced = applied.segments;
           const measured = measure(
             reduced.map((segment) => segment.item),
@@ -255,50 +280,51 @@ export function project(input: ProjectionInput): Projection {
           });
           before = measured;
         }
-        const due = keptTokens - sumOf(reduced);
-        return { segments: reduced, tokens: before, due, reports };
+        return { segments: reduced, tokens: before, reports };
       };
-      let best = reduceFrom(kept);
+      let best = reduceFrom(kept, stageRun);
       let afresh = false;
       if (best.tokens > limits.triggerTokens && !kept.every((segment) => segment.stage === null)) {
         // Reduced forms kept from earlier calls may cost more than reducing afresh (records split in
         // batches): before asking for LLM compaction, try the from-scratch reduction.
-        const scratch = reduceFrom(raw.items.map(asAssembled));
+        const scratch = reduceFrom(raw.items.map(asAssembled), stageRun);
         if (scratch.tokens < best.tokens) {
           best = scratch;
           afresh = true;
         }
       }
-      const reduced = best.segments;
-      const after = best.tokens;
-      const due = best.due;
-      stages.push(...best.reports);
-      fullyReduced = after;
-      const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
-      rewrite.dueTokens = due;
-      const decide = (cause: RewriteReport["cause"], reason: string): void => {
-        rewrite.rewritten = true;
-        rewrite.cause = cause;
-        rewrite.reason = reason;
-      };
-      if (due === 0) {
-        if (intact) rewrite.reason = "nothing due";
-      } else if (after > limits.triggerTokens) {
-        // LLM compaction is needed anyway; if it cannot run, the fullest reduction is the best try.
-        decide("compaction", `over the trigger after every reduction (${after} > ${limits.triggerTokens})`);
-      } else if (tokens > limits.limitTokens) {
-        decide("fit", `needed to fit (${tokens} > limit ${limits.limitTokens})`);
-      } else if (afresh) {
-        decide("fit", `needed to fit under the trigger without LLM compaction: reduced afresh`);
-      } else if (due >= minTokens) {
-        decide("batch", `batch saves ${due} >= ${minTokens} tokens`);
-      } else if (intact) {
-        rewrite.reason = `deferred: batch saves ${due} < ${minTokens} tokens and the request fits`;
+      fullyReduced = best.tokens;
+      const choice = chooseRewrite({
+        tokens,
+        reducedTokens: best.tokens,
+        dueTokens: keptTokens - sumOf(best.segments),
+        afresh,
+        intact,
+        triggerTokens: limits.triggerTokens,
+        limitTokens: limits.limitTokens,
+        minTokens: input.rewriteMinTokens ?? defaultRewriteMinTokens(limits),
+        minRoomTokens: defaultRewriteMinRoom(limits),
+      });
+      const { compactionInstead: instead, ...report } = choice;
+      rewrite = report;
+      compactionInstead = instead;
+      let taken = best;
+      if (rewrite.rewritten && rewrite.cause !== "compaction") {
+        // A rewrite resends everything after its first change: it also takes what would come due
+        // soon (whole runs, arguments up to the active loop), so the epoch needs fewer rewrites.
+        // Not when LLM compaction is due: that decision stays the one the standard stages make
+        // (taking more here would put it off with a rewrite; measured worse at 16k).
+        const wide = reduceFrom(afresh ? raw.items.map(asAssembled) : kept, horizonRun);
+        if (wide.tokens <= best.tokens) {
+          taken = wide;
+          rewrite.horizon = true;
+        }
       }
       if (rewrite.rewritten) {
-        segments = reduced;
-        tokens = after;
+        segments = taken.segments;
+        tokens = taken.tokens;
       }
+      stages.push(...taken.reports);
     } else {
       stages.push(notRun("collapse", tokens), notRun("truncate", tokens));
     }
@@ -335,15 +361,18 @@ export function project(input: ProjectionInput): Projection {
   }
   const all = [...header, ...items];
   const needsCompaction =
-    tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens);
+    compactionInstead ||
+    (tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens));
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
-  const reason = needsCompaction
-    ? `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`
-    : ran.length === 0
-      ? `${tokens} tokens <= trigger ${limits.triggerTokens}`
-      : tokens > limits.triggerTokens
-        ? `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${stable?.rewrite.reason}`
-        : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
+  const reason = compactionInstead
+    ? `${tokens} tokens after the rewrite: ${stable?.rewrite.reason}`
+    : needsCompaction
+      ? `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`
+      : ran.length === 0
+        ? `${tokens} tokens <= trigger ${limits.triggerTokens}`
+        : tokens > limits.triggerTokens
+          ? `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${stable?.rewrite.reason}`
+          : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
   return {
     messages: all.map((item) => item.message),
     marks: all.map((item) => item.mark),

@@ -1,6 +1,7 @@
 import type { ModelProfile, StoredMessage } from "@longrun/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { collapseTraces } from "./collapse.ts";
 import { historyArbitrary } from "./history.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
 import { type Projection, type ProjectionInput, project } from "./project.ts";
@@ -9,6 +10,7 @@ import { defaultRewriteMinTokens, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
 import { createTokenizer } from "./tokenizer.ts";
+import { truncateArguments } from "./truncate.ts";
 
 const tokenizer = createTokenizer("o200k_base");
 const RUNS = 1_500;
@@ -150,17 +152,60 @@ describe("cache-stable projection (property tests)", () => {
   );
 
   it(
-    "LLM compaction is decided as from scratch: the stable form never needs it when a full reduction would not",
+    "LLM compaction is decided as from scratch, or instead of a rewrite to fit that buys too little room",
     () => {
+      let instead = 0;
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           for (const { end, projection } of walk(scenario)) {
             const scratch = project({ ...inputAt(scenario, end, null), memo: undefined });
-            if (!scratch.needsCompaction) expect(projection.needsCompaction).toBe(false);
+            if (scratch.needsCompaction || !projection.needsCompaction) continue;
+            instead++;
+            expect(projection.rewrite?.cause).toBe("fit");
+            expect(projection.rewrite?.reason).toMatch(/; LLM compaction instead: the rewrite leaves \d+ < /);
+            // The rewrite stands, for when compaction cannot run.
+            expect(projection.tokens).toBeLessThanOrEqual(projection.limitTokens);
           }
         }),
         { numRuns: RUNS },
       );
+      expect(instead).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a rewrite takes what would come due soon: right after it, the stages find nothing left to reduce in what it sent",
+    () => {
+      let wide = 0;
+      let standard = 0;
+      fc.assert(
+        fc.property(scenarioArbitrary, (scenario) => {
+          const limits = thresholds(scenario.profile);
+          for (const { projection } of walk(scenario)) {
+            const { rewrite, memo } = projection;
+            if (!rewrite?.rewritten || rewrite.cause === "compaction" || !memo) continue;
+            // What was sent, with the reduced forms locked as the next call sees them.
+            const sent = memo.segments.map((segment) =>
+              segment.stage === null ? segment.item : { ...segment.item, locked: true },
+            );
+            // The standard stages always find nothing left.
+            expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);
+            expect(truncateArguments(sent, { tokenizer, recentMessages: limits.keepMessages }).saved).toBe(0);
+            // The stages as a rewrite runs them (whole runs, arguments up to the active loop) too, unless
+            // the wider form measured more (a usage anchor folded into a record leaves the padded estimate).
+            if (!rewrite.horizon) {
+              standard++;
+              continue;
+            }
+            wide++;
+            expect(collapseTraces(sent, { tokenizer, wholeRuns: true }).saved).toBe(0);
+            expect(truncateArguments(sent, { tokenizer, recentMessages: 0 }).saved).toBe(0);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      expect(wide).toBeGreaterThan(standard);
     },
     TIMEOUT,
   );

@@ -44,6 +44,11 @@ export interface RewriteReport {
   reason: string;
   /** Tokens the due reductions save (applied when rewritten, else deferred). */
   dueTokens: number;
+  /**
+   * The rewrite also took what would come due soon (whole read/search runs, arguments up to the
+   * active loop); false when it took only what was due (the wider form measured more, or no rewrite).
+   */
+  horizon: boolean;
 }
 
 /** The identity of a raw item across calls. */
@@ -162,8 +167,20 @@ export function memoOf(
  * trigger (2,400 tokens at a 16k window, 11,904 at 64k). A request may run over the trigger into that
  * room without a rewrite, so a batch is applied before it is needed only when it saves a large part
  * of the window; smaller batches wait until the request would not fit, and take what came due since.
- * On the corpus this sends the fewest uncached tokens at 16k and 64k (see the helper's report).
+ * On the corpus this sends the fewest uncached tokens at 16k and 64k (see the helpers' reports).
  */
 export function defaultRewriteMinTokens(limits: { triggerTokens: number; limitTokens: number }): number {
   return Math.max(1, limits.limitTokens - limits.triggerTokens, Math.floor(limits.triggerTokens / 5));
+}
+
+/**
+ * Least room under the trigger a rewrite to fit must leave, else LLM compaction comes instead: half
+ * the default batch threshold (1,200 tokens at a 16k window, 5,952 at 64k). A rewrite resends the
+ * tail after its first change; one that buys only a step or two before compaction costs more cache
+ * than it saves. On the corpus at 16k this halves the rewrites right before a compaction and keeps
+ * the compactions per file as they were (a quarter of the threshold: fewer compactions, more
+ * rewrites; three quarters: more compactions).
+ */
+export function defaultRewriteMinRoom(limits: { triggerTokens: number; limitTokens: number }): number {
+  return Math.floor(defaultRewriteMinTokens(limits) / 2);
 }

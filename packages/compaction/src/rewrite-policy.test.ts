@@ -1,0 +1,85 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { chooseRewrite, type RewriteSituation } from "./rewrite-policy.ts";
+
+const situationArbitrary: fc.Arbitrary<RewriteSituation> = fc
+  .record({
+    triggerTokens: fc.integer({ min: 100, max: 50_000 }),
+    room: fc.integer({ min: 0, max: 20_000 }),
+    tokens: fc.integer({ min: 0, max: 80_000 }),
+    reducedShare: fc.double({ min: 0, max: 1, noNaN: true }),
+    afresh: fc.boolean(),
+    intact: fc.boolean(),
+    minTokens: fc.integer({ min: 1, max: 20_000 }),
+    minRoomTokens: fc.integer({ min: 0, max: 10_000 }),
+  })
+  .map(({ triggerTokens, room, tokens, reducedShare, afresh, intact, minTokens, minRoomTokens }) => {
+    const reducedTokens = Math.floor(tokens * reducedShare);
+    return {
+      tokens,
+      reducedTokens,
+      dueTokens: tokens - reducedTokens,
+      afresh,
+      intact,
+      triggerTokens,
+      limitTokens: triggerTokens + room,
+      minTokens,
+      minRoomTokens,
+    };
+  });
+
+describe("chooseRewrite (property tests)", () => {
+  it("rewrites only when it pays or must, and asks for compaction only instead of a rewrite that buys too little room", () => {
+    let instead = 0;
+    let fits = 0;
+    fc.assert(
+      fc.property(situationArbitrary, (situation) => {
+        const choice = chooseRewrite(situation);
+        const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens, minRoomTokens } =
+          situation;
+        expect(choice.dueTokens).toBe(dueTokens);
+        if (dueTokens === 0) expect(choice.rewritten).toBe(false);
+        if (choice.compactionInstead) {
+          instead++;
+          // Only a rewrite the request needs to fit, leaving less than the least room.
+          expect(choice.cause).toBe("fit");
+          expect(tokens).toBeGreaterThan(limitTokens);
+          expect(triggerTokens - reducedTokens).toBeLessThan(minRoomTokens);
+          // The rewrite still stands, for when LLM compaction cannot run.
+          expect(choice.rewritten).toBe(true);
+        }
+        if (dueTokens > 0 && reducedTokens <= triggerTokens && tokens > limitTokens) {
+          fits++;
+          expect(choice.cause).toBe("fit");
+          expect(choice.compactionInstead).toBe(triggerTokens - reducedTokens < minRoomTokens);
+        }
+        // A request that fits keeps every message already sent unless the batch pays.
+        if (dueTokens > 0 && reducedTokens <= triggerTokens && tokens <= limitTokens && !situation.afresh) {
+          expect(choice.rewritten).toBe(dueTokens >= minTokens);
+          if (choice.rewritten) expect(choice.cause).toBe("batch");
+        }
+        if (reducedTokens > triggerTokens && dueTokens > 0) expect(choice.cause).toBe("compaction");
+        if (!situation.intact && !choice.rewritten) expect(choice.cause).toBe("history");
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(instead).toBeGreaterThan(0);
+    expect(fits).toBeGreaterThan(instead);
+  });
+
+  it("a rewrite to fit that leaves at least the least room is taken without compaction (16k defaults)", () => {
+    const base = {
+      afresh: false,
+      intact: true,
+      triggerTokens: 12_000,
+      limitTokens: 12_800,
+      minTokens: 2_400,
+      minRoomTokens: 1_200,
+    };
+    const roomy = chooseRewrite({ ...base, tokens: 12_900, reducedTokens: 10_800, dueTokens: 2_100 });
+    expect(roomy).toMatchObject({ rewritten: true, cause: "fit", compactionInstead: false });
+    const tight = chooseRewrite({ ...base, tokens: 12_900, reducedTokens: 10_801, dueTokens: 2_099 });
+    expect(tight).toMatchObject({ rewritten: true, cause: "fit", compactionInstead: true });
+    expect(tight.reason).toMatch(/LLM compaction instead: the rewrite leaves 1199 < 1200/);
+  });
+});

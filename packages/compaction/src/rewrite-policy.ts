@@ -1,0 +1,82 @@
+import type { RewriteReport } from "./stable.ts";
+
+/** What the stable projection knows when reductions are due over the trigger. */
+export interface RewriteSituation {
+  /** Pressure of the request as the cache last saw it (sent forms kept, new items as assembled). */
+  tokens: number;
+  /** Pressure after every reduction due. */
+  reducedTokens: number;
+  /** Tokens the due reductions save. */
+  dueTokens: number;
+  /** The reduction had to start afresh from the raw items to get under the trigger. */
+  afresh: boolean;
+  /** The messages already sent are still the prefix of what is assembled now. */
+  intact: boolean;
+  triggerTokens: number;
+  limitTokens: number;
+  /** Least tokens a batched rewrite must save (rewriteMinTokens). */
+  minTokens: number;
+  /** Least room under the trigger a rewrite to fit must leave, else LLM compaction comes instead. */
+  minRoomTokens: number;
+}
+
+/** The decision: whether to rewrite, why, and whether LLM compaction should come instead. */
+export interface RewriteChoice extends RewriteReport {
+  /**
+   * A rewrite needed to fit would leave less than `minRoomTokens` under the trigger: it would
+   * resend the tail after its first change to buy a step or two before LLM compaction comes
+   * anyway, so compaction is asked for now (the rewrite stands when compaction cannot run).
+   */
+  compactionInstead: boolean;
+}
+
+/**
+ * Chooses what happens to the reductions due (cache stability, issue 17): a request that fits keeps
+ * every message already sent unless the batch saves at least `minTokens`; one that would not fit
+ * rewrites, or asks for LLM compaction when the rewrite would buy too little room before it.
+ */
+export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
+  const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens, minRoomTokens } =
+    situation;
+  const choice: RewriteChoice = {
+    rewritten: false,
+    cause: situation.intact ? null : "history",
+    reason: situation.intact ? "" : "the assembled history changed under a message already sent",
+    dueTokens,
+    horizon: false,
+    compactionInstead: false,
+  };
+  const decide = (cause: RewriteReport["cause"], reason: string): RewriteChoice => ({
+    ...choice,
+    rewritten: true,
+    cause,
+    reason,
+  });
+  if (dueTokens === 0) return situation.intact ? { ...choice, reason: "nothing due" } : choice;
+  if (reducedTokens > triggerTokens) {
+    // LLM compaction is needed anyway; if it cannot run, the fullest reduction is the best try.
+    return decide(
+      "compaction",
+      `over the trigger after every reduction (${reducedTokens} > ${triggerTokens})`,
+    );
+  }
+  if (tokens > limitTokens) {
+    const room = triggerTokens - reducedTokens;
+    const fit = decide("fit", `needed to fit (${tokens} > limit ${limitTokens})`);
+    if (room >= minRoomTokens) return fit;
+    return {
+      ...fit,
+      reason: `${fit.reason}; LLM compaction instead: the rewrite leaves ${room} < ${minRoomTokens} tokens under the trigger`,
+      compactionInstead: true,
+    };
+  }
+  if (situation.afresh) {
+    return decide("fit", "needed to fit under the trigger without LLM compaction: reduced afresh");
+  }
+  if (dueTokens >= minTokens) return decide("batch", `batch saves ${dueTokens} >= ${minTokens} tokens`);
+  if (!situation.intact) return choice;
+  return {
+    ...choice,
+    reason: `deferred: batch saves ${dueTokens} < ${minTokens} tokens and the request fits`,
+  };
+}
