@@ -172,8 +172,25 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
 
     // During a run: the long thread gets another task and keeps working while the reader scrolls.
     await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
+    const reopenStarted = performance.now();
     await reopen(page, origin, long.id);
-    await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    console.log(`  re-opened during the run in ${Math.round(performance.now() - reopenStarted)} ms`);
+    try {
+      await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    } catch (error) {
+      // What the page and the server said, so a failed wait tells which one is behind.
+      const chips = await page
+        .locator('[data-testid="run-chip"]')
+        .evaluateAll((nodes) => nodes.map((node) => node.outerHTML));
+      const runs = (await client.threads.get(long.id)).runs.map((run) => ({
+        status: run.status,
+        finishedAt: run.finishedAt,
+      }));
+      console.log(
+        `  no running chip: page shows ${JSON.stringify(chips)}; server runs ${JSON.stringify(runs)}`,
+      );
+      throw error;
+    }
     const longFrames = await scrollFrames(page);
     const detail = await client.threads.get(long.id);
     for (const run of detail.runs.filter((candidate) => candidate.finishedAt === null)) {
