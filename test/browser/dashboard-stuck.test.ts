@@ -1,10 +1,9 @@
-import { createClient, type LongrunClient } from "@longrun/client";
-import type { Browser, Page } from "playwright-core";
+import type { LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { launchChromium } from "./support/chromium.ts";
-import { ensureDashboardBuilt } from "./support/dashboard-build.ts";
-import { NARROW, openPage, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
-import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
+import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
+import type { BrowserServer } from "./support/servers.ts";
 import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
 
 // A stuck run is flagged in the thread list, the thread view and the run history, and the flag clears
@@ -22,30 +21,19 @@ import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
 const TEST_TIMEOUT = 240_000;
 const REASON = "marked stuck by the test: parked on an approval nobody decided, no job and no lease";
 
-let browser: Browser | undefined;
+let session: DashboardSession | undefined;
 let server: BrowserServer | undefined;
 let client: LongrunClient;
 let page: Page;
 let pageErrors: string[] = [];
-let closePage: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchChromium();
-  server = await startBrowserServer({ simDelayMs: 5 });
-  client = createClient({ baseUrl: server.instance().url, token: server.instance().token });
-  const opened = await openPage(browser, WIDE);
-  page = opened.page;
-  pageErrors = opened.errors;
-  closePage = opened.close;
-  await page.goto(server.instance().dashboardUrl);
-  await page.locator(byTestId("create-thread")).waitFor();
+  session = await openDashboardSession({ simDelayMs: 5, home: true });
+  ({ server, client, page, pageErrors } = session);
 }, 300_000);
 
 afterAll(async () => {
-  await closePage?.();
-  await browser?.close();
-  await server?.close();
+  await session?.close();
 }, 60_000);
 
 describe("a stuck run", () => {

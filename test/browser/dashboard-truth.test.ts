@@ -1,17 +1,15 @@
-import { createClient, type LongrunClient } from "@longrun/client";
-import type { Browser, Page } from "playwright-core";
+import type { LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./support/chromium.ts";
-import { ensureDashboardBuilt } from "./support/dashboard-build.ts";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
 import {
   NARROW,
-  openPage,
   screenshot,
   transcriptDistanceFromBottom,
   UI_TIMEOUT,
   WIDE,
 } from "./support/page-helpers.ts";
-import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
+import type { BrowserServer } from "./support/servers.ts";
 import {
   byTestId,
   installRecorders,
@@ -26,31 +24,19 @@ import {
 
 const TEST_TIMEOUT = 300_000;
 
-let browser: Browser | undefined;
+let session: DashboardSession | undefined;
 let server: BrowserServer | undefined;
 let client: LongrunClient;
 let page: Page;
 let pageErrors: string[] = [];
-let closePage: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchChromium();
-  server = await startBrowserServer({ simDelayMs: 5 });
-  client = createClient({ baseUrl: server.instance().url, token: server.instance().token });
-  const opened = await openPage(browser, WIDE);
-  page = opened.page;
-  pageErrors = opened.errors;
-  closePage = opened.close;
-  await installRecorders(page);
-  await page.goto(server.instance().dashboardUrl);
-  await page.locator(byTestId("create-thread")).waitFor();
+  session = await openDashboardSession({ simDelayMs: 5, home: true, beforeHome: installRecorders });
+  ({ server, client, page, pageErrors } = session);
 }, 300_000);
 
 afterAll(async () => {
-  await closePage?.();
-  await browser?.close();
-  await server?.close();
+  await session?.close();
 }, 60_000);
 
 async function createThread(title: string, simSteps: number, maxInputTokens = 8000) {

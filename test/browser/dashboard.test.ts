@@ -1,19 +1,17 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./support/chromium.ts";
-import { ensureDashboardBuilt } from "./support/dashboard-build.ts";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
 import {
   gaugeHistory,
   hasDrop,
   NARROW,
-  openPage,
   screenshot,
   transcriptDistanceFromBottom,
   transcriptMessageIds,
   UI_TIMEOUT,
   WIDE,
 } from "./support/page-helpers.ts";
-import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
+import type { BrowserServer } from "./support/servers.ts";
 
 // The production dashboard in real Chromium against an embedded server with the sim model. The tests run in
 // order and share one server: the team thread of the first test is compacted by hand and survives a restart.
@@ -21,27 +19,19 @@ import { type BrowserServer, startBrowserServer } from "./support/servers.ts";
 const SHORT_RUN = { window: "8000", steps: "16" };
 const TEST_TIMEOUT = 240_000;
 
-let browser: Browser | undefined;
+let session: DashboardSession | undefined;
 let server: BrowserServer | undefined;
 let page: Page;
 let pageErrors: string[] = [];
-let closePage: (() => Promise<void>) | undefined;
 let teamThreadId = "";
 
 beforeAll(async () => {
-  await ensureDashboardBuilt();
-  browser = await launchChromium();
-  server = await startBrowserServer({ simDelayMs: 20 });
-  const opened = await openPage(browser, WIDE);
-  page = opened.page;
-  pageErrors = opened.errors;
-  closePage = opened.close;
+  session = await openDashboardSession({ simDelayMs: 20 });
+  ({ server, page, pageErrors } = session);
 }, 300_000);
 
 afterAll(async () => {
-  await closePage?.();
-  await browser?.close();
-  await server?.close();
+  await session?.close();
 }, 60_000);
 
 const byTestId = (id: string) => `[data-testid="${id}"]`;
