@@ -1,8 +1,8 @@
 import { useState } from "react";
-import { useActionError } from "../hooks/use-action-error.ts";
-import { clip, errorText, formatAgo } from "../lib/format.ts";
+import { clip, formatAgo } from "../lib/format.ts";
 import type { InboxItem } from "../state/app-reducer.ts";
 import { useStore } from "../state/store-context.tsx";
+import { type Decision, DecisionButtons } from "./decision-buttons.tsx";
 
 /**
  * Every tool call waiting for a decision, across threads: the polled inbox, with the open thread's live
@@ -76,24 +76,14 @@ export function ApprovalInbox({ onOpenThread }: { onOpenThread: (threadId: strin
 
 function InboxRow({ item, onOpenThread }: { item: InboxItem; onOpenThread: (threadId: string) => void }) {
   const { api, state, dispatch } = useStore();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useActionError();
-  const decide = async (decision: "approve" | "deny") => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api.approvals.resolve(item.agentId, item.callId, { decision });
-      dispatch({
-        type: "inbox.loaded",
-        approvals: (state.inbox ?? []).filter(
-          (other) => !(other.agentId === item.agentId && other.callId === item.callId),
-        ),
-      });
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
+  const decide = async (decision: Decision) => {
+    await api.approvals.resolve(item.agentId, item.callId, { decision });
+    dispatch({
+      type: "inbox.loaded",
+      approvals: (state.inbox ?? []).filter(
+        (other) => !(other.agentId === item.agentId && other.callId === item.callId),
+      ),
+    });
   };
   return (
     <li
@@ -119,27 +109,7 @@ function InboxRow({ item, onOpenThread }: { item: InboxItem; onOpenThread: (thre
       <code className="small">
         {item.toolName} {clip(item.arguments, 120).text}
       </code>
-      <div className="actions">
-        <button
-          type="button"
-          className="primary"
-          disabled={busy}
-          data-testid="inbox-approve"
-          onClick={() => void decide("approve")}
-        >
-          Approve
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={busy}
-          data-testid="inbox-deny"
-          onClick={() => void decide("deny")}
-        >
-          Deny
-        </button>
-        {error && <span className="error small">{error}</span>}
-      </div>
+      <DecisionButtons decide={decide} testIds={{ approve: "inbox-approve", deny: "inbox-deny" }} />
     </li>
   );
 }

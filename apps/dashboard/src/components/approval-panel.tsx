@@ -1,8 +1,8 @@
 import { useState } from "react";
-import { useActionError } from "../hooks/use-action-error.ts";
-import { errorText, prettyArguments } from "../lib/format.ts";
+import { prettyArguments } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ApprovalRequest, ThreadState } from "../state/thread-state.ts";
+import { type Decision, DecisionButtons } from "./decision-buttons.tsx";
 
 /** Tool calls waiting for a human decision, with their arguments and approve/deny buttons. */
 export function ApprovalPanel({ thread }: { thread: ThreadState }) {
@@ -25,23 +25,13 @@ export function ApprovalPanel({ thread }: { thread: ThreadState }) {
 function ApprovalItem({ request, agentName }: { request: ApprovalRequest; agentName: string | null }) {
   const { api } = useStore();
   const [reason, setReason] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useActionError();
-  const resolve = async (decision: "approve" | "deny") => {
-    setBusy(true);
-    setError(null);
-    try {
-      // approval.requested events always name their agent; call ids are unique per agent only.
-      if (!request.agentId) throw new Error("this approval names no agent");
-      await api.approvals.resolve(request.agentId, request.callId, {
-        decision,
-        ...(reason.trim() ? { reason: reason.trim() } : {}),
-      });
-    } catch (caught) {
-      setError(errorText(caught));
-    } finally {
-      setBusy(false);
-    }
+  const decide = async (decision: Decision) => {
+    // approval.requested events always name their agent; call ids are unique per agent only.
+    if (!request.agentId) throw new Error("this approval names no agent");
+    await api.approvals.resolve(request.agentId, request.callId, {
+      decision,
+      ...(reason.trim() ? { reason: reason.trim() } : {}),
+    });
   };
   return (
     <div className="approval" data-testid="approval-request" data-call-id={request.callId}>
@@ -52,35 +42,18 @@ function ApprovalItem({ request, agentName }: { request: ApprovalRequest; agentN
       <pre className="code" data-testid="approval-arguments">
         {prettyArguments(request.arguments)}
       </pre>
-      <div className="actions">
+      <DecisionButtons
+        decide={decide}
+        testIds={{ approve: "approve-button", deny: "deny-button" }}
+        callId={request.callId}
+      >
         <input
           aria-label="Reason"
           placeholder="reason (optional)"
           value={reason}
           onChange={(event) => setReason(event.target.value)}
         />
-        <button
-          type="button"
-          className="primary"
-          disabled={busy}
-          data-testid="approve-button"
-          data-call-id={request.callId}
-          onClick={() => void resolve("approve")}
-        >
-          Approve
-        </button>
-        <button
-          type="button"
-          className="danger"
-          disabled={busy}
-          data-testid="deny-button"
-          data-call-id={request.callId}
-          onClick={() => void resolve("deny")}
-        >
-          Deny
-        </button>
-        {error && <span className="error small">{error}</span>}
-      </div>
+      </DecisionButtons>
     </div>
   );
 }
