@@ -76,7 +76,7 @@ describe("distributed mode: one server and two workers as separate processes", (
       workspace: join(workspace.dir, "project"),
       model: "sim",
       simScript: "team",
-      simSteps: 24,
+      simSteps: 30,
       maxInputTokens: 8_000,
     });
     const all = collectEvents(api, { threadId: thread.id, since: 0 });

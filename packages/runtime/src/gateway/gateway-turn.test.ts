@@ -182,8 +182,16 @@ describe("a gateway turn", () => {
         });
       }
     }
+    // The history sent upstream changed under the client at least once, where a replayed reasoning item
+    // stops being valid: at this window the deterministic stages' batched rewrites keep it under the
+    // trigger (no LLM compaction); the engine's test covers reasoning across a compaction.
     expect(
-      harness.events.some((event) => event.threadId === threadId && event.type === "compaction.completed"),
+      harness.events.some(
+        (event) =>
+          event.threadId === threadId &&
+          (event.type === "compaction.completed" ||
+            (event.type === "context.measured" && Boolean(event.data.cache?.rewrite))),
+      ),
     ).toBe(true);
     // The strict sim refuses replayed reasoning outside its chain: nothing was refused.
     expect(harness.sim.log.entries.every((entry) => entry.status === 200)).toBe(true);
