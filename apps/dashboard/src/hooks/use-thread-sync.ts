@@ -1,12 +1,11 @@
 import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
 import { useEffect, useRef, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
+import { MIN_FLUSH_MS, nextFlushDelay } from "../lib/flush-pace.ts";
 import { errorText } from "../lib/format.ts";
 import type { AppAction } from "../state/app-reducer.ts";
 
 const PAGE_LIMIT = 500;
-/** Events are applied in batches: a replay of thousands of events is a handful of renders. */
-const FLUSH_MS = 50;
 
 /** After a team is spawned live, the snapshot is read again once the burst of events settles. */
 const RESNAPSHOT_MS = 500;
@@ -43,10 +42,14 @@ export function useThreadSync(
     let closed = false;
     let buffer: LongrunEvent[] = [];
     let timer: ReturnType<typeof setTimeout> | null = null;
+    // Live events are applied in batches, paced by how well the page keeps up (lib/flush-pace.ts).
+    let flushMs = MIN_FLUSH_MS;
+    let flushDue = 0;
     let subscription: { close(): void } | null = null;
     let respawn: ReturnType<typeof setTimeout> | null = null;
     const flush = () => {
       timer = null;
+      flushMs = nextFlushDelay(flushMs, performance.now() - flushDue);
       if (closed || buffer.length === 0) return;
       const events = buffer;
       buffer = [];
@@ -95,7 +98,10 @@ export function useThreadSync(
         {
           onEvent: (event) => {
             buffer.push(event);
-            timer ??= setTimeout(flush, FLUSH_MS);
+            if (!timer) {
+              flushDue = performance.now() + flushMs;
+              timer = setTimeout(flush, flushMs);
+            }
             // A new sub-agent's event does not name the call that spawned it; the snapshot does.
             if (event.type === "agent.spawned" && event.seq > headSeq) {
               respawn ??= setTimeout(() => {
