@@ -1,6 +1,5 @@
 import {
   compactionFields,
-  createTokenizer,
   type ProjectionInput,
   type ProjectionMemo,
   planCompaction,
@@ -11,12 +10,7 @@ import {
 import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
 import { extractiveSummary } from "../extractive-summarizer.ts";
 import type { AdapterResult, BenchAdapter } from "./adapter.ts";
-import { toStored } from "./longrun.ts";
-
-const tokenizer = createTokenizer("o200k_base");
-const AGENT_ID = "bench-agent";
-const EPOCH = 1_700_000_000_000;
-const STEP_MS = 1_000;
+import { AGENT_ID, EPOCH, STEP_MS, tokenizer, toStored } from "./longrun.ts";
 
 /**
  * longrun as the runtime runs it now: cache-stable projection, the memo of the previous call (what

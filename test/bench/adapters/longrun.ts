@@ -19,11 +19,11 @@ import { contentText } from "@longrun/protocol";
 import { extractiveSummary } from "../extractive-summarizer.ts";
 import type { AdapterResult, BenchAdapter } from "./adapter.ts";
 
-const tokenizer = createTokenizer("o200k_base");
-const AGENT_ID = "bench-agent";
+export const tokenizer = createTokenizer("o200k_base");
+export const AGENT_ID = "bench-agent";
 /** Synthetic clock: one fact a second, so the idle gap (microcompact) never fires. */
-const EPOCH = 1_700_000_000_000;
-const STEP_MS = 1_000;
+export const EPOCH = 1_700_000_000_000;
+export const STEP_MS = 1_000;
 
 /** A transcript as the store would hold it: system prompt apart, facts with tokenCount set once. */
 interface StoredTranscript {

@@ -102,7 +102,7 @@ export function useThreadSync(
               flushDue = performance.now() + flushMs;
               timer = setTimeout(flush, flushMs);
             }
-            // A new sub-agent's event does not name the call that spawned it; the snapshot does.
+            // The snapshot after a burst of spawns also serves logs whose agent.spawned does not name its call.
             if (event.type === "agent.spawned" && event.seq > headSeq) {
               respawn ??= setTimeout(() => {
                 respawn = null;
