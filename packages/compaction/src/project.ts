@@ -14,7 +14,7 @@ import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
-import { chooseRewrite } from "./rewrite-policy.ts";
+import { chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
   applyStage,
@@ -159,10 +159,17 @@ export function project(input: ProjectionInput): Projection {
   const rawTokens = measure(raw.items, 0);
   const lastActivityAt =
     input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
-  const stageRun: Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult> = {
+  /**
+   * The stages as a call runs them; `horizon`: as a rewrite runs them, taking what would come due soon
+   * as well (whole read/search runs, arguments up to the active loop).
+   */
+  const stagesFor = (
+    horizon: boolean,
+  ): Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult> => ({
     collapse: (items) =>
       collapseTraces(items, {
         tokenizer,
+        ...(horizon ? { wholeRuns: true } : {}),
         ...(input.classification ? { table: input.classification } : {}),
         ...(input.reductions ? { cache: input.reductions } : {}),
       }),
@@ -170,7 +177,7 @@ export function project(input: ProjectionInput): Projection {
       truncateArguments(items, {
         tokenizer,
         maxChars: input.maxArgumentChars ?? 2_000,
-        recentMessages: limits.keepMessages,
+        recentMessages: horizon ? 0 : limits.keepMessages,
         ...(input.reductions ? { cache: input.reductions } : {}),
       }),
     microcompact: (items) =>
@@ -181,25 +188,9 @@ export function project(input: ProjectionInput): Projection {
         idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
         keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
       }),
-  };
-  // What a rewrite applies: the stages with what comes due soon taken as well.
-  const horizonRun: typeof stageRun = {
-    ...stageRun,
-    collapse: (items) =>
-      collapseTraces(items, {
-        tokenizer,
-        wholeRuns: true,
-        ...(input.classification ? { table: input.classification } : {}),
-        ...(input.reductions ? { cache: input.reductions } : {}),
-      }),
-    truncate: (items) =>
-      truncateArguments(items, {
-        tokenizer,
-        maxChars: input.maxArgumentChars ?? 2_000,
-        recentMessages: 0,
-        ...(input.reductions ? { cache: input.reductions } : {}),
-      }),
-  };
+  });
+  const stageRun = stagesFor(false);
+  const horizonRun = stagesFor(true);
   const notRun = (name: StageReport["name"], tokens: number): StageReport => ({
     name,
     tokensBefore: tokens,
@@ -252,13 +243,7 @@ export function project(input: ProjectionInput): Projection {
       kept.map((segment) => segment.item),
       rawSum - keptTokens,
     );
-    let rewrite: RewriteReport = {
-      rewritten: false,
-      cause: intact ? null : "history",
-      reason: intact ? "" : "the assembled history changed under a message already sent",
-      dueTokens: 0,
-      horizon: false,
-    };
+    let rewrite: RewriteReport = keptAsSent(intact, 0);
     if (tokens > limits.triggerTokens) {
       /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
       const reduceFrom = (start: MemoSegment[], run: typeof stageRun) => {
@@ -364,15 +349,14 @@ export function project(input: ProjectionInput): Projection {
     compactionInstead ||
     (tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens));
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
-  const reason = compactionInstead
-    ? `${tokens} tokens after the rewrite: ${stable?.rewrite.reason}`
-    : needsCompaction
-      ? `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`
-      : ran.length === 0
-        ? `${tokens} tokens <= trigger ${limits.triggerTokens}`
-        : tokens > limits.triggerTokens
-          ? `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${stable?.rewrite.reason}`
-          : `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
+  const reason = projectionReason({
+    tokens,
+    limits,
+    ran,
+    needsCompaction,
+    rewriteReason: stable?.rewrite.reason,
+    compactionInstead,
+  });
   return {
     messages: all.map((item) => item.message),
     marks: all.map((item) => item.mark),
@@ -391,4 +375,25 @@ export function project(input: ProjectionInput): Projection {
     toolsTokens,
     ...(stable ? stable : {}),
   };
+}
+
+/** Why the projection is what it is, in one line (Projection.reason). */
+function projectionReason(at: {
+  tokens: number;
+  limits: { triggerTokens: number; limitTokens: number };
+  ran: readonly string[];
+  needsCompaction: boolean;
+  rewriteReason: string | undefined;
+  compactionInstead: boolean;
+}): string {
+  const { tokens, limits, ran } = at;
+  if (at.compactionInstead) return `${tokens} tokens after the rewrite: ${at.rewriteReason}`;
+  if (at.needsCompaction) {
+    return `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`;
+  }
+  if (ran.length === 0) return `${tokens} tokens <= trigger ${limits.triggerTokens}`;
+  if (tokens > limits.triggerTokens) {
+    return `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${at.rewriteReason}`;
+  }
+  return `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
 }

@@ -31,6 +31,20 @@ export interface RewriteChoice extends RewriteReport {
 }
 
 /**
+ * The report of a call that rewrites nothing it sent: the request extends the previous one, unless the
+ * assembled history itself changed under a sent message (`intact` false).
+ */
+export function keptAsSent(intact: boolean, dueTokens: number): RewriteReport {
+  return {
+    rewritten: false,
+    cause: intact ? null : "history",
+    reason: intact ? "" : "the assembled history changed under a message already sent",
+    dueTokens,
+    horizon: false,
+  };
+}
+
+/**
  * Chooses what happens to the reductions due (cache stability, issue 17): a request that fits keeps
  * every message already sent unless the batch saves at least `minTokens`; one that would not fit
  * rewrites, or asks for LLM compaction when the rewrite would buy too little room before it.
@@ -38,14 +52,7 @@ export interface RewriteChoice extends RewriteReport {
 export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
   const { tokens, reducedTokens, dueTokens, triggerTokens, limitTokens, minTokens, minRoomTokens } =
     situation;
-  const choice: RewriteChoice = {
-    rewritten: false,
-    cause: situation.intact ? null : "history",
-    reason: situation.intact ? "" : "the assembled history changed under a message already sent",
-    dueTokens,
-    horizon: false,
-    compactionInstead: false,
-  };
+  const choice: RewriteChoice = { ...keptAsSent(situation.intact, dueTokens), compactionInstead: false };
   const decide = (cause: RewriteReport["cause"], reason: string): RewriteChoice => ({
     ...choice,
     rewritten: true,

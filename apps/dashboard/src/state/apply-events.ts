@@ -160,12 +160,13 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       const known = measurements[agentId] ?? [];
       // The snapshot seeds the latest measurement; the same one read again from the log is one point.
       if (known.some((point) => point.eventSeq === event.seq)) return;
-      const series = [...known];
-      series.push({ eventSeq: event.seq, at: event.at, ...event.data });
-      if (series.length > 1 && series[series.length - 2]!.eventSeq > event.seq) {
-        series.sort((left, right) => left.eventSeq - right.eventSeq);
-      }
-      const real = withRealSteps(series);
+      const point: Measurement = { eventSeq: event.seq, at: event.at, ...event.data };
+      const last = known[known.length - 1];
+      // In order (the usual case) only the new point needs its step checked; out of order, all of them.
+      const real =
+        last === undefined || last.eventSeq < event.seq
+          ? [...known, last !== undefined && point.step < last.step ? { ...point, step: last.step } : point]
+          : withRealSteps([...known, point].sort((left, right) => left.eventSeq - right.eventSeq));
       measurements[agentId] = real;
       // A snapshot taken at an old step-0 measurement learns the step reached once history is read.
       const reached = real[real.length - 1]?.step ?? null;
