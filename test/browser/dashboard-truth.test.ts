@@ -154,6 +154,77 @@ describe("what the dashboard shows is true", () => {
     TEST_TIMEOUT,
   );
 
+  it(
+    "opens a long log from its end and reads the older part when the reader asks for it",
+    async () => {
+      const threadId = await createThread("Long finished survey", 400);
+      await waitForIdle(client, threadId);
+      const origin = new URL(server!.instance().url).origin;
+      const transcript = page.locator(byTestId("transcript"));
+      const readFrom = async () => Number((await transcript.getAttribute("data-read-from")) || Number.NaN);
+      const reopen = async () => {
+        await page.goto(`${origin}/#/`);
+        await openThread(page, threadId);
+        await expect.poll(readFrom, { timeout: UI_TIMEOUT }).toBeGreaterThan(0);
+      };
+      const task = "Survey the inventory service";
+      const seqsOf = (selector: string) =>
+        page
+          .locator(selector)
+          .evaluateAll((nodes) => nodes.map((node) => Number(node.getAttribute("data-seq")))) as Promise<
+          number[]
+        >;
+
+      // Opened: only the end of the log is read, and nothing older is on the page.
+      await reopen();
+      const tailFrom = await readFrom();
+      expect(Math.min(...(await seqsOf(byTestId("transcript-entry"))))).toBeGreaterThan(tailFrom);
+
+      // Searching covers the whole log: the older part is read, and the task at its start matches.
+      await page.locator(byTestId("transcript-search")).fill(task);
+      await expect.poll(readFrom, { timeout: UI_TIMEOUT }).toBe(-1);
+      await expect
+        .poll(async () => Math.min(...(await seqsOf(byTestId("transcript-entry")))), { timeout: UI_TIMEOUT })
+        .toBeLessThanOrEqual(tailFrom);
+      await page.locator(byTestId("transcript-search")).fill("");
+
+      // A step near the start picked on the chart is read, shown and focused.
+      await reopen();
+      const chartBox = await page.locator(byTestId("token-chart")).boundingBox();
+      await page.mouse.click((chartBox?.x ?? 0) + (chartBox?.width ?? 0) * 0.04, (chartBox?.y ?? 0) + 40);
+      const picked = page.locator(`${byTestId("transcript-entry")}:focus`);
+      await picked.waitFor({ timeout: UI_TIMEOUT });
+      const pickedSeq = Number(await picked.getAttribute("data-seq"));
+      expect(pickedSeq).toBeLessThanOrEqual(tailFrom);
+      expect(await readFrom()).toBeLessThan(pickedSeq);
+
+      // "Show earlier" reads further back, page by page, down to the first message.
+      await reopen();
+      const earlier = page.locator(byTestId("transcript-show-earlier"));
+      const box = await transcript.boundingBox();
+      await page.mouse.move((box?.x ?? 0) + 50, (box?.y ?? 0) + 50);
+      await expect
+        .poll(
+          async () => {
+            if ((await earlier.count()) === 0) return true;
+            // The reader scrolls up to it (a wheel: the transcript stops following the end) and clicks
+            // it once it is enabled (it is not while a part is being read).
+            await page.mouse.wheel(0, -1_000_000);
+            await earlier.click({ timeout: 2_000 }).catch(() => undefined);
+            return false;
+          },
+          { timeout: UI_TIMEOUT },
+        )
+        .toBe(true);
+      expect(await readFrom()).toBe(-1);
+      const first = page.locator(byTestId("transcript-entry"));
+      expect(await first.first().getAttribute("data-seq")).toBe("0");
+      expect((await first.nth(1).textContent()) ?? "").toContain(task);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
   it("says plainly that a thread does not exist, without a disconnected pill", async () => {
     await page.goto(`${new URL(server!.instance().url).origin}/#/threads/no-such-thread`);
     await page.locator(byTestId("thread-not-found")).waitFor();

@@ -118,6 +118,11 @@ export const CompactionCompleted = defineEvent(
     tokensAfter: z.number().int(),
     saved: StageSavings,
     cutoffMessageId: z.string().nullable(),
+    /**
+     * The first seq still in the context after it (every message of the agent below it was summarized),
+     * so a client that has not read those messages still knows the range (absent from older servers).
+     */
+    cutoffSeq: z.number().int().nonnegative().optional(),
     historyFile: z.string().nullable(),
     restored: z.array(RestoredItem),
     /** The working-state ledger carried by the summary message (absent from older servers). */

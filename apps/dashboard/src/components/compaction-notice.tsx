@@ -62,8 +62,11 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
           )}
           {removed && (
             <p className="small" data-testid="compaction-removed">
-              Removed from the context: messages #{removed.fromSeq}–#{removed.toSeq} ({removed.count} shown
-              greyed above).{" "}
+              Removed from the context: messages #{removed.fromSeq}–#{removed.toSeq} (
+              {removed.complete
+                ? `${removed.count} shown greyed above`
+                : `not all read yet: ${removed.count} shown greyed above`}
+              ).{" "}
               <button
                 type="button"
                 className="link small"

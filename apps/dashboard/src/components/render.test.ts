@@ -66,6 +66,8 @@ function events() {
   ];
 }
 
+const NOT_READING = { loading: false, load: () => undefined };
+
 function count(html: string, needle: string): number {
   return html.split(needle).length - 1;
 }
@@ -79,6 +81,7 @@ describe("rendered thread pieces", () => {
         agentId: "a-root",
         onOpenHistory: () => undefined,
         onSelectAgent: () => undefined,
+        earlier: NOT_READING,
       }),
     );
     expect(count(html, 'data-testid="transcript-entry"')).toBe(3);
@@ -108,9 +111,27 @@ describe("rendered thread pieces", () => {
         agentId: "a-root",
         onOpenHistory: () => undefined,
         onSelectAgent: () => undefined,
+        earlier: NOT_READING,
       }),
     );
     expect(html).toContain("in 12k · out 40 · cached 11k (92 %)");
+  });
+
+  it("offers the older part of a long log that was not read, and nothing once all of it is read", () => {
+    const thread = applyEvents(emptyThreadState("t1"), events());
+    const render = (readFrom: number, loading = false) =>
+      renderToStaticMarkup(
+        createElement(Transcript, {
+          thread: { ...thread, messagesReadFrom: { "a-root": readFrom } },
+          agentId: "a-root",
+          onOpenHistory: () => undefined,
+          onSelectAgent: () => undefined,
+          earlier: { loading, load: () => undefined },
+        }),
+      );
+    expect(render(400)).toContain("Show earlier messages (not read yet)");
+    expect(render(400, true)).toContain("Reading earlier messages…");
+    expect(render(-1)).not.toContain('data-testid="transcript-show-earlier"');
   });
 
   it("shows the gauge against the window with the trigger and the compaction on the chart", () => {

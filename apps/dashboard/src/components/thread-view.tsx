@@ -18,15 +18,17 @@ import { Transcript } from "./transcript.tsx";
 /** One thread: agent tree, the selected agent's transcript, context gauge and inspector, and actions. */
 export function ThreadView({ threadId }: { threadId: string }) {
   const { api, state, dispatch } = useStore();
-  const loadError = useThreadSync(api, threadId, dispatch);
   const thread = state.thread?.threadId === threadId ? state.thread : null;
+  // The transcript of some agent has had its first read: the history may be read now.
+  const transcriptRead = thread !== null && Object.keys(thread.messagesReadFrom).length > 0;
+  const loadError = useThreadSync(api, threadId, dispatch, transcriptRead);
   const [chosenAgentId, setChosenAgentId] = useState<string | null>(null);
   const [pickedStep, setPickedStep] = useState<{ step: number; at: number } | null>(null);
   const [history, setHistory] = useState<{ agentId: string; range: HistoryRange | null } | null>(null);
   const tree = useMemo(() => (thread ? buildAgentTree(thread) : []), [thread]);
   const rootId = thread ? rootAgentId(thread) : null;
   const agentId = chosenAgentId && thread?.agents[chosenAgentId] ? chosenAgentId : rootId;
-  useAgentMessages(
+  const earlier = useAgentMessages(
     api,
     threadId,
     agentId,
@@ -65,7 +67,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
     );
   }
   const summary = state.threads.find((candidate) => candidate.id === threadId);
-  // The snapshot (or a live event after it) is the truth; the polled list may be older than both.
+  // The snapshot (or a live event after it) is the truth; the list, read after events, may be older.
   const status = thread.status ?? thread.restStatus ?? "idle";
   const agent = agentId ? thread.agents[agentId] : undefined;
   const stuck = Object.values(thread.runs).filter((run) => run.status === "stuck");
@@ -147,6 +149,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               agentId={agentId}
               onOpenHistory={openHistory}
               onSelectAgent={setChosenAgentId}
+              earlier={earlier}
               pickedStep={pickedStep}
             />
           ) : (

@@ -7,6 +7,7 @@ import {
   useRef,
   useState,
 } from "react";
+import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
@@ -27,6 +28,8 @@ import { useCompactionDetails } from "./use-compaction-details.ts";
 
 /** Entries rendered at once; older ones come back with "Show earlier" (the rest stay out of the DOM). */
 const WINDOW = 200;
+/** Seqs of the log read at a time when "Show earlier" reaches the oldest message read so far. */
+const EARLIER_SEQS = 400;
 /** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
 const INTENT_MS = 600;
 const messageText = (message: TranscriptMessage) => textOf(message.content);
@@ -36,16 +39,20 @@ const NO_TOOLS: ThreadState["tools"] = {};
  * The selected agent's transcript, windowed and scroll-anchored: while the reader is at the bottom it
  * follows new output; once they scroll up, nothing they are reading moves (the window's start is frozen
  * and new entries only add below, counted in "N new — jump to latest"). Search and filters narrow it.
+ * A long log is read from its end: older parts are read when the reader shows earlier entries, searches,
+ * filters or picks an old step on the chart.
  */
 export function Transcript({
   thread,
   agentId,
   onOpenHistory,
   onSelectAgent,
+  earlier,
   pickedStep = null,
 }: {
   thread: ThreadState;
   agentId: string;
+  earlier: EarlierMessages;
   onOpenHistory: (range: HistoryRange | null) => void;
   onSelectAgent: (agentId: string) => void;
   /** A step picked on the chart: the transcript shows and focuses its entry. */
@@ -54,12 +61,25 @@ export function Transcript({
   // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
   // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
   const agentMessages = useDeferredValue(thread.messages[agentId]);
+  // Deferred with the messages, so it always describes the messages this render shows.
+  const readFrom = useDeferredValue(thread.messagesReadFrom[agentId]);
+  /** Older messages exist that have not been read. */
+  const unread = readFrom !== undefined && readFrom > -1;
   const compactions = useDeferredValue(thread.compactions);
   const runs = useDeferredValue(thread.runs);
   const { agents } = thread;
   const entries = useMemo(
-    () => buildTranscript({ messages: { [agentId]: agentMessages ?? {} }, compactions, runs }, agentId),
-    [agentMessages, compactions, runs, agentId],
+    () =>
+      buildTranscript(
+        {
+          messages: { [agentId]: agentMessages ?? {} },
+          messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
+          compactions,
+          runs,
+        },
+        agentId,
+      ),
+    [agentMessages, readFrom, compactions, runs, agentId],
   );
   const spawned = useMemo(() => spawnedByCall(agents), [agents]);
   const details = useCompactionDetails(agentId, entries);
@@ -74,9 +94,18 @@ export function Transcript({
         (!needle || entryText(entry, messageText).toLowerCase().includes(needle)),
     );
   }, [entries, query, filter]);
+  // Searching or filtering covers the whole log: read what is not read yet.
+  const narrowed = query.trim() !== "" || filter !== "all";
+  useEffect(() => {
+    if (narrowed && unread) earlier.load(null);
+  }, [narrowed, unread, earlier]);
   const [extra, setExtra] = useState(0);
   const [following, setFollowing] = useState(true);
-  const frozen = useRef<{ start: number; count: number } | null>(null);
+  /**
+   * While the reader is scrolled up: the first entry shown (null: the very first) and the last entry
+   * there was, by key, so entries read into the log above them move nothing.
+   */
+  const frozen = useRef<{ startKey: string | null; lastKey: string | null } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const body = useRef<HTMLDivElement>(null);
   /** `following` as of the last event handled, ahead of the render that catches up with it. */
@@ -87,8 +116,9 @@ export function Transcript({
     intent.current = Date.now();
   };
   const followStart = Math.max(0, shown.length - WINDOW - extra);
-  const start = following || !frozen.current ? followStart : Math.min(frozen.current.start, followStart);
-  const newCount = !following && frozen.current ? Math.max(0, shown.length - frozen.current.count) : 0;
+  const frozenAt = !following && frozen.current ? frozenIndexes(shown, frozen.current) : null;
+  const start = frozenAt ? Math.min(frozenAt.start, followStart) : followStart;
+  const newCount = frozenAt ? shown.length - 1 - frozenAt.last : 0;
   const streaming = thread.streaming[agentId];
   const running = runningTools(thread, agentId);
   // Follow new output while the reader is at the bottom. After every render, before paint: entries that
@@ -115,15 +145,22 @@ export function Transcript({
   const follow = (on: boolean) => {
     followingNow.current = on;
     if (on) frozen.current = null;
-    else frozen.current ??= { start, count: shown.length };
+    else frozen.current ??= { startKey: shown[start]?.key ?? null, lastKey: shown.at(-1)?.key ?? null };
     setFollowing(on);
   };
   // A step picked on the chart: bring its entry into the window, stop following, and focus it.
   const [pendingFocus, setPendingFocus] = useState<number | null>(null);
-  // Only a new pick moves the view; the shown entries changing under it must not.
+  const handledPick = useRef<number | null>(null);
+  // Only a new pick moves the view (once its part of the log is read); the shown entries changing under
+  // it must not.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per pick
   useEffect(() => {
-    if (!pickedStep) return;
+    if (!pickedStep || handledPick.current === pickedStep.at || readFrom === undefined) return;
+    if (pickedStep.step <= readFrom) {
+      earlier.load(pickedStep.step - 1);
+      return;
+    }
+    handledPick.current = pickedStep.at;
     const index = shown.findIndex(
       (entry) => entry.kind === "message" && entry.message.seq >= pickedStep.step,
     );
@@ -132,9 +169,9 @@ export function Transcript({
     if (target?.kind !== "message") return;
     if (index < start) setExtra((value) => value + (start - index));
     follow(false);
-    if (frozen.current) frozen.current.start = Math.min(frozen.current.start, index);
+    if (frozen.current && index < start) frozen.current.startKey = target.key;
     setPendingFocus(target.message.seq);
-  }, [pickedStep]);
+  }, [pickedStep, readFrom]);
   useEffect(() => {
     if (pendingFocus === null) return;
     const element = scroller.current?.querySelector<HTMLElement>(`[data-entry][data-seq="${pendingFocus}"]`);
@@ -168,6 +205,7 @@ export function Transcript({
         data-testid="transcript"
         data-agent-id={agentId}
         data-entries={entries.length}
+        data-read-from={readFrom ?? ""}
         data-following={following ? "true" : "false"}
         role="log"
         aria-label="Transcript entries (arrow keys move between entries)"
@@ -197,18 +235,31 @@ export function Transcript({
           {shown.length === 0 && !streaming && (
             <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
           )}
-          {start > 0 && (
+          {(start > 0 || unread) && (
             <button
               type="button"
               className="link"
               data-testid="transcript-show-earlier"
+              disabled={start === 0 && earlier.loading}
               onClick={() => {
-                if (frozen.current) frozen.current.start = Math.max(0, start - WINDOW);
+                const next = start - WINDOW;
+                // Past the oldest entry read: the window opens to the top, where the older part will be.
+                if (frozen.current) frozen.current.startKey = next > 0 ? (shown[next]?.key ?? null) : null;
                 setExtra(extra + WINDOW);
+                if (unread && next < WINDOW) earlier.load(readFrom - EARLIER_SEQS);
               }}
             >
-              Show {Math.min(start, WINDOW)} earlier entries ({start} not shown)
+              {start > 0
+                ? `Show ${Math.min(start, WINDOW)} earlier entries (${start} not shown${unread ? ", older ones not read yet" : ""})`
+                : earlier.loading
+                  ? "Reading earlier messages…"
+                  : "Show earlier messages (not read yet)"}
             </button>
+          )}
+          {narrowed && unread && (
+            <p className="muted small" data-testid="transcript-reading-earlier">
+              Reading older messages: more matches may appear.
+            </p>
           )}
           {shown.slice(start).map((entry) => (
             <Entry
@@ -300,6 +351,19 @@ function stepBefore(thread: ThreadState, agentId: string, eventSeq: number): num
   let step: number | null = null;
   for (const point of series) if (point.eventSeq < eventSeq) step = point.step;
   return step;
+}
+
+/** Where a frozen window starts and the last entry there was, as indexes into the shown entries now. */
+function frozenIndexes(
+  shown: readonly TranscriptEntry[],
+  frozen: { startKey: string | null; lastKey: string | null },
+): { start: number; last: number } {
+  const indexOf = (key: string | null, fallback: number) => {
+    if (key === null) return fallback;
+    const index = shown.findIndex((entry) => entry.key === key);
+    return index < 0 ? fallback : index;
+  };
+  return { start: indexOf(frozen.startKey, 0), last: indexOf(frozen.lastKey, shown.length - 1) };
 }
 
 /** Sub-agents by the spawn_agents call that created them. */

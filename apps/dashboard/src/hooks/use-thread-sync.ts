@@ -1,5 +1,5 @@
 import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
-import { useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
 import { MIN_FLUSH_MS, nextFlushDelay } from "../lib/flush-pace.ts";
 import { errorText } from "../lib/format.ts";
@@ -11,6 +11,11 @@ const PAGE_LIMIT = 500;
 const RESNAPSHOT_MS = 500;
 /** Events read per REST page while filling in the history before the snapshot. */
 const HISTORY_PAGE = 5000;
+/**
+ * The history waits for the transcript's first read, so the entries a person opened the thread to see
+ * are not queued behind thousands of measurements; past this, it is read anyway.
+ */
+const HISTORY_WAIT_MS = 1500;
 /**
  * What history is read for: runs (history, markers), compactions (notices), measurements (chart) and who
  * spawned whom. Messages come from the messages API; statuses, tools and approvals from the snapshot.
@@ -25,16 +30,24 @@ export interface ThreadSyncError {
 /**
  * Keeps the open thread in sync: reads a snapshot of it (statuses as of its head seq), subscribes to the
  * events after that head, and reads the history before it page by page in the background (for the
- * chart, notices and run history). Nothing from history overrides what the snapshot says now, so a
- * finished thread never looks running while its log is read. The SDK reconnects and resumes by itself;
- * the reducer ignores any seq it has already applied.
+ * chart, notices and run history) once `transcriptRead` (the transcript's first read has ended). Nothing
+ * from history overrides what the snapshot says now, so a finished thread never looks running while its
+ * log is read. The SDK reconnects and resumes by itself; the reducer ignores any seq it has already
+ * applied.
  */
 export function useThreadSync(
   api: LongrunApi,
   threadId: string | null,
   dispatch: (action: AppAction) => void,
+  transcriptRead = true,
 ): ThreadSyncError | null {
   const [error, setError] = useState<ThreadSyncError | null>(null);
+  // Releases the history read of the thread open now; `read` says whether it may start at once.
+  const gate = useRef<{ read: boolean; release: () => void }>({ read: transcriptRead, release: () => {} });
+  gate.current.read = transcriptRead;
+  useEffect(() => {
+    if (transcriptRead) gate.current.release();
+  }, [transcriptRead]);
   useEffect(() => {
     setError(null);
     dispatch({ type: "thread.opened", threadId });
@@ -66,7 +79,14 @@ export function useThreadSync(
       if (!closed) dispatch({ type: "thread.snapshot", snapshot });
       return snapshot.headSeq;
     };
+    let waiting: ReturnType<typeof setTimeout> | undefined;
+    const historyMayStart = new Promise<void>((resolve) => {
+      gate.current.release = resolve;
+      if (gate.current.read) resolve();
+      else waiting = setTimeout(resolve, HISTORY_WAIT_MS);
+    });
     const readHistory = async (untilSeq: number) => {
+      await historyMayStart;
       let since = 0;
       while (!closed && since < untilSeq) {
         const page = await api.threads.eventsPage(threadId, {
@@ -133,11 +153,12 @@ export function useThreadSync(
     void start();
     return () => {
       closed = true;
+      clearTimeout(waiting);
       if (timer) clearTimeout(timer);
       if (respawn) clearTimeout(respawn);
       subscription?.close();
       dispatch({ type: "connection", status: "idle" });
-      // A closed thread gets no more events; its list entry goes back to the polled status.
+      // A closed thread gets no more events here; its list entry shows the list's status again.
       dispatch({ type: "thread.opened", threadId: null });
     };
   }, [api, threadId, dispatch]);
@@ -154,15 +175,32 @@ function isPermanent(error: unknown): boolean {
   return code === "not_found" || code === "forbidden" || code === "unauthorized" || code === "bad_request";
 }
 
-/** Messages read first from the end of a long log, so the latest part of the transcript shows at once. */
+/** Messages (seqs) read from the end of a long log when it opens; older ones are read on demand. */
 const TAIL_MESSAGES = 400;
 /** Older messages are merged into the state in batches of about this many. */
 const MERGE_MESSAGES = 2500;
 
+/** Reading the older part of an agent's log (how far it has been read is `messagesReadFrom` in the state). */
+export interface EarlierMessages {
+  /** An older part is being read. */
+  loading: boolean;
+  /** Reads the log down to `toSeq` (null: to its start); reads run one after another. */
+  load(toSeq: number | null): void;
+}
+
+interface ReadSession {
+  cancelled: boolean;
+  /** Every message above this seq has been read (MAX_SAFE_INTEGER: nothing known yet). */
+  floor: number;
+  queue: Promise<void>;
+}
+
 /**
- * Reads an agent's stored messages page by page; together with message.completed events this is the
- * transcript (the same message id from both sources is one entry). With a hint of where the log ends (the
- * agent's latest step, from the snapshot), the tail is read first and the older part after it.
+ * Reads an agent's stored messages; together with message.completed events this is the transcript (the
+ * same message id from both sources is one entry). With a hint of where the log ends (the agent's latest
+ * step, from the snapshot), only the last TAIL_MESSAGES seqs are read when it opens: a thread of
+ * thousands of steps opens as fast as a short one, and older parts are read when the reader asks for
+ * them (showing earlier entries, searching, filtering, picking an old step on the chart).
  */
 export function useAgentMessages(
   api: LongrunApi,
@@ -171,49 +209,85 @@ export function useAgentMessages(
   dispatch: (action: AppAction) => void,
   reloadKey: number,
   endHint: number | null = null,
-) {
+): EarlierMessages {
   // Read when the effect starts, not a reason to start it again.
   const hint = useRef(endHint);
   hint.current = endHint;
-  useEffect(() => {
-    // reloadKey changes after a resync: read the facts again.
-    void reloadKey;
-    if (!threadId || !agentId) return;
-    let cancelled = false;
-    const readRange = async (from: number, until: number | null) => {
+  const session = useRef<ReadSession | null>(null);
+  const [loading, setLoading] = useState(false);
+  /**
+   * Reads messages with from < seq <= until (null: to the end), merging them a few pages at a time; the
+   * last merge says how far back the log is now read.
+   */
+  const readRange = useCallback(
+    async (current: ReadSession, from: number, until: number | null) => {
+      if (!threadId || !agentId) return;
       let afterSeq = from;
       // Pages are merged into the state a few at a time: each merge rebuilds the transcript.
       let pending: StoredMessage[] = [];
-      const merge = () => {
-        if (pending.length > 0) dispatch({ type: "thread.messages", threadId, agentId, messages: pending });
+      const merge = (readFrom?: number) => {
+        if (pending.length > 0 || readFrom !== undefined)
+          dispatch({ type: "thread.messages", threadId, agentId, messages: pending, readFrom });
         pending = [];
       };
       for (;;) {
         const page = await api.agents.messages(agentId, { limit: PAGE_LIMIT, afterSeq });
-        if (cancelled) return;
+        if (current.cancelled) return;
         const messages =
           until === null ? page.messages : page.messages.filter((message) => message.seq <= until);
         pending = pending.concat(messages);
-        if (pending.length >= MERGE_MESSAGES) merge();
         const last = page.messages[page.messages.length - 1];
         const done =
           page.nextAfterSeq === null ||
           page.messages.length === 0 ||
           (until !== null && last !== undefined && last.seq >= until);
-        if (done) return merge();
+        if (done) {
+          current.floor = Math.min(current.floor, from);
+          return merge(from);
+        }
+        if (pending.length >= MERGE_MESSAGES) merge();
         afterSeq = page.nextAfterSeq ?? afterSeq;
       }
+    },
+    [api, threadId, agentId, dispatch],
+  );
+  useEffect(() => {
+    // reloadKey changes after a resync: read the facts again.
+    void reloadKey;
+    setLoading(false);
+    if (!threadId || !agentId) return;
+    const tailStart = hint.current === null ? -1 : Math.max(-1, hint.current - TAIL_MESSAGES);
+    const current: ReadSession = {
+      cancelled: false,
+      floor: Number.MAX_SAFE_INTEGER,
+      queue: Promise.resolve(),
     };
-    const load = async () => {
-      const tailStart = hint.current === null ? -1 : Math.max(-1, hint.current - TAIL_MESSAGES);
-      await readRange(tailStart, null);
-      if (tailStart > -1 && !cancelled) await readRange(-1, tailStart);
-    };
-    load().catch(() => {
-      // Events still carry every completed message; the REST read only fills in what came before.
+    session.current = current;
+    current.queue = readRange(current, tailStart, null).catch(() => {
+      // Events still carry every completed message; reading earlier entries reads the rest again.
     });
     return () => {
-      cancelled = true;
+      current.cancelled = true;
     };
-  }, [api, threadId, agentId, dispatch, reloadKey]);
+  }, [threadId, agentId, reloadKey, readRange]);
+  const load = useCallback(
+    (toSeq: number | null) => {
+      const current = session.current;
+      if (!current) return;
+      current.queue = current.queue.then(async () => {
+        const from = toSeq === null ? -1 : Math.max(-1, toSeq);
+        if (current.cancelled || from >= current.floor) return;
+        setLoading(true);
+        try {
+          await readRange(current, from, current.floor === Number.MAX_SAFE_INTEGER ? null : current.floor);
+        } catch {
+          // A failed read leaves the log read as far as before: asking again reads it again.
+        } finally {
+          if (!current.cancelled) setLoading(false);
+        }
+      });
+    },
+    [readRange],
+  );
+  return useMemo(() => ({ loading, load }), [loading, load]);
 }

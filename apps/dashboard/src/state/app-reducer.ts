@@ -47,7 +47,14 @@ export type AppAction =
   | { type: "thread.opened"; threadId: string | null }
   | { type: "thread.events"; threadId: string; events: LongrunEvent[] }
   | { type: "thread.detail"; detail: ThreadDetail }
-  | { type: "thread.messages"; threadId: string; agentId: string; messages: StoredMessage[] }
+  | {
+      type: "thread.messages";
+      threadId: string;
+      agentId: string;
+      messages: StoredMessage[];
+      /** Set on a read's last merge: every message above this seq has now been read. */
+      readFrom?: number;
+    }
   | { type: "thread.resynced"; threadId: string }
   | { type: "connection"; status: ConnectionState };
 
@@ -84,7 +91,7 @@ export function appReducer(state: AppState, action: AppAction): AppState {
       return withThread(state, action.detail.id, (thread) => applyThreadDetail(thread, action.detail));
     case "thread.messages":
       return withThread(state, action.threadId, (thread) =>
-        applyMessages(thread, action.agentId, action.messages),
+        applyMessages(thread, action.agentId, action.messages, action.readFrom),
       );
     case "thread.resynced":
       return { ...state, resyncs: state.resyncs + 1 };

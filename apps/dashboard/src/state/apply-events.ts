@@ -344,6 +344,7 @@ function applyCompaction(draft: Draft, event: CompactionEventOf): void {
         restored: data.restored,
         historyFile: data.historyFile,
         cutoffMessageId: data.cutoffMessageId,
+        ...(data.cutoffSeq === undefined ? {} : { cutoffSeq: data.cutoffSeq }),
         ...(data.warnings && data.warnings.length > 0 ? { warnings: data.warnings } : {}),
         at: event.at,
         eventSeq: event.seq,

@@ -2,14 +2,21 @@ import type { Agent, Run, StoredMessage, ThreadDetail, ThreadSnapshot } from "@l
 import { Draft } from "./draft.ts";
 import type { ThreadState } from "./thread-state.ts";
 
-/** Merges stored messages read over REST; the same message from an event is the same entry. */
+/**
+ * Merges stored messages read over REST; the same message from an event is the same entry. `readFrom`:
+ * the read that ends with these covered every message above that seq.
+ */
 export function applyMessages(
   state: ThreadState,
   agentId: string,
   messages: readonly StoredMessage[],
+  readFrom?: number,
 ): ThreadState {
-  if (messages.length === 0) return state;
+  const readBefore = state.messagesReadFrom[agentId];
+  const widens = readFrom !== undefined && (readBefore === undefined || readFrom < readBefore);
+  if (messages.length === 0 && !widens) return state;
   const draft = new Draft(state);
+  if (widens) draft.record("messagesReadFrom")[agentId] = readFrom;
   const target = draft.agentMessages(agentId);
   for (const message of messages) {
     const known = target[message.id];

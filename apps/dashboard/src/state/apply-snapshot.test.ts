@@ -1,7 +1,7 @@
 import type { ThreadSnapshot } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
-import { applySnapshot } from "./apply-rest.ts";
+import { applyMessages, applySnapshot } from "./apply-rest.ts";
 import { makeEvent, textMessage } from "./test-events.ts";
 import { emptyThreadState } from "./thread-state.ts";
 import { buildTranscript, runningTools } from "./transcript.ts";
@@ -239,8 +239,79 @@ describe("transcript derivations", () => {
     ]);
     const notices = entries.flatMap((entry) => (entry.kind === "compaction" ? [entry] : []));
     expect(notices.map((notice) => [notice.notice.phase, notice.removed])).toEqual([
-      ["completed", { fromSeq: 0, toSeq: 2, count: 2 }],
+      ["completed", { fromSeq: 0, toSeq: 2, count: 2, complete: true }],
       ["skipped", null],
     ]);
+  });
+
+  it("tells a compaction's range from the seq the event names when its messages were never read", () => {
+    // The page read only the log's end (seqs 40 and up): the cutoff message is not in the state.
+    const completed = (seq: number, id: string, cutoffSeq: number) =>
+      makeEvent(
+        "compaction.completed",
+        seq,
+        {
+          compactionKey: `k-${id}`,
+          compactionId: id,
+          strategy: "partial",
+          trigger: "auto",
+          tokensBefore: 7000,
+          tokensAfter: 2000,
+          saved,
+          cutoffMessageId: `m-${cutoffSeq}`,
+          cutoffSeq,
+          historyFile: null,
+          restored: [],
+        },
+        { at: seq },
+      );
+    const events = [
+      completed(20, "c1", 12),
+      completed(35, "c2", 30),
+      textMessage(41, "m-41", 41, "assistant", "late one"),
+      textMessage(42, "m-42", 42, "assistant", "late two"),
+      completed(50, "c3", 42),
+    ];
+    const state = { ...applyEvents(emptyThreadState("t1"), events), messagesReadFrom: { "a-root": 40 } };
+    const entries = buildTranscript(state, "a-root");
+    const ranges = entries.flatMap((entry) => (entry.kind === "compaction" ? [entry.removed] : []));
+    expect(ranges).toEqual([
+      { fromSeq: 0, toSeq: 11, count: 0, complete: false },
+      { fromSeq: 12, toSeq: 29, count: 0, complete: false },
+      { fromSeq: 30, toSeq: 41, count: 1, complete: false },
+    ]);
+    // Once the whole log is read, the ranges say so.
+    const read = buildTranscript({ ...state, messagesReadFrom: { "a-root": -1 } }, "a-root");
+    expect(read.flatMap((entry) => (entry.kind === "compaction" ? [entry.removed?.complete] : []))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    const greyed = entries.flatMap((entry) => (entry.kind === "message" ? [entry.compacted] : []));
+    expect(greyed).toEqual([true, false]);
+  });
+
+  it("records how far back the log is read, only ever further back", () => {
+    const stored = (seq: number) => ({
+      id: `m-${seq}`,
+      threadId: "t1",
+      agentId: "a-root",
+      seq,
+      role: "assistant" as const,
+      content: `at ${seq}`,
+      tokenCount: 3,
+      createdAt: seq,
+    });
+    let state = applyMessages(emptyThreadState("t1"), "a-root", [stored(401), stored(402)], 400);
+    expect(state.messagesReadFrom["a-root"]).toBe(400);
+    // A read that ends with no new message still widens what is known to be read.
+    state = applyMessages(state, "a-root", [], 0);
+    expect(state.messagesReadFrom["a-root"]).toBe(0);
+    // A later tail read (after a resync) does not forget that the older part is in the state.
+    const again = applyMessages(state, "a-root", [stored(403)], 402);
+    expect(again.messagesReadFrom["a-root"]).toBe(0);
+    expect(Object.keys(again.messages["a-root"] ?? {})).toHaveLength(3);
+    // Nothing new, nothing wider: the same state.
+    expect(applyMessages(again, "a-root", [], 5)).toBe(again);
   });
 });

@@ -36,6 +36,7 @@ export class Draft {
 export type RecordKey =
   | "agents"
   | "messages"
+  | "messagesReadFrom"
   | "compactions"
   | "measurements"
   | "approvals"

@@ -66,6 +66,8 @@ export interface CompactionNotice {
   restored?: RestoredItem[];
   historyFile?: string | null;
   cutoffMessageId?: string | null;
+  /** The first seq kept in the context (from the event; older servers leave it out). */
+  cutoffSeq?: number;
   /** Problems that did not block the compaction, e.g. the history file could not be written. */
   warnings?: string[];
   reason?: string;
@@ -139,7 +141,7 @@ export interface ThreadState {
   title: string | null;
   /** Status from the latest thread.status event; null until one arrives. */
   status: ThreadStatus | null;
-  /** Status from the last REST read of the thread (may be older than the polled list). */
+  /** Status from the last REST read of the thread (may be older than the thread list). */
   restStatus: ThreadStatus | null;
   /**
    * Head seq of the last snapshot read (null: none yet). Events at or below it are history: they fill the
@@ -155,6 +157,11 @@ export interface ThreadState {
   lastActivityAt: number | null;
   agents: Record<string, AgentNode>;
   messages: Record<string, Record<string, TranscriptMessage>>;
+  /**
+   * Per agent, how far back its stored messages have been read: every message with a greater seq is
+   * here (-1: the whole log). Absent until the first read ends; a long log is read from its end.
+   */
+  messagesReadFrom: Record<string, number>;
   compactions: Record<string, CompactionNotice>;
   measurements: Record<string, Measurement[]>;
   approvals: Record<string, ApprovalRequest>;
@@ -179,6 +186,7 @@ export function emptyThreadState(threadId: string): ThreadState {
     lastActivityAt: null,
     agents: {},
     messages: {},
+    messagesReadFrom: {},
     compactions: {},
     measurements: {},
     approvals: {},

@@ -10,7 +10,10 @@ import type {
 export interface RemovedRange {
   fromSeq: number;
   toSeq: number;
+  /** Messages of the range in the transcript. */
   count: number;
+  /** Every message of the range has been read (a long log is read from its end). */
+  complete: boolean;
 }
 
 export type TranscriptEntry =
@@ -35,7 +38,8 @@ const RUN_ENDS = new Set(["completed", "failed", "cancelled"]);
  * before the cutoff of the compaction in force are marked as out of the model's context.
  */
 export function buildTranscript(
-  state: Pick<ThreadState, "messages" | "compactions"> & Partial<Pick<ThreadState, "runs">>,
+  state: Pick<ThreadState, "messages" | "compactions"> &
+    Partial<Pick<ThreadState, "runs" | "messagesReadFrom">>,
   agentId: string,
 ): TranscriptEntry[] {
   const messages = Object.values(state.messages[agentId] ?? {}).sort((left, right) => left.seq - right.seq);
@@ -48,7 +52,7 @@ export function buildTranscript(
     }
   }
   const notices = compactionNotices(state, agentId);
-  const ranges = removedRanges(notices, messages);
+  const ranges = removedRanges(notices, messages, state.messagesReadFrom?.[agentId] ?? -1);
   const inForce = ranges.boundary;
   const markers: TranscriptEntry[] = [
     ...notices.map(
@@ -100,27 +104,37 @@ function markerAt(entry: TranscriptEntry): number {
 export function removedRanges(
   notices: readonly CompactionNotice[],
   messages: readonly TranscriptMessage[],
+  readFrom = -1,
 ): { byKey: Map<string, RemovedRange>; boundary: number } {
   const seqOfId = new Map(messages.map((message) => [message.id, message.seq]));
   const byKey = new Map<string, RemovedRange>();
   let boundary = 0;
   for (const notice of notices) {
     if (notice.phase !== "completed") continue;
-    let cutoff: number | undefined;
-    if (notice.cutoffMessageId) cutoff = seqOfId.get(notice.cutoffMessageId);
-    else if (notice.strategy === "full") {
-      // A full summary keeps nothing verbatim: everything written before it is out.
-      let last = -1;
-      for (const message of messages) if (message.at <= notice.at) last = message.seq;
-      cutoff = last + 1;
-    }
+    const cutoff = cutoffOf(notice, seqOfId, messages);
     if (cutoff === undefined || cutoff <= boundary) continue;
     // Messages are in seq order: count by two binary searches, not a pass per compaction.
     const count = lowerBound(messages, cutoff) - lowerBound(messages, boundary);
-    byKey.set(notice.key, { fromSeq: boundary, toSeq: cutoff - 1, count });
+    byKey.set(notice.key, { fromSeq: boundary, toSeq: cutoff - 1, count, complete: boundary > readFrom });
     boundary = cutoff;
   }
   return { byKey, boundary };
+}
+
+/** The first seq a completed compaction kept in the context; undefined when it cannot be told yet. */
+function cutoffOf(
+  notice: CompactionNotice,
+  seqOfId: ReadonlyMap<string, number>,
+  messages: readonly TranscriptMessage[],
+): number | undefined {
+  // The event names the seq; older servers name only the message, which may not have been read yet.
+  if (notice.cutoffSeq !== undefined) return notice.cutoffSeq;
+  if (notice.cutoffMessageId) return seqOfId.get(notice.cutoffMessageId);
+  if (notice.strategy !== "full") return undefined;
+  // A full summary keeps nothing verbatim: everything written before it is out.
+  let last = -1;
+  for (const message of messages) if (message.at <= notice.at) last = message.seq;
+  return last + 1;
 }
 
 /** Index of the first message with seq >= `seq` in a seq-ordered list. */

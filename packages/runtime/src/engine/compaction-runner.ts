@@ -367,6 +367,7 @@ async function recordFit(
       tokensAfter: after.tokens,
       saved: before.saved,
       cutoffMessageId: event.cutoffMessageId,
+      cutoffSeq: event.cutoffIndex,
       historyFile: event.historyFile,
       restored: restoredSummary,
       ledger: fit.fields.ledger,
