@@ -2,7 +2,7 @@ import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
-import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
+import { NARROW, openPage, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
 import { byTestId, openThread, seriousAxeViolations, waitForIdle } from "./support/watch-helpers.ts";
 
@@ -32,6 +32,70 @@ afterAll(async () => {
 const origin = () => new URL(server!.instance().url).origin;
 
 describe("watching agents", () => {
+  it(
+    "keeps the thread list current from the tenant's events, not a timer",
+    async () => {
+      // A second page whose timers only run when the test says so: any read it makes while no timer
+      // runs is caused by an event, and reads that would come from polling cannot happen unseen.
+      const watcher = await openPage(session!.browser, WIDE);
+      try {
+        const listReads: string[] = [];
+        watcher.page.on("request", (request) => {
+          const url = new URL(request.url());
+          if (request.method() === "GET" && url.pathname === "/v1/threads") listReads.push(url.pathname);
+        });
+        await watcher.page.clock.install();
+        await watcher.page.goto(server!.instance().dashboardUrl);
+        await watcher.page.locator(byTestId("thread-list")).waitFor();
+        const tick = () => watcher.page.clock.runFor(1_100);
+        // Settled after opening (the first read, and the one after the socket opened).
+        await tick();
+        await tick();
+        const settled = listReads.length;
+        expect(settled).toBeGreaterThan(0);
+        // 40 s with nothing happening in the tenant: no read (the 5 s poll this replaced read again here).
+        // Longer would trip the SDK's 45 s idle timeout, since the server's pings arrive in real time.
+        await watcher.page.clock.runFor(40_000);
+        expect(listReads.length).toBe(settled);
+
+        // Another client starts a thread: its events bring it into the list, then its approval badge, and
+        // after the call is decided elsewhere, its end.
+        const created = await client.threads.create({
+          title: "Seen from events",
+          model: "sim",
+          simScript: "approval",
+          simSteps: 6,
+          maxInputTokens: 8000,
+          task: APPROVAL_TASK,
+        });
+        const item = watcher.page.locator(`${byTestId("thread-item")}[data-thread-id="${created.id}"]`);
+        const eventually = async <Value>(read: () => Promise<Value>, expected: Value) =>
+          expect
+            .poll(
+              async () => {
+                await tick();
+                return read();
+              },
+              { timeout: UI_TIMEOUT },
+            )
+            .toBe(expected);
+        await eventually(() => item.getAttribute("data-approvals"), "1");
+        const [waiting] = await client.approvals.pending();
+        expect(waiting?.threadId).toBe(created.id);
+        await client.approvals.resolve(waiting!.agentId, waiting!.callId, { decision: "approve" });
+        await waitForIdle(client, created.id);
+        const final = (await client.threads.get(created.id)).status;
+        await eventually(() => item.getAttribute("data-approvals"), "0");
+        await eventually(() => item.getAttribute("data-status"), final);
+        expect(listReads.length).toBeGreaterThan(settled);
+        expect(watcher.errors).toEqual([]);
+      } finally {
+        await watcher.close();
+      }
+    },
+    TEST_TIMEOUT,
+  );
+
   it(
     "collects approvals from two threads in one inbox, with badges and a count in the tab title",
     async () => {

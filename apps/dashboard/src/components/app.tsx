@@ -2,7 +2,8 @@ import { useCallback, useEffect } from "react";
 import { isUnauthorized } from "../api/create-api.ts";
 import { useHashRoute } from "../hooks/use-hash-route.ts";
 import { useInboxSync } from "../hooks/use-inbox-sync.ts";
-import { usePoll } from "../hooks/use-poll.ts";
+import { useReadOnEvents } from "../hooks/use-read-on-events.ts";
+import { errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import { ApprovalInbox, useInbox } from "./approval-inbox.tsx";
 import { ConnectionBanner } from "./connection-banner.tsx";
@@ -11,7 +12,15 @@ import { OpsView } from "./ops-view.tsx";
 import { ThreadList } from "./thread-list.tsx";
 import { ThreadView } from "./thread-view.tsx";
 
-const THREADS_POLL_MS = 5000;
+/**
+ * What changes a thread's line in the list: its status, runs (stuck, resumed), approvals waiting, a
+ * new thread, and each step (its last activity).
+ */
+const THREAD_LIST_EVENTS = ["thread.*", "run.*", "approval.*", "context.measured"];
+/** Busy threads step many times a second: their list line is read again at most this often. */
+const THREAD_LIST_BURST_MS = 1000;
+/** Only while the socket is down. */
+const THREAD_LIST_FALLBACK_MS = 5000;
 
 /** The shell: top bar, connection banner, and either the threads workspace or the operations view. */
 export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
@@ -27,10 +36,18 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
       throw error;
     }
   }, [api, dispatch, onUnauthorized]);
-  const poll = usePoll(loadThreads, THREADS_POLL_MS);
-  useEffect(() => {
-    if (poll.error) dispatch({ type: "threads.failed", error: poll.error });
-  }, [poll.error, dispatch]);
+  const readThreads = useCallback(async () => {
+    try {
+      await loadThreads();
+    } catch (error) {
+      dispatch({ type: "threads.failed", error: errorText(error) });
+    }
+  }, [loadThreads, dispatch]);
+  // The list follows the tenant's events; it is read again after them, not on a timer.
+  useReadOnEvents(api, THREAD_LIST_EVENTS, readThreads, {
+    burstMs: THREAD_LIST_BURST_MS,
+    fallbackMs: THREAD_LIST_FALLBACK_MS,
+  });
   useInboxSync(api, dispatch);
   const inbox = useInbox();
   // The tab says how many calls wait for a person, so a background tab still asks for attention.
@@ -38,14 +55,11 @@ export function App({ onUnauthorized }: { onUnauthorized: () => void }) {
     document.title = inbox.length > 0 ? `(${inbox.length}) longrun` : "longrun";
   }, [inbox.length]);
   const threadId = route.view === "threads" ? route.threadId : null;
-  // The thread just left stops getting live events and falls back to its polled status: read the list now
-  // instead of showing a status up to one poll old.
+  // The thread just left stops getting live events and falls back to the list's status: read the list now.
   useEffect(() => {
     void threadId;
-    loadThreads().catch(() => {
-      // The poll reports errors; this read is only a faster refresh.
-    });
-  }, [threadId, loadThreads]);
+    void readThreads();
+  }, [threadId, readThreads]);
   return (
     <div className="app">
       {/* Routes live in the hash, so the skip link is a button that moves focus without changing it. */}

@@ -5,7 +5,7 @@ import { useStore } from "../state/store-context.tsx";
 import { type Decision, DecisionButtons } from "./decision-buttons.tsx";
 
 /**
- * Every tool call waiting for a decision, across threads: the polled inbox, with the open thread's live
+ * Every tool call waiting for a decision, across threads: the inbox (read after approval events), with the open thread's live
  * requests merged in (so a request shows here the moment it is made, and goes when it is decided).
  */
 export function useInbox(): InboxItem[] {
