@@ -18,11 +18,9 @@ import {
   type TranscriptEntry,
   type TranscriptFilter,
 } from "../state/transcript.ts";
-import { CompactionNoticeView } from "./compaction-notice.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
-import { RunMarker } from "./run-marker.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
-import { TranscriptMessageView } from "./transcript-message.tsx";
+import { Entry } from "./transcript-entry.tsx";
 import { TranscriptToolbar } from "./transcript-toolbar.tsx";
 import { useCompactionDetails } from "./use-compaction-details.ts";
 
@@ -33,7 +31,6 @@ const EARLIER_SEQS = 400;
 /** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
 const INTENT_MS = 600;
 const messageText = (message: TranscriptMessage) => textOf(message.content);
-const NO_TOOLS: ThreadState["tools"] = {};
 
 /**
  * The selected agent's transcript, windowed and scroll-anchored: while the reader is at the bottom it
@@ -301,56 +298,6 @@ export function Transcript({
       )}
     </section>
   );
-}
-
-function Entry({
-  entry,
-  thread,
-  spawned,
-  details,
-  onOpenHistory,
-  onSelectAgent,
-}: {
-  entry: TranscriptEntry;
-  thread: ThreadState;
-  spawned: Record<string, AgentNode[]>;
-  details: ReturnType<typeof useCompactionDetails>;
-  onOpenHistory: (range: HistoryRange | null) => void;
-  onSelectAgent: (agentId: string) => void;
-}) {
-  if (entry.kind === "message") {
-    // Live tool activity only matters to calls without a result yet: the others get a constant, so a
-    // tool event elsewhere does not re-render every message on screen.
-    const waiting = (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
-    return (
-      <TranscriptMessageView
-        message={entry.message}
-        results={entry.results}
-        tools={waiting ? thread.tools : NO_TOOLS}
-        compacted={entry.compacted}
-        spawned={spawned}
-        onSelectAgent={onSelectAgent}
-      />
-    );
-  }
-  if (entry.kind === "run") return <RunMarker run={entry.run} />;
-  return (
-    <CompactionNoticeView
-      notice={entry.notice}
-      removed={entry.removed}
-      detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
-      asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
-      onOpenHistory={onOpenHistory}
-    />
-  );
-}
-
-/** The step of the agent's last measurement before an event: "as of step N". */
-function stepBefore(thread: ThreadState, agentId: string, eventSeq: number): number | null {
-  const series = thread.measurements[agentId] ?? [];
-  let step: number | null = null;
-  for (const point of series) if (point.eventSeq < eventSeq) step = point.step;
-  return step;
 }
 
 /** Where a frozen window starts and the last entry there was, as indexes into the shown entries now. */

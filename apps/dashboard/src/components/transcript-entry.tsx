@@ -1,0 +1,60 @@
+import type { AgentNode, ThreadState } from "../state/thread-state.ts";
+import type { TranscriptEntry } from "../state/transcript.ts";
+import { CompactionNoticeView } from "./compaction-notice.tsx";
+import type { HistoryRange } from "./history-panel.tsx";
+import { RunMarker } from "./run-marker.tsx";
+import { TranscriptMessageView } from "./transcript-message.tsx";
+import type { useCompactionDetails } from "./use-compaction-details.ts";
+
+const NO_TOOLS: ThreadState["tools"] = {};
+
+/** One transcript entry: a message with its tool results, a run boundary, or a compaction notice. */
+export function Entry({
+  entry,
+  thread,
+  spawned,
+  details,
+  onOpenHistory,
+  onSelectAgent,
+}: {
+  entry: TranscriptEntry;
+  thread: ThreadState;
+  spawned: Record<string, AgentNode[]>;
+  details: ReturnType<typeof useCompactionDetails>;
+  onOpenHistory: (range: HistoryRange | null) => void;
+  onSelectAgent: (agentId: string) => void;
+}) {
+  if (entry.kind === "message") {
+    // Live tool activity only matters to calls without a result yet: the others get a constant, so a
+    // tool event elsewhere does not re-render every message on screen.
+    const waiting = (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
+    return (
+      <TranscriptMessageView
+        message={entry.message}
+        results={entry.results}
+        tools={waiting ? thread.tools : NO_TOOLS}
+        compacted={entry.compacted}
+        spawned={spawned}
+        onSelectAgent={onSelectAgent}
+      />
+    );
+  }
+  if (entry.kind === "run") return <RunMarker run={entry.run} />;
+  return (
+    <CompactionNoticeView
+      notice={entry.notice}
+      removed={entry.removed}
+      detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
+      asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
+      onOpenHistory={onOpenHistory}
+    />
+  );
+}
+
+/** The step of the agent's last measurement before an event: "as of step N". */
+function stepBefore(thread: ThreadState, agentId: string, eventSeq: number): number | null {
+  const series = thread.measurements[agentId] ?? [];
+  let step: number | null = null;
+  for (const point of series) if (point.eventSeq < eventSeq) step = point.step;
+  return step;
+}
