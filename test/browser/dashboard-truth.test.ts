@@ -23,6 +23,8 @@ import {
 // /compact with nothing to do, a long live run read while it streams, and failures from before a reconnect.
 
 const TEST_TIMEOUT = 300_000;
+/** The transcript draws a list this long whole (`DRAW_ALL_UNDER` in the dashboard's use-virtual-list). */
+const DRAW_ALL_UNDER = 200;
 
 let session: DashboardSession | undefined;
 let server: BrowserServer | undefined;
@@ -48,6 +50,31 @@ async function createThread(title: string, simSteps: number, maxInputTokens = 80
     task: "Survey the inventory service and report its modules, tests and docs.",
   });
   return thread.id;
+}
+
+/**
+ * The first assistant message whose top is in the transcript's view, and how far below the view's top
+ * it is. (Not a tool result: one read without its call stands alone until the call is read.)
+ */
+function topMessage(page: Page): Promise<{ id: string; offset: number }> {
+  return page.locator(byTestId("transcript")).evaluate((element) => {
+    const top = element.getBoundingClientRect().top;
+    const entry = [...element.querySelectorAll('[data-message-id][data-role="assistant"]')].find(
+      (node) => node.getBoundingClientRect().top >= top,
+    );
+    return {
+      id: entry?.getAttribute("data-message-id") ?? "",
+      offset: (entry?.getBoundingClientRect().top ?? 0) - top,
+    };
+  });
+}
+
+/** How far below the transcript view's top a message is now (NaN when it is not drawn). */
+function offsetOfMessage(page: Page, id: string): Promise<number> {
+  return page.locator(byTestId("transcript")).evaluate((element, messageId) => {
+    const entry = element.querySelector(`[data-message-id="${messageId}"]`);
+    return (entry?.getBoundingClientRect().top ?? Number.NaN) - element.getBoundingClientRect().top;
+  }, id);
 }
 
 describe("what the dashboard shows is true", () => {
@@ -198,11 +225,40 @@ describe("what the dashboard shows is true", () => {
       expect(pickedSeq).toBeLessThanOrEqual(tailFrom);
       expect(await readFrom()).toBeLessThan(pickedSeq);
 
-      // "Show earlier" reads further back, page by page, down to the first message.
+      // "Show earlier" reads further back, page by page, down to the first message; what is read in
+      // above the reader does not move what they read.
       await reopen();
       const earlier = page.locator(byTestId("transcript-show-earlier"));
       const box = await transcript.boundingBox();
       await page.mouse.move((box?.x ?? 0) + 50, (box?.y ?? 0) + 50);
+      await page.mouse.wheel(0, -1_000_000);
+      await expect.poll(() => transcript.getAttribute("data-following")).toBe("false");
+      // Compactions older than every message read so far stand first; the reader goes on to the first
+      // message they have, which is where older messages will be read in above them.
+      await expect
+        .poll(
+          () =>
+            transcript.evaluate((element) => {
+              const message = element.querySelector('[data-message-id][data-role="assistant"]');
+              // Not drawn yet: a page further down, and look again once it is drawn.
+              if (!message) element.scrollTop += element.clientHeight;
+              else
+                element.scrollTop +=
+                  message.getBoundingClientRect().top - element.getBoundingClientRect().top - 40;
+              return message !== null;
+            }),
+          { timeout: UI_TIMEOUT },
+        )
+        .toBe(true);
+      await expect.poll(async () => (await topMessage(page)).id).not.toBe("");
+      const reading = await topMessage(page);
+      const entriesBefore = Number(await transcript.getAttribute("data-entries"));
+      // Clicked where it is, out of view: the click itself must not scroll the reader.
+      await earlier.dispatchEvent("click");
+      await expect
+        .poll(async () => Number(await transcript.getAttribute("data-entries")), { timeout: UI_TIMEOUT })
+        .toBeGreaterThan(entriesBefore);
+      expect(Math.abs((await offsetOfMessage(page, reading.id)) - reading.offset)).toBeLessThanOrEqual(1);
       await expect
         .poll(
           async () => {
@@ -217,8 +273,10 @@ describe("what the dashboard shows is true", () => {
         )
         .toBe(true);
       expect(await readFrom()).toBe(-1);
+      // What was read in above the reader did not move them; the first message is at the top.
+      await page.mouse.wheel(0, -1_000_000);
       const first = page.locator(byTestId("transcript-entry"));
-      expect(await first.first().getAttribute("data-seq")).toBe("0");
+      await expect.poll(() => first.first().getAttribute("data-seq"), { timeout: UI_TIMEOUT }).toBe("0");
       expect((await first.nth(1).textContent()) ?? "").toContain(task);
       expect(pageErrors).toEqual([]);
     },
@@ -266,32 +324,24 @@ describe("what the dashboard shows is true", () => {
       const transcript = page.locator(byTestId("transcript"));
       await expect
         .poll(async () => Number(await transcript.getAttribute("data-entries")), { timeout: 120_000 })
-        .toBeGreaterThan(60);
+        .toBeGreaterThan(DRAW_ALL_UNDER + 50);
 
       // The reader scrolls up and reads an entry; output keeps arriving below.
       const box = await transcript.boundingBox();
       await page.mouse.move((box?.x ?? 0) + (box?.width ?? 0) / 2, (box?.y ?? 0) + (box?.height ?? 0) / 2);
       await page.mouse.wheel(0, -900);
       await expect.poll(() => transcript.getAttribute("data-following")).toBe("false");
-      const anchor = await transcript.evaluate((element) => {
-        const top = element.getBoundingClientRect().top;
-        const entry = [...element.querySelectorAll("[data-message-id]")].find(
-          (node) => node.getBoundingClientRect().top >= top,
-        );
-        return {
-          id: entry?.getAttribute("data-message-id") ?? "",
-          offset: (entry?.getBoundingClientRect().top ?? 0) - top,
-        };
-      });
+      const anchor = await topMessage(page);
       const entriesThen = Number(await transcript.getAttribute("data-entries"));
       await expect
         .poll(async () => Number(await transcript.getAttribute("data-entries")), { timeout: 120_000 })
         .toBeGreaterThan(entriesThen + 10);
       await page.locator(byTestId("jump-to-latest")).waitFor();
-      const offsetNow = await transcript.evaluate((element, id) => {
-        const entry = element.querySelector(`[data-message-id="${id}"]`);
-        return (entry?.getBoundingClientRect().top ?? Number.NaN) - element.getBoundingClientRect().top;
-      }, anchor.id);
+      // The list is virtual: only the entries near the view are in the page.
+      const drawn = Number(await transcript.getAttribute("data-drawn"));
+      expect(drawn).toBe(await page.locator(`${byTestId("transcript")} [data-vkey]`).count());
+      expect(drawn).toBeLessThan(entriesThen / 2);
+      const offsetNow = await offsetOfMessage(page, anchor.id);
       expect(Math.abs(offsetNow - anchor.offset)).toBeLessThanOrEqual(1);
       await screenshot(page, "reading-during-run-wide");
 

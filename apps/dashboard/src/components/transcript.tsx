@@ -8,6 +8,7 @@ import {
   useState,
 } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
+import { useVirtualList } from "../hooks/use-virtual-list.ts";
 import { textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
@@ -24,18 +25,17 @@ import { Entry } from "./transcript-entry.tsx";
 import { TranscriptToolbar } from "./transcript-toolbar.tsx";
 import { useCompactionDetails } from "./use-compaction-details.ts";
 
-/** Entries rendered at once; older ones come back with "Show earlier" (the rest stay out of the DOM). */
-const WINDOW = 200;
-/** Seqs of the log read at a time when "Show earlier" reaches the oldest message read so far. */
+/** Seqs of the log read at a time when the reader asks for messages older than those read. */
 const EARLIER_SEQS = 400;
 /** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
 const INTENT_MS = 600;
 const messageText = (message: TranscriptMessage) => textOf(message.content);
 
 /**
- * The selected agent's transcript, windowed and scroll-anchored: while the reader is at the bottom it
- * follows new output; once they scroll up, nothing they are reading moves (the window's start is frozen
- * and new entries only add below, counted in "N new — jump to latest"). Search and filters narrow it.
+ * The selected agent's transcript, virtualized and scroll-anchored: only the entries near the view are
+ * in the page. While the reader is at the bottom it follows new output; once they scroll up, nothing they
+ * are reading moves (entries read in or grown above it are made up for, new ones add below and are
+ * counted in "N new — jump to latest"). Search and filters narrow it.
  * A long log is read from its end: older parts are read when the reader shows earlier entries, searches,
  * filters or picks an old step on the chart.
  */
@@ -96,15 +96,15 @@ export function Transcript({
   useEffect(() => {
     if (narrowed && unread) earlier.load(null);
   }, [narrowed, unread, earlier]);
-  const [extra, setExtra] = useState(0);
   const [following, setFollowing] = useState(true);
-  /**
-   * While the reader is scrolled up: the first entry shown (null: the very first) and the last entry
-   * there was, by key, so entries read into the log above them move nothing.
-   */
-  const frozen = useRef<{ startKey: string | null; lastKey: string | null } | null>(null);
+  /** While the reader is scrolled up: the last entry there was when they did, by key. */
+  const lastSeen = useRef<string | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const body = useRef<HTMLDivElement>(null);
+  const items = useRef<HTMLDivElement>(null);
+  const keys = useMemo(() => shown.map((entry) => entry.key), [shown]);
+  const virtual = useVirtualList({ keys, scroller, items, anchored: !following });
+  const { first, end, padTop, padBottom } = virtual.range;
   /** `following` as of the last event handled, ahead of the render that catches up with it. */
   const followingNow = useRef(true);
   /** When the reader last did something that scrolls (wheel, touch, keys, the scrollbar). */
@@ -112,10 +112,7 @@ export function Transcript({
   const markIntent = () => {
     intent.current = Date.now();
   };
-  const followStart = Math.max(0, shown.length - WINDOW - extra);
-  const frozenAt = !following && frozen.current ? frozenIndexes(shown, frozen.current) : null;
-  const start = frozenAt ? Math.min(frozenAt.start, followStart) : followStart;
-  const newCount = frozenAt ? shown.length - 1 - frozenAt.last : 0;
+  const newCount = following ? 0 : newSince(shown, lastSeen.current);
   const streaming = thread.streaming[agentId];
   const running = runningTools(thread, agentId);
   // Follow new output while the reader is at the bottom. After every render, before paint: entries that
@@ -140,13 +137,20 @@ export function Transcript({
     return () => observer.disconnect();
   }, [following]);
   const follow = (on: boolean) => {
+    if (on) lastSeen.current = null;
+    else if (followingNow.current) lastSeen.current = shown.at(-1)?.key ?? null;
     followingNow.current = on;
-    if (on) frozen.current = null;
-    else frozen.current ??= { startKey: shown[start]?.key ?? null, lastKey: shown.at(-1)?.key ?? null };
     setFollowing(on);
   };
-  // A step picked on the chart: bring its entry into the window, stop following, and focus it.
-  const [pendingFocus, setPendingFocus] = useState<number | null>(null);
+  // An entry to focus once it is drawn (a step picked on the chart, Home, End).
+  const [pendingFocus, setPendingFocus] = useState<string | null>(null);
+  const reach = (index: number) => {
+    const target = shown[index];
+    if (!target) return;
+    follow(false);
+    virtual.scrollToIndex(index);
+    setPendingFocus(target.key);
+  };
   const handledPick = useRef<number | null>(null);
   // Only a new pick moves the view (once its part of the log is read); the shown entries changing under
   // it must not.
@@ -161,26 +165,21 @@ export function Transcript({
     const index = shown.findIndex(
       (entry) => entry.kind === "message" && entry.message.seq >= pickedStep.step,
     );
-    if (index < 0) return;
-    const target = shown[index];
-    if (target?.kind !== "message") return;
-    if (index < start) setExtra((value) => value + (start - index));
-    follow(false);
-    if (frozen.current && index < start) frozen.current.startKey = target.key;
-    setPendingFocus(target.message.seq);
+    if (index >= 0) reach(index);
   }, [pickedStep, readFrom]);
   useEffect(() => {
     if (pendingFocus === null) return;
-    const element = scroller.current?.querySelector<HTMLElement>(`[data-entry][data-seq="${pendingFocus}"]`);
+    const element = items.current
+      ?.querySelector(`:scope > [data-vkey="${CSS.escape(pendingFocus)}"]`)
+      ?.querySelector<HTMLElement>("[data-entry]");
     if (!element) return;
     element.scrollIntoView({ block: "center" });
+    // Where it really is may differ from where its estimated height put it: what is drawn follows now.
+    virtual.onScroll();
     element.focus({ preventScroll: true });
     setPendingFocus(null);
   });
-  const jumpToLatest = () => {
-    setExtra(0);
-    follow(true);
-  };
+  const jumpToLatest = () => follow(true);
   return (
     <section className="transcript-pane" aria-label="Transcript">
       <TranscriptToolbar
@@ -204,6 +203,7 @@ export function Transcript({
         data-entries={entries.length}
         data-read-from={readFrom ?? ""}
         data-following={following ? "true" : "false"}
+        data-drawn={end - first}
         role="log"
         aria-label="Transcript entries (arrow keys move between entries)"
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable log must be reachable by keyboard to scroll it
@@ -211,7 +211,16 @@ export function Transcript({
         ref={scroller}
         onKeyDown={(event) => {
           markIntent();
-          moveFocus(event);
+          // Home and End reach the list's ends, drawn or not; arrows move between drawn entries (the
+          // focused one scrolls into view, and what is drawn follows).
+          if (event.key === "Home" && first > 0 && !inField(event.target)) {
+            event.preventDefault();
+            reach(0);
+          } else if (event.key === "End" && end < shown.length && !inField(event.target)) {
+            event.preventDefault();
+            jumpToLatest();
+            setPendingFocus(shown.at(-1)?.key ?? null);
+          } else moveFocus(event);
         }}
         onWheel={markIntent}
         onTouchMove={markIntent}
@@ -220,9 +229,10 @@ export function Transcript({
           if (event.target === event.currentTarget) markIntent();
         }}
         onScroll={(event) => {
+          virtual.onScroll();
           const element = event.currentTarget;
           const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
-          // Only the reader unpins: content that grew or shrank (entries laid out, the window trimmed) also
+          // Only the reader unpins: content that grew or shrank (entries laid out or measured) also
           // moves the scroll position, and must not stop the following.
           if (atBottom && !following) follow(true);
           else if (!atBottom && following && Date.now() - intent.current < INTENT_MS) follow(false);
@@ -232,25 +242,15 @@ export function Transcript({
           {shown.length === 0 && !streaming && (
             <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
           )}
-          {(start > 0 || unread) && (
+          {unread && (
             <button
               type="button"
               className="link"
               data-testid="transcript-show-earlier"
-              disabled={start === 0 && earlier.loading}
-              onClick={() => {
-                const next = start - WINDOW;
-                // Past the oldest entry read: the window opens to the top, where the older part will be.
-                if (frozen.current) frozen.current.startKey = next > 0 ? (shown[next]?.key ?? null) : null;
-                setExtra(extra + WINDOW);
-                if (unread && next < WINDOW) earlier.load(readFrom - EARLIER_SEQS);
-              }}
+              disabled={earlier.loading}
+              onClick={() => earlier.load(readFrom - EARLIER_SEQS)}
             >
-              {start > 0
-                ? `Show ${Math.min(start, WINDOW)} earlier entries (${start} not shown${unread ? ", older ones not read yet" : ""})`
-                : earlier.loading
-                  ? "Reading earlier messages…"
-                  : "Show earlier messages (not read yet)"}
+              {earlier.loading ? "Reading earlier messages…" : "Show earlier messages (not read yet)"}
             </button>
           )}
           {narrowed && unread && (
@@ -258,17 +258,24 @@ export function Transcript({
               Reading older messages: more matches may appear.
             </p>
           )}
-          {shown.slice(start).map((entry) => (
-            <Entry
-              key={entry.key}
-              entry={entry}
-              thread={thread}
-              spawned={spawned}
-              details={details}
-              onOpenHistory={onOpenHistory}
-              onSelectAgent={onSelectAgent}
-            />
-          ))}
+          <div
+            className="transcript-items"
+            ref={items}
+            style={{ paddingTop: padTop, paddingBottom: padBottom }}
+          >
+            {shown.slice(first, end).map((entry) => (
+              <div key={entry.key} data-vkey={entry.key}>
+                <Entry
+                  entry={entry}
+                  thread={thread}
+                  spawned={spawned}
+                  details={details}
+                  onOpenHistory={onOpenHistory}
+                  onSelectAgent={onSelectAgent}
+                />
+              </div>
+            ))}
+          </div>
           {thread.historyLoaded &&
             running.map((tool) => (
               <ToolCallBlock
@@ -300,17 +307,18 @@ export function Transcript({
   );
 }
 
-/** Where a frozen window starts and the last entry there was, as indexes into the shown entries now. */
-function frozenIndexes(
-  shown: readonly TranscriptEntry[],
-  frozen: { startKey: string | null; lastKey: string | null },
-): { start: number; last: number } {
-  const indexOf = (key: string | null, fallback: number) => {
-    if (key === null) return fallback;
-    const index = shown.findIndex((entry) => entry.key === key);
-    return index < 0 ? fallback : index;
-  };
-  return { start: indexOf(frozen.startKey, 0), last: indexOf(frozen.lastKey, shown.length - 1) };
+/** Entries after the one last seen (by key); none when it is no longer shown. */
+function newSince(shown: readonly TranscriptEntry[], lastKey: string | null): number {
+  if (lastKey === null) return 0;
+  for (let index = shown.length - 1; index >= 0; index--) {
+    if (shown[index]?.key === lastKey) return shown.length - 1 - index;
+  }
+  return 0;
+}
+
+/** True when a key press is typing into a field. */
+function inField(target: EventTarget): boolean {
+  return (target as HTMLElement).closest("input, textarea, select") !== null;
 }
 
 /** Sub-agents by the spawn_agents call that created them. */
@@ -334,7 +342,7 @@ function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
     End: Infinity,
   };
   const step = keys[event.key];
-  if (step === undefined || (event.target as HTMLElement).closest("input, textarea, select")) return;
+  if (step === undefined || inField(event.target)) return;
   const items = [...event.currentTarget.querySelectorAll<HTMLElement>("[data-entry]")];
   if (items.length === 0) return;
   event.preventDefault();
