@@ -8,7 +8,7 @@ import {
   useState,
 } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
-import { useVirtualList } from "../hooks/use-virtual-list.ts";
+import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
 import { textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
@@ -123,7 +123,7 @@ export function Transcript({
     if (!element || !following) return;
     element.scrollTop = element.scrollHeight;
   });
-  // Entries also change height without a render (an off-screen entry laid out for the first time, a
+  // Entries also change height without a render (an entry measured for the first time, a
   // details element opened): while following, any change of the content's height keeps the bottom in view.
   useEffect(() => {
     const element = scroller.current;
@@ -169,9 +169,7 @@ export function Transcript({
   }, [pickedStep, readFrom]);
   useEffect(() => {
     if (pendingFocus === null) return;
-    const element = items.current
-      ?.querySelector(`:scope > [data-vkey="${CSS.escape(pendingFocus)}"]`)
-      ?.querySelector<HTMLElement>("[data-entry]");
+    const element = drawnItem(items.current, pendingFocus)?.querySelector<HTMLElement>("[data-entry]");
     if (!element) return;
     element.scrollIntoView({ block: "center" });
     // Where it really is may differ from where its estimated height put it: what is drawn follows now.

@@ -72,24 +72,8 @@ export function useVirtualList({
     );
   };
 
-  const restore = () => {
-    const element = scroller.current;
-    if (!element || !anchor.current) return;
-    let shift = 0;
-    for (const at of anchor.current) {
-      const item = drawnItem(items.current, at.key);
-      if (!item) continue;
-      shift = item.offsetTop - at.top;
-      break;
-    }
-    if (shift === 0) return;
-    element.scrollTop += shift;
-    capture();
-    // The view moved with it: what is drawn follows now, not at the next scroll event.
-    updateView();
-  };
   /** The drawn entries that reach into the view become the anchor. */
-  function capture() {
+  const capture = () => {
     const element = scroller.current;
     const list = items.current;
     if (!element || !list) return;
@@ -110,7 +94,22 @@ export function useVirtualList({
       inView.length > 0
         ? [...inView.filter((at) => at.delta >= 0), ...inView.filter((at) => at.delta < 0)]
         : null;
-  }
+  };
+  /** Puts the anchor back where it was on screen (when what is above it changed), then takes it anew. */
+  const hold = () => {
+    const element = scroller.current;
+    for (const at of anchor.current ?? []) {
+      const item = drawnItem(items.current, at.key);
+      if (!item) continue;
+      if (element && item.offsetTop !== at.top) {
+        element.scrollTop += item.offsetTop - at.top;
+        // The view moved with it: what is drawn follows now, not at the next scroll event.
+        updateView();
+      }
+      break;
+    }
+    capture();
+  };
   // One observer measures every drawn entry; a change of height (first drawn, a result folded in, a
   // details element opened) is recorded, and, while anchored, the view is put back before it is painted.
   const observed = useRef(new Set<Element>());
@@ -129,7 +128,7 @@ export function useVirtualList({
         }
       }
       if (!changed) return;
-      if (anchoredNow.current) restore();
+      if (anchoredNow.current) hold();
       setMeasured((count) => count + 1);
     });
     observer.current = resize;
@@ -156,10 +155,8 @@ export function useVirtualList({
         observed.current.add(child);
       }
     }
-    if (anchored) {
-      restore();
-      capture();
-    } else anchor.current = null;
+    if (anchored) hold();
+    else anchor.current = null;
     const element = scroller.current;
     if (element && element.clientHeight !== view.height) updateView();
   });
@@ -245,6 +242,7 @@ function indexAt(offsets: Float64Array, count: number, y: number): number {
   return Math.max(0, low);
 }
 
-function drawnItem(list: HTMLElement | null, key: string): HTMLElement | null {
+/** The drawn element of an entry (the `data-vkey` wrapper), null when it is not drawn. */
+export function drawnItem(list: HTMLElement | null, key: string): HTMLElement | null {
   return list?.querySelector<HTMLElement>(`:scope > [data-vkey="${CSS.escape(key)}"]`) ?? null;
 }
