@@ -1,3 +1,4 @@
+import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
@@ -21,13 +22,14 @@ const TEST_TIMEOUT = 240_000;
 
 let session: DashboardSession | undefined;
 let server: BrowserServer | undefined;
+let client: LongrunClient;
 let page: Page;
 let pageErrors: string[] = [];
 let teamThreadId = "";
 
 beforeAll(async () => {
   session = await openDashboardSession({ simDelayMs: 20 });
-  ({ server, page, pageErrors } = session);
+  ({ server, client, page, pageErrors } = session);
 }, 300_000);
 
 afterAll(async () => {
@@ -53,6 +55,24 @@ async function createThroughForm(options: { title: string; script: string; steps
   expect(threadId).not.toBe("");
   expect(page.url()).toContain(`#/threads/${threadId}`);
   return threadId;
+}
+
+/**
+ * The message ids the transcript should show for what the server stored of an agent: every message, a
+ * tool result folded into its call when the call is there.
+ */
+async function storedEntryIds(agentId: string): Promise<string[]> {
+  const messages = [];
+  for (let afterSeq = -1; ; ) {
+    const read = await client.agents.messages(agentId, { afterSeq });
+    messages.push(...read.messages);
+    if (read.nextAfterSeq === null) break;
+    afterSeq = read.nextAfterSeq;
+  }
+  const calls = new Set(messages.flatMap((message) => (message.toolCalls ?? []).map((call) => call.id)));
+  return messages
+    .filter((message) => !(message.role === "tool" && message.toolCallId && calls.has(message.toolCallId)))
+    .map((message) => message.id);
 }
 
 /** Waits until the open thread has no active run and is no longer running or waiting. */
@@ -255,6 +275,11 @@ describe("dashboard in Chromium", () => {
     "reconnects by itself after a restart on the same port and shows every message once",
     async () => {
       await page.locator(`${byTestId("connection-status")}.status-open`).waitFor();
+      // The page has applied every message the server stored before the restart (events reach it in
+      // batches, later while it is busy): what it shows now is what a re-read must show again.
+      const agentId = (await page.locator(byTestId("transcript")).getAttribute("data-agent-id")) ?? "";
+      const stored = await storedEntryIds(agentId);
+      await expect.poll(() => transcriptMessageIds(page), { timeout: 60_000 }).toEqual(stored);
       const before = await transcriptMessageIds(page);
       const notices = await page.locator(byTestId("compaction-notice")).count();
       const agents = await page.locator(byTestId("agent-node")).count();
