@@ -14,7 +14,7 @@ import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
-import { chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
+import { cheapestStart, chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import {
   applyStage,
@@ -25,6 +25,7 @@ import {
   memoOf,
   type ProjectionMemo,
   type RewriteReport,
+  resentTokens,
   savingsOf,
   stableSegments,
 } from "./stable.ts";
@@ -245,13 +246,16 @@ export function project(input: ProjectionInput): Projection {
     );
     let rewrite: RewriteReport = keptAsSent(intact, 0);
     if (tokens > limits.triggerTokens) {
-      /** Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch now spares a second rewrite soon. */
-      const reduceFrom = (start: MemoSegment[], run: typeof stageRun) => {
+      /**
+       * Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch
+       * now spares a second rewrite soon. Segments before `keepBefore` keep their form as well.
+       */
+      const reduceFrom = (start: MemoSegment[], run: typeof stageRun, keepBefore = 0) => {
         let reduced = start;
         const reports: StageReport[] = [];
         let before = tokens;
         for (const name of ["collapse", "truncate"] as const) {
-          const applied = applyStage(reduced, name, run[name]);
+          const applied = applyStage(reduced, name, run[name], keepBefore);
           reduced = applied.segments;
           const measured = measure(
             reduced.map((segment) => segment.item),
@@ -304,10 +308,32 @@ export function project(input: ProjectionInput): Projection {
           taken = wide;
           rewrite.horizon = true;
         }
+        if (!afresh) {
+          // The oldest reductions due are the dearest: everything after them is resent. A rewrite
+          // may leave messages before a later start as they were sent, when that resends fewer
+          // tokens per token saved and still brings the request under the trigger.
+          const least =
+            rewrite.cause === "batch" ? (input.rewriteMinTokens ?? defaultRewriteMinTokens(limits)) : 0;
+          const later = cheapestStart(kept, taken, {
+            reduce: (keepBefore) => reduceFrom(kept, stageRun, keepBefore),
+            fits: (candidate) =>
+              keptTokens - sumOf(candidate.segments) >= least && candidate.tokens <= limits.triggerTokens,
+          });
+          if (later !== taken) {
+            const keptAsSentCount = later.segments.findIndex(
+              (segment, index) => segment.item !== kept[index]?.item,
+            );
+            rewrite.reason += `; starts after ${keptAsSentCount} messages kept as sent (fewer tokens resent per token saved)`;
+            taken = later;
+            rewrite.horizon = false;
+          }
+        }
       }
       if (rewrite.rewritten) {
         segments = taken.segments;
         tokens = taken.tokens;
+        rewrite.savedTokens = keptTokens - sumOf(taken.segments);
+        rewrite.resentTokens = resentTokens(kept, taken.segments);
       }
       stages.push(...taken.reports);
     } else {

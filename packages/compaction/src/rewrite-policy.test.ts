@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chooseRewrite, type RewriteSituation } from "./rewrite-policy.ts";
+import {
+  cheapestStart,
+  chooseRewrite,
+  type RewriteCandidate,
+  type RewriteSituation,
+} from "./rewrite-policy.ts";
+import { asAssembled, type MemoSegment } from "./stable.ts";
 
 const situationArbitrary: fc.Arbitrary<RewriteSituation> = fc
   .record({
@@ -81,5 +87,57 @@ describe("chooseRewrite (property tests)", () => {
     const tight = chooseRewrite({ ...base, tokens: 12_900, reducedTokens: 10_801, dueTokens: 2_099 });
     expect(tight).toMatchObject({ rewritten: true, cause: "fit", compactionInstead: true });
     expect(tight.reason).toMatch(/LLM compaction instead: the rewrite leaves 1199 < 1200/);
+  });
+});
+
+describe("cheapestStart", () => {
+  /** Task, two read calls with their results (of the given sizes), then the active call. */
+  const history = (first: number, second: number) => {
+    const shape: [number, "user" | "assistant" | "tool"][] = [
+      [1_000, "user"],
+      [100, "assistant"],
+      [first, "tool"],
+      [100, "assistant"],
+      [second, "tool"],
+      [100, "assistant"],
+      [100, "tool"],
+    ];
+    const sent: MemoSegment[] = shape.map(([tokens, role], index) =>
+      asAssembled({ message: { role, content: `m${index}` }, mark: "raw", tokens, sourceId: `m${index}` }),
+    );
+    /** The results at 2 and 4 shrink to 100 tokens when at or after `keepBefore`. */
+    const reduce = (keepBefore: number): RewriteCandidate => {
+      const segments = sent.map(
+        (segment, index): MemoSegment =>
+          (index === 2 || index === 4) && index >= keepBefore
+            ? {
+                ...segment,
+                item: { ...segment.item, message: { role: "tool", content: "cut" }, tokens: 100 },
+                stage: "truncate",
+              }
+            : segment,
+      );
+      return { segments, tokens: segments.reduce((sum, segment) => sum + segment.item.tokens, 0) };
+    };
+    return { sent, reduce };
+  };
+
+  it("starts at the later call when that resends fewer tokens per token saved", () => {
+    const { sent, reduce } = history(300, 3_000);
+    const full = reduce(0);
+    // From the oldest: saves 3,100 and resends the 500 tokens from index 2 (0.16 per token saved).
+    // From index 3: saves 2,900 and resends the 300 from index 4 (0.10).
+    const chosen = cheapestStart(sent, full, { reduce, fits: () => true });
+    expect(chosen.segments.slice(0, 4)).toEqual(sent.slice(0, 4));
+    expect(chosen.tokens).toBe(1_800);
+    // A later start that leaves the request over the trigger is never taken.
+    expect(cheapestStart(sent, full, { reduce, fits: (candidate) => candidate.tokens <= 1_700 })).toBe(full);
+  });
+
+  it("keeps the rewrite from the oldest reduction when a later start saves little for what it resends", () => {
+    const { sent, reduce } = history(3_000, 300);
+    const full = reduce(0);
+    // From index 3: saves 200 and resends 300 (1.5 per token saved, against 0.16).
+    expect(cheapestStart(sent, full, { reduce, fits: () => true })).toBe(full);
   });
 });

@@ -1,4 +1,4 @@
-import type { RewriteReport } from "./stable.ts";
+import { type MemoSegment, type RewriteReport, resentTokens } from "./stable.ts";
 
 /** What the stable projection knows when reductions are due over the trigger. */
 export interface RewriteSituation {
@@ -41,6 +41,8 @@ export function keptAsSent(intact: boolean, dueTokens: number): RewriteReport {
     reason: intact ? "" : "the assembled history changed under a message already sent",
     dueTokens,
     horizon: false,
+    savedTokens: 0,
+    resentTokens: 0,
   };
 }
 
@@ -86,4 +88,40 @@ export function chooseRewrite(situation: RewriteSituation): RewriteChoice {
     ...choice,
     reason: `deferred: batch saves ${dueTokens} < ${minTokens} tokens and the request fits`,
   };
+}
+
+/** A form a rewrite could send: the segments and the pressure they measure. */
+export interface RewriteCandidate {
+  segments: MemoSegment[];
+  tokens: number;
+}
+
+/**
+ * The start of a rewrite that resends the fewest tokens per token it saves (cache stability, issue
+ * 17). `full` reduces from the oldest reduction due; `reduce(k)` leaves the first k segments as they
+ * were sent. Starts are tried from the oldest on, at each assistant message (a call group starts
+ * there), until one saves nothing or no longer `fits` (a later start saves less); `full` wins ties.
+ */
+export function cheapestStart<C extends RewriteCandidate>(
+  sent: readonly MemoSegment[],
+  full: C,
+  options: { reduce: (keepBefore: number) => C; fits: (candidate: C) => boolean },
+): C {
+  const total = sent.reduce((sum, segment) => sum + segment.item.tokens, 0);
+  const savedBy = (candidate: C) =>
+    total - candidate.segments.reduce((sum, segment) => sum + segment.item.tokens, 0);
+  const costOf = (candidate: C) => resentTokens(sent, candidate.segments) / Math.max(1, savedBy(candidate));
+  let chosen = full;
+  let cost = costOf(full);
+  for (let start = 1; start < sent.length; start++) {
+    if (sent[start]?.item.message.role !== "assistant") continue;
+    const candidate = options.reduce(start);
+    if (savedBy(candidate) <= 0 || !options.fits(candidate)) break;
+    const candidateCost = costOf(candidate);
+    if (candidateCost < cost) {
+      chosen = candidate;
+      cost = candidateCost;
+    }
+  }
+  return chosen;
 }

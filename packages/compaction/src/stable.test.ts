@@ -110,7 +110,7 @@ describe("cache-stable projection (property tests)", () => {
               extensions++;
             }
             if (rewrite?.cause === "batch") {
-              expect(rewrite.dueTokens).toBeGreaterThanOrEqual(minTokens);
+              expect(rewrite.savedTokens).toBeGreaterThanOrEqual(minTokens);
               batches++;
             }
             if (rewrite?.cause === "fit") expect(rewrite.reason).toMatch(/^needed to fit/);
@@ -175,38 +175,127 @@ describe("cache-stable projection (property tests)", () => {
   );
 
   it(
-    "a rewrite takes what would come due soon: right after it, the stages find nothing left to reduce in what it sent",
+    "a rewrite takes everything due from its first change on; one from the oldest reduction also takes what would come due soon",
     () => {
       let wide = 0;
-      let standard = 0;
+      let late = 0;
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           const limits = thresholds(scenario.profile);
+          let previous: ProjectionMemo | null = null;
           for (const { projection } of walk(scenario)) {
             const { rewrite, memo } = projection;
+            const before = previous;
+            previous = memo ?? null;
             if (!rewrite?.rewritten || rewrite.cause === "compaction" || !memo) continue;
-            // What was sent, with the reduced forms locked as the next call sees them.
-            const sent = memo.segments.map((segment) =>
-              segment.stage === null ? segment.item : { ...segment.item, locked: true },
-            );
-            // The standard stages always find nothing left.
+            // The first message the rewrite changed against what the previous call sent.
+            const was = (before?.segments ?? []).map((segment) => JSON.stringify(segment.item.message));
+            let first = 0;
+            while (first < was.length && JSON.stringify(memo.segments[first]?.item.message) === was[first])
+              first++;
+            // What was sent, with the reduced forms (and all before the first change) locked as the
+            // next call sees them.
+            const sentFrom = (from: number) =>
+              memo.segments.map((segment, index) =>
+                segment.stage === null && index >= from ? segment.item : { ...segment.item, locked: true },
+              );
+            const sent = sentFrom(first);
+            // From the first change on, the standard stages always find nothing left.
             expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);
             expect(truncateArguments(sent, { tokenizer, recentMessages: limits.keepMessages }).saved).toBe(0);
-            // The stages as a rewrite runs them (whole runs, arguments up to the active loop) too, unless
-            // the wider form measured more (a usage anchor folded into a record leaves the padded estimate).
-            if (!rewrite.horizon) {
-              standard++;
-              continue;
+            // A rewrite that started late left reductions due before its first change.
+            const whole = sentFrom(0);
+            if (
+              collapseTraces(whole, { tokenizer }).saved > 0 ||
+              truncateArguments(whole, { tokenizer, recentMessages: limits.keepMessages }).saved > 0
+            ) {
+              late++;
+              expect(rewrite.horizon).toBe(false);
             }
+            expect(rewrite.resentTokens).toBeGreaterThan(0);
+            expect(rewrite.savedTokens).toBeGreaterThan(0);
+            // The stages as a rewrite runs them (whole runs, arguments up to the active loop) find
+            // nothing left anywhere, unless the wider form measured more (a usage anchor folded into a
+            // record leaves the padded estimate) or a later start cost less.
+            if (!rewrite.horizon) continue;
             wide++;
-            expect(collapseTraces(sent, { tokenizer, wholeRuns: true }).saved).toBe(0);
-            expect(truncateArguments(sent, { tokenizer, recentMessages: 0 }).saved).toBe(0);
+            expect(collapseTraces(whole, { tokenizer, wholeRuns: true }).saved).toBe(0);
+            expect(truncateArguments(whole, { tokenizer, recentMessages: 0 }).saved).toBe(0);
           }
         }),
         { numRuns: RUNS },
       );
-      expect(wide).toBeGreaterThan(standard);
+      // The generator reaches rewrites from the oldest reduction (late starts are rare in its small
+      // windows: "where a rewrite starts" below builds one).
+      expect(wide).toBeGreaterThan(late);
     },
     TIMEOUT,
   );
+});
+
+describe("where a rewrite starts", () => {
+  /**
+   * A task, two short reads, an edit with a long answer, then long reads: the short reads are due
+   * first but save little, and a rewrite starting at them resends the long answer.
+   */
+  function history(longReads: number): StoredMessage[] {
+    const facts: StoredMessage[] = [];
+    const add = (partial: Omit<StoredMessage, "id" | "agentId" | "seq" | "tokenCount" | "createdAt">) => {
+      const seq = facts.length;
+      facts.push({ ...partial, id: `m${seq}`, agentId: "a", seq, tokenCount: 0, createdAt: 1_000 + seq });
+    };
+    const call = (id: string, name: string, args: object, result: string) => {
+      add({
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+      });
+      add({ role: "tool", toolCallId: id, toolStatus: "ok", content: result });
+    };
+    add({ role: "user", content: "Fix the parser." });
+    call("s0", "read_file", { path: "src/a.ts" }, "a\n".repeat(20));
+    call("s1", "read_file", { path: "src/b.ts" }, "b\n".repeat(20));
+    call("e0", "Edit", { file_path: "src/b.ts", old_string: "b", new_string: "c" }, "edited");
+    add({
+      role: "assistant",
+      content: "The parser reads one token ahead, so the fix is in peek().\n".repeat(120),
+    });
+    for (let index = 0; index < longReads; index++) {
+      call(
+        `l${index}`,
+        "read_file",
+        { path: `src/long${index}.ts` },
+        `line ${index} of a long file\n`.repeat(80),
+      );
+    }
+    return facts;
+  }
+
+  it("leaves early reductions that save little as they were sent when a later start resends less per token saved", () => {
+    const facts = history(20);
+    const profile = { maxInputTokens: 10_000 };
+    let memo: ProjectionMemo | null = null;
+    let previous: string[] = [];
+    let checked = 0;
+    for (const end of callPoints(facts)) {
+      const input = { ...inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo) };
+      const projection = project(input);
+      memo = projection.memo ?? null;
+      const sent = wire(projection);
+      if (projection.rewrite?.cause === "fit") {
+        // The short reads were due (a projection from scratch collapses them) ...
+        const scratch = project({ ...input, memo: undefined });
+        expect(wire(scratch).slice(0, 6)).not.toEqual(previous.slice(0, 6));
+        // ... yet the rewrite kept them, the edit and the long answer as the cache saw them.
+        expect(sent.slice(0, 9)).toEqual(previous.slice(0, 9));
+        expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
+        const first = sent.findIndex((message, index) => message !== previous[index]);
+        const resent = projection.messageTokens.slice(first).reduce((sum, tokens) => sum + tokens, 0);
+        expect(projection.rewrite.resentTokens).toBe(resent);
+        checked++;
+      }
+      previous = sent;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
 });

@@ -28,7 +28,7 @@ Options:
   --model NAME             model string written into the requests (default: sim)
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
   --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
-                           (default: the room between trigger and limit, at least a fifth of the trigger)
+                           (default: three fifths of the trigger, at least the room between trigger and limit)
   --help                   show this help`;
 
 /** Where the command writes; the process streams unless a test passes its own. */
