@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
 import { bearerAuth } from "./auth.ts";
-import { limitBody } from "./body-limit.ts";
+import { limitBody, readUnreadBody } from "./body-limit.ts";
 import { createRouter, registerSecuritySchemes } from "./contract.ts";
 import type { FailureLog } from "./failure-log.ts";
 import { errorResponse } from "./http-error.ts";
@@ -30,6 +30,8 @@ const GATEWAY_PATHS = new Set(["/v1/chat/completions", "/v1/responses"]);
 export function createApp(deps: ServerDeps, failures: FailureLog) {
   const app = createRouter();
   registerSecuritySchemes(app);
+  // Before every route: a body left unread by its answer is read, so its connection stays usable.
+  app.use("*", readUnreadBody(4 * DEFAULT_BODY_LIMIT));
   app.onError((error, context) => errorResponse(error, context));
   app.notFound((context) =>
     errorResponse(

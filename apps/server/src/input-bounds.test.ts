@@ -254,3 +254,30 @@ describe("request body over the server's limit → 413", () => {
     }
   });
 });
+
+describe("a body the answer never read", () => {
+  it("is read to its end, so the keep-alive connection carries the next request (404, 401)", async () => {
+    // A 400 kB body to a route that does not exist or without a token: answered before the body is
+    // read. Left unread, the node adapter closed the socket under the client's next request ("other
+    // side closed"), found by the hostile-input fuzz.
+    const body = JSON.stringify({ pad: "z".repeat(400_000) });
+    const refused = [
+      { path: "/v1/agents//spawn", token: instance.token, status: 404 },
+      { path: "/v1/threads", token: "not-a-token-0123456789", status: 401 },
+      { path: "/nowhere", token: instance.token, status: 404 },
+    ];
+    for (const { path, token, status } of refused) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const response = await fetch(`${instance.url}${path}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body,
+        });
+        expect(response.status).toBe(status);
+        expect(response.headers.get("connection")).not.toBe("close");
+        await response.text();
+        expect((await call("GET", "/v1/threads")).status).toBe(200);
+      }
+    }
+  });
+});
