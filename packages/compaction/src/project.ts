@@ -14,25 +14,21 @@ import { microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
-import { cheapestStart, chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
-import {
-  applyStage,
-  asAssembled,
-  defaultRewriteMinRoom,
-  defaultRewriteMinTokens,
-  type MemoSegment,
-  memoOf,
-  type ProjectionMemo,
-  type RewriteReport,
-  resentTokens,
-  savingsOf,
-  stableSegments,
-} from "./stable.ts";
+import type { ProjectionMemo, RewriteReport } from "./stable.ts";
+import { stableProjection } from "./stable-projection.ts";
 import { thresholds } from "./thresholds.ts";
 import { estimateToolsTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 import { truncateArguments } from "./truncate.ts";
-import type { ProjectionItem, ProjectionMark, StageResult } from "./types.ts";
+import {
+  notRun,
+  type ProjectionItem,
+  type ProjectionMark,
+  type StageReport,
+  type StageRuns,
+} from "./types.ts";
+
+export type { StageReport } from "./types.ts";
 
 /** Everything project() needs; all of it supplied by the caller (no I/O here). */
 export interface ProjectionInput {
@@ -67,14 +63,6 @@ export interface ProjectionInput {
   rewriteMinTokens?: number;
   /** Per-fact stage results of earlier calls (one per agent, kept by the caller beside the memo). */
   reductions?: ReductionCache;
-}
-
-/** One deterministic stage's account. */
-export interface StageReport {
-  name: "collapse" | "truncate" | "microcompact";
-  tokensBefore: number;
-  tokensAfter: number;
-  removed: string;
 }
 
 /** The exact request messages for the next call plus the report on how they were made. */
@@ -164,9 +152,7 @@ export function project(input: ProjectionInput): Projection {
    * The stages as a call runs them; `horizon`: as a rewrite runs them, taking what would come due soon
    * as well (whole read/search runs, arguments up to the active loop).
    */
-  const stagesFor = (
-    horizon: boolean,
-  ): Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult> => ({
+  const stagesFor = (horizon: boolean): StageRuns => ({
     collapse: (items) =>
       collapseTraces(items, {
         tokenizer,
@@ -192,12 +178,6 @@ export function project(input: ProjectionInput): Projection {
   });
   const stageRun = stagesFor(false);
   const horizonRun = stagesFor(true);
-  const notRun = (name: StageReport["name"], tokens: number): StageReport => ({
-    name,
-    tokensBefore: tokens,
-    tokensAfter: tokens,
-    removed: "not run: under trigger",
-  });
 
   let items: ProjectionItem[];
   let tokens: number;
@@ -232,132 +212,19 @@ export function project(input: ProjectionInput): Projection {
       tokens = after;
     }
   } else {
-    const compactionId = compaction?.id ?? null;
-    const { segments: kept, intact } = stableSegments(raw.items, input.memo, compactionId);
-    let segments: MemoSegment[] = kept;
-    // Usage is credited with what the reduced forms save against the raw items, as from scratch.
-    const rawSum = raw.items.reduce((sum, item) => sum + item.tokens, 0);
-    const sumOf = (list: readonly MemoSegment[]) =>
-      list.reduce((sum, segment) => sum + segment.item.tokens, 0);
-    const keptTokens = sumOf(kept);
-    tokens = measure(
-      kept.map((segment) => segment.item),
-      rawSum - keptTokens,
-    );
-    let rewrite: RewriteReport = keptAsSent(intact, 0);
-    if (tokens > limits.triggerTokens) {
-      /**
-       * Both stages over `start` (reduced forms stay), even when collapse alone is enough: one batch
-       * now spares a second rewrite soon. Segments before `keepBefore` keep their form as well.
-       */
-      const reduceFrom = (start: MemoSegment[], run: typeof stageRun, keepBefore = 0) => {
-        let reduced = start;
-        const reports: StageReport[] = [];
-        let before = tokens;
-        for (const name of ["collapse", "truncate"] as const) {
-          const applied = applyStage(reduced, name, run[name], keepBefore);
-          reduced = applied.segments;
-          const measured = measure(
-            reduced.map((segment) => segment.item),
-            rawSum - sumOf(reduced),
-          );
-          reports.push({
-            name,
-            tokensBefore: before,
-            tokensAfter: measured,
-            removed: applied.result.removed || "nothing to remove",
-          });
-          before = measured;
-        }
-        return { segments: reduced, tokens: before, reports };
-      };
-      let best = reduceFrom(kept, stageRun);
-      let afresh = false;
-      if (best.tokens > limits.triggerTokens && !kept.every((segment) => segment.stage === null)) {
-        // Reduced forms kept from earlier calls may cost more than reducing afresh (records split in
-        // batches): before asking for LLM compaction, try the from-scratch reduction.
-        const scratch = reduceFrom(raw.items.map(asAssembled), stageRun);
-        if (scratch.tokens < best.tokens) {
-          best = scratch;
-          afresh = true;
-        }
-      }
-      fullyReduced = best.tokens;
-      const choice = chooseRewrite({
-        tokens,
-        reducedTokens: best.tokens,
-        dueTokens: keptTokens - sumOf(best.segments),
-        afresh,
-        intact,
-        triggerTokens: limits.triggerTokens,
-        limitTokens: limits.limitTokens,
-        minTokens: input.rewriteMinTokens ?? defaultRewriteMinTokens(limits),
-        minRoomTokens: defaultRewriteMinRoom(limits),
-      });
-      const { compactionInstead: instead, ...report } = choice;
-      rewrite = report;
-      compactionInstead = instead;
-      let taken = best;
-      if (rewrite.rewritten && rewrite.cause !== "compaction") {
-        // A rewrite resends everything after its first change: it also takes what would come due
-        // soon (whole runs, arguments up to the active loop), so the epoch needs fewer rewrites.
-        // Not when LLM compaction is due: that decision stays the one the standard stages make
-        // (taking more here would put it off with a rewrite; measured worse at 16k).
-        const wide = reduceFrom(afresh ? raw.items.map(asAssembled) : kept, horizonRun);
-        if (wide.tokens <= best.tokens) {
-          taken = wide;
-          rewrite.horizon = true;
-        }
-        if (!afresh) {
-          // The oldest reductions due are the dearest: everything after them is resent. A rewrite
-          // may leave messages before a later start as they were sent, when that resends fewer
-          // tokens per token saved and still brings the request under the trigger.
-          const least =
-            rewrite.cause === "batch" ? (input.rewriteMinTokens ?? defaultRewriteMinTokens(limits)) : 0;
-          const later = cheapestStart(kept, taken, {
-            reduce: (keepBefore) => reduceFrom(kept, stageRun, keepBefore),
-            fits: (candidate) =>
-              keptTokens - sumOf(candidate.segments) >= least && candidate.tokens <= limits.triggerTokens,
-          });
-          if (later !== taken) {
-            const keptAsSentCount = later.segments.findIndex(
-              (segment, index) => segment.item !== kept[index]?.item,
-            );
-            rewrite.reason += `; starts after ${keptAsSentCount} messages kept as sent (fewer tokens resent per token saved)`;
-            taken = later;
-            rewrite.horizon = false;
-          }
-        }
-      }
-      if (rewrite.rewritten) {
-        segments = taken.segments;
-        tokens = taken.tokens;
-        rewrite.savedTokens = keptTokens - sumOf(taken.segments);
-        rewrite.resentTokens = resentTokens(kept, taken.segments);
-      }
-      stages.push(...taken.reports);
-    } else {
-      stages.push(notRun("collapse", tokens), notRun("truncate", tokens));
-    }
-    items = segments.map((segment) => segment.item);
-    saved = savingsOf(segments);
-    stable = { memo: memoOf(raw.items, segments, compactionId), rewrite };
-    // An idle gap clears old results on top of the stable form: the cache has expired by then.
-    if (tokens > limits.triggerTokens) {
-      const result = stageRun.microcompact(items);
-      items = result.items;
-      saved.microcompact = result.saved;
-      const after = measure(items, rawSum - sumOf(segments) + result.saved);
-      stages.push({
-        name: "microcompact",
-        tokensBefore: tokens,
-        tokensAfter: after,
-        removed: result.removed || "nothing to remove",
-      });
-      tokens = after;
-    } else {
-      stages.push(notRun("microcompact", tokens));
-    }
+    const result = stableProjection({
+      raw: raw.items,
+      memo: input.memo,
+      compactionId: compaction?.id ?? null,
+      limits,
+      rewriteMinTokens: input.rewriteMinTokens,
+      measure,
+      stageRun,
+      horizonRun,
+    });
+    ({ items, tokens, saved, fullyReduced, compactionInstead } = result);
+    stages.push(...result.stages);
+    stable = { memo: result.memo, rewrite: result.rewrite };
   }
 
   // Encrypted reasoning is bound to the exact prefix it was issued after: once a stage rewrote a

@@ -105,7 +105,7 @@ export interface RewriteCandidate {
 export function cheapestStart<C extends RewriteCandidate>(
   sent: readonly MemoSegment[],
   full: C,
-  options: { reduce: (keepBefore: number) => C; fits: (candidate: C) => boolean },
+  options: { reduce: (keepBefore: number) => C; fits: (candidate: C, saved: number) => boolean },
 ): C {
   const total = sent.reduce((sum, segment) => sum + segment.item.tokens, 0);
   const savedBy = (candidate: C) =>
@@ -116,7 +116,8 @@ export function cheapestStart<C extends RewriteCandidate>(
   for (let start = 1; start < sent.length; start++) {
     if (sent[start]?.item.message.role !== "assistant") continue;
     const candidate = options.reduce(start);
-    if (savedBy(candidate) <= 0 || !options.fits(candidate)) break;
+    const saved = savedBy(candidate);
+    if (saved <= 0 || !options.fits(candidate, saved)) break;
     const candidateCost = costOf(candidate);
     if (candidateCost < cost) {
       chosen = candidate;

@@ -198,9 +198,14 @@ export function defaultRewriteMinRoom(limits: { triggerTokens: number; limitToke
   );
 }
 
-/** Tokens of `next` from its first segment that differs from `sent`: what a prefix cache cannot serve. */
-export function resentTokens(sent: readonly MemoSegment[], next: readonly MemoSegment[]): number {
+/** Index of the first segment of `next` that differs from `sent` (its length when none does). */
+export function firstRewritten(sent: readonly MemoSegment[], next: readonly MemoSegment[]): number {
   let at = 0;
   while (at < next.length && at < sent.length && next[at]?.item === sent[at]?.item) at++;
-  return next.slice(at).reduce((sum, segment) => sum + segment.item.tokens, 0);
+  return at;
+}
+
+/** Tokens of `next` from its first segment that differs from `sent`: what a prefix cache cannot serve. */
+export function resentTokens(sent: readonly MemoSegment[], next: readonly MemoSegment[]): number {
+  return next.slice(firstRewritten(sent, next)).reduce((sum, segment) => sum + segment.item.tokens, 0);
 }

@@ -33,3 +33,19 @@ export interface StageResult {
   /** Human-readable account of what was removed ("" when nothing). */
   removed: string;
 }
+
+/** One deterministic stage's account. */
+export interface StageReport {
+  name: "collapse" | "truncate" | "microcompact";
+  tokensBefore: number;
+  tokensAfter: number;
+  removed: string;
+}
+
+/** Each deterministic stage, as a function of the items it reduces. */
+export type StageRuns = Record<StageReport["name"], (items: readonly ProjectionItem[]) => StageResult>;
+
+/** The account of a stage that did not run because the request was under the trigger. */
+export function notRun(name: StageReport["name"], tokens: number): StageReport {
+  return { name, tokensBefore: tokens, tokensAfter: tokens, removed: "not run: under trigger" };
+}
