@@ -4,7 +4,11 @@ import { createMetrics } from "./metrics.ts";
 
 const where = { seq: 0, threadId: "t", agentId: "a", runId: "r", at: 0 };
 
-function measured(rewrite: "batch" | null, dueTokens: number): LongrunEvent {
+function measured(
+  rewrite: "batch" | "fit" | null,
+  dueTokens: number,
+  rewritten?: { savedTokens: number; resentTokens: number },
+): LongrunEvent {
   return {
     ...where,
     type: "context.measured",
@@ -16,7 +20,7 @@ function measured(rewrite: "batch" | null, dueTokens: number): LongrunEvent {
       triggerTokens: 750,
       saved: { collapse: 0, truncate: 0, microcompact: 0 },
       needsCompaction: false,
-      cache: { rewrite, dueTokens },
+      cache: { rewrite, dueTokens, ...rewritten },
     },
   } satisfies LongrunEvent;
 }
@@ -40,8 +44,12 @@ describe("metrics of the prompt cache", () => {
     const metrics = createMetrics();
     metrics.observe(measured(null, 0));
     metrics.observe(answer(1_000, 900));
-    metrics.observe(measured("batch", 400));
+    metrics.observe(measured("batch", 400, { savedTokens: 400, resentTokens: 600 }));
     metrics.observe(answer(800, 200));
+    metrics.observe(measured("fit", 300, { savedTokens: 500, resentTokens: 250 }));
+    metrics.observe(measured("fit", 100, { savedTokens: 150, resentTokens: 50 }));
+    // An older server's event carries no figures: counted as a rewrite, nothing resent.
+    metrics.observe(measured("batch", 200));
     // A tool result's completion carries no usage: it counts for nothing.
     metrics.observe({
       ...where,
@@ -52,6 +60,9 @@ describe("metrics of the prompt cache", () => {
     expect(text).toContain("longrun_prompt_tokens_total 1800");
     expect(text).toContain("longrun_cached_prompt_tokens_total 1100");
     expect(text).toContain('longrun_projection_cache_total{outcome="extended"} 1');
-    expect(text).toContain('longrun_projection_cache_total{outcome="batch"} 1');
+    expect(text).toContain('longrun_projection_cache_total{outcome="batch"} 2');
+    expect(text).toContain('longrun_projection_cache_total{outcome="fit"} 2');
+    expect(text).toContain('longrun_projection_resent_tokens_total{cause="batch"} 600');
+    expect(text).toContain('longrun_projection_resent_tokens_total{cause="fit"} 300');
   });
 });

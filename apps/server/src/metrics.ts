@@ -54,6 +54,12 @@ export function createMetrics() {
     labelNames: ["outcome"],
     registers: [registry],
   });
+  const projectionResent = new Counter({
+    name: "longrun_projection_resent_tokens_total",
+    help: "Tokens after the first message a rewrite changed (estimated): what a prefix cache could not serve because sent messages were rewritten, by cause",
+    labelNames: ["cause"],
+    registers: [registry],
+  });
   const breakersOpen = new Gauge({
     name: "longrun_breakers_open",
     help: "Agents whose compaction breaker is open",
@@ -82,7 +88,11 @@ export function createMetrics() {
     switch (event.type) {
       case "context.measured":
         steps.inc();
-        if (event.data.cache) projectionCache.inc({ outcome: event.data.cache.rewrite ?? "extended" });
+        if (event.data.cache) {
+          const { rewrite, resentTokens } = event.data.cache;
+          projectionCache.inc({ outcome: rewrite ?? "extended" });
+          if (rewrite && resentTokens) projectionResent.inc({ cause: rewrite }, resentTokens);
+        }
         break;
       case "message.completed":
         if (event.data.role === "assistant" && event.data.usage) {
@@ -134,6 +144,7 @@ export function createMetrics() {
     promptTokens,
     cachedPromptTokens,
     projectionCache,
+    projectionResent,
     queueDepth,
     queueWait,
     wsClients,

@@ -93,12 +93,16 @@ export const ContextMeasured = defineEvent(
      * Cache stability of the request (absent from older servers): `rewrite` null when it extends the
      * previous request byte for byte, else why messages already sent were rewritten (a batch that
      * saved its threshold, needed to fit, LLM compaction due, the history changed); `dueTokens` the
-     * reductions due at this call (applied by the rewrite, or deferred).
+     * reductions due at this call (applied by the rewrite, or deferred); on a rewrite, `savedTokens`
+     * what it saved and `resentTokens` the tokens after its first change, which a prefix cache
+     * cannot serve (both absent from older servers).
      */
     cache: z
       .object({
         rewrite: z.enum(["batch", "fit", "compaction", "history"]).nullable(),
         dueTokens: z.number().int().nonnegative(),
+        savedTokens: z.number().int().nonnegative().optional(),
+        resentTokens: z.number().int().nonnegative().optional(),
       })
       .optional(),
   }),

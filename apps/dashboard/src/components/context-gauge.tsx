@@ -1,5 +1,5 @@
 import { formatTokens } from "../lib/format.ts";
-import type { ThreadState } from "../state/thread-state.ts";
+import type { Measurement, ThreadState } from "../state/thread-state.ts";
 import { compactionNotices } from "../state/transcript.ts";
 import { TokenChart } from "./token-chart.tsx";
 
@@ -78,9 +78,44 @@ export function ContextGauge({
               {formatTokens(latest.saved.microcompact)}
             </p>
           )}
+          {!afterCompaction && <CacheLine cache={latest.cache} />}
           <TokenChart measurements={series} compactions={notices} {...(onPickStep ? { onPickStep } : {})} />
         </>
       )}
     </section>
+  );
+}
+
+const REWRITE_CAUSE: Record<NonNullable<NonNullable<Measurement["cache"]>["rewrite"]>, string> = {
+  batch: "a batch of reductions that saved its threshold",
+  fit: "needed to fit",
+  compaction: "LLM compaction due",
+  history: "the history changed under them",
+};
+
+/**
+ * Whether the last request extended the one before it (a prefix cache serves it whole) or rewrote
+ * messages already sent, and what that cost.
+ */
+function CacheLine({ cache }: { cache: Measurement["cache"] }) {
+  if (!cache) return null;
+  if (cache.rewrite === null) {
+    if (cache.dueTokens === 0) return null;
+    return (
+      <p className="muted small" data-testid="gauge-cache" data-rewrite="">
+        {formatTokens(cache.dueTokens)} of reductions wait: the request extends the previous one, so the
+        provider can serve it from its cache
+      </p>
+    );
+  }
+  const figures =
+    cache.resentTokens !== undefined
+      ? `: ${formatTokens(cache.resentTokens)} resent to save ${formatTokens(cache.savedTokens ?? 0)}`
+      : "";
+  return (
+    <p className="small" data-testid="gauge-cache" data-rewrite={cache.rewrite}>
+      Messages already sent were rewritten ({REWRITE_CAUSE[cache.rewrite]}){figures}; the cache serves only
+      what comes before the first change
+    </p>
   );
 }

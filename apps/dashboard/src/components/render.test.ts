@@ -1,3 +1,4 @@
+import type { EventData } from "@longrun/protocol";
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
@@ -143,6 +144,37 @@ describe("rendered thread pieces", () => {
     expect(html).toContain('data-level="ok"');
     expect(count(html, 'data-testid="chart-compaction-mark"')).toBe(1);
     expect(html).toContain('data-points="2"');
+  });
+
+  it("says when the last request rewrote messages already sent, and what waits otherwise", () => {
+    const measuredWith = (seq: number, cache: NonNullable<EventData<"context.measured">["cache"]>) =>
+      makeEvent("context.measured", seq, {
+        step: seq,
+        rawTokens: 7100,
+        projectedTokens: 5000,
+        maxInputTokens: 8192,
+        triggerTokens: 6144,
+        saved,
+        needsCompaction: false,
+        cache,
+      });
+    const gauge = (extra: ReturnType<typeof makeEvent>[]) =>
+      renderToStaticMarkup(
+        createElement(ContextGauge, {
+          thread: applyEvents(emptyThreadState("t1"), [...events(), ...extra]),
+          agentId: "a-root",
+        }),
+      );
+    const rewritten = gauge([
+      measuredWith(8, { rewrite: "fit", dueTokens: 2100, savedTokens: 2400, resentTokens: 3100 }),
+    ]);
+    expect(rewritten).toContain('data-rewrite="fit"');
+    expect(rewritten).toContain("rewritten (needed to fit): 3.1k resent to save 2.4k");
+    const waiting = gauge([measuredWith(8, { rewrite: null, dueTokens: 1500 })]);
+    expect(waiting).toContain("1.5k of reductions wait");
+    // An extension with nothing due, or an event without cache figures, says nothing.
+    expect(gauge([measuredWith(8, { rewrite: null, dueTokens: 0 })])).not.toContain("gauge-cache");
+    expect(gauge([])).not.toContain("gauge-cache");
   });
 
   it("shows the size after a /compact that came after the last measurement", () => {

@@ -1,6 +1,7 @@
 import type {
   AgentInherit,
   AgentStatus,
+  EventData,
   MessageContent,
   RestoredItem,
   RunStatus,
@@ -87,6 +88,8 @@ export interface Measurement {
   triggerTokens: number;
   saved: StageSavings;
   needsCompaction: boolean;
+  /** Cache stability of the request (cache-stable projections; absent from older servers). */
+  cache?: EventData<"context.measured">["cache"];
   at: number;
 }
 

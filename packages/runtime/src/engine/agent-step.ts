@@ -9,7 +9,7 @@ import { commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import { callModel } from "./model-call.ts";
 import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
-import { projectContext } from "./projection.ts";
+import { measuredCache, projectContext } from "./projection.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
 import { runsDirectly, runToolPhase, type StartedCalls, startCallIn } from "./tool-phase.ts";
 
@@ -75,9 +75,7 @@ export async function runAgentStep(
       triggerTokens: projection.triggerTokens,
       saved: projection.saved,
       needsCompaction: projection.needsCompaction,
-      ...(projection.rewrite
-        ? { cache: { rewrite: projection.rewrite.cause, dueTokens: projection.rewrite.dueTokens } }
-        : {}),
+      ...measuredCache(projection),
     },
   };
   // Persisted with the answer it led to; on its own when no model call follows.

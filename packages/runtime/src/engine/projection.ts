@@ -9,10 +9,26 @@ import {
   type RestoredFile,
   rebuildMemo,
 } from "@longrun/compaction";
-import type { CompactionEvent, ModelProfile } from "@longrun/protocol";
+import type { CompactionEvent, EventData, ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "./agent-context.ts";
 import { toolsFor } from "./agent-tools.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
+
+/**
+ * The cache figures of a `context.measured` event (cache-stable projections only): why sent
+ * messages were rewritten, the reductions due, and on a rewrite what it saved and resent.
+ */
+export function measuredCache(projection: Projection): Pick<EventData<"context.measured">, "cache"> {
+  const rewrite = projection.rewrite;
+  if (!rewrite) return {};
+  return {
+    cache: {
+      rewrite: rewrite.cause,
+      dueTokens: rewrite.dueTokens,
+      ...(rewrite.rewritten ? { savedTokens: rewrite.savedTokens, resentTokens: rewrite.resentTokens } : {}),
+    },
+  };
+}
 
 /**
  * Files restored by a compaction, as they were read at compaction time (persisted with the event),

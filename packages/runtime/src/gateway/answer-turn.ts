@@ -8,6 +8,7 @@ import {
 import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
 import type { ChatMessage, ModelProfile } from "@longrun/protocol";
 import { loadAgentContext } from "../engine/agent-context.ts";
+import { measuredCache } from "../engine/projection.ts";
 import type { RuntimeDeps } from "../engine/runtime-deps.ts";
 import { isContextOverflow, isInvalidEncryptedContent } from "../retry.ts";
 import { compactThroughQueue } from "./gateway-compaction.ts";
@@ -114,9 +115,7 @@ export async function answerTurn(
         triggerTokens: projection.triggerTokens,
         saved: projection.saved,
         needsCompaction: projection.needsCompaction && compactionOn,
-        ...(projection.rewrite
-          ? { cache: { rewrite: projection.rewrite.cause, dueTokens: projection.rewrite.dueTokens } }
-          : {}),
+        ...measuredCache(projection),
       },
     });
     if (compactionOn && projection.needsCompaction) {
