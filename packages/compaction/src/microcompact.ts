@@ -1,4 +1,5 @@
 import { contentText } from "@longrun/protocol";
+import { resultOutcome } from "./ledger/result-outcome.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -14,12 +15,22 @@ export interface MicrocompactOptions {
   keep: number;
 }
 
+/** Why older results are cleared: the prompt cache has expired, or a rewrite resends them anyway. */
+export type ClearedWhy = "idle" | "rewrite";
+
 // Results this short cost less than the marker that would replace them.
 const MIN_CLEARED_CHARS = 120;
 
-/** Marker left in place of a cleared result. */
-export function clearedMarker(chars: number): string {
-  return `[result cleared after idle gap: ${chars.toLocaleString("en-US")} chars]`;
+/**
+ * Marker left in place of a cleared result. A failed result keeps the line that says what went
+ * wrong (the agent's last error is working state).
+ */
+export function clearedMarker(chars: number, why: ClearedWhy = "idle", failure = ""): string {
+  const size = `${chars.toLocaleString("en-US")} chars`;
+  const failed = failure === "" ? "" : `; it failed: ${failure}`;
+  return why === "idle"
+    ? `[result cleared after idle gap: ${size}${failed}]`
+    : `[older result cleared: ${size}${failed}; re-run the call if needed]`;
 }
 
 /** True when the gap between the newest fact and now reaches the idle threshold. */
@@ -28,11 +39,13 @@ export function isIdle(options: Pick<MicrocompactOptions, "lastActivityAt" | "no
 }
 
 /**
- * After an idle gap, replaces older completed tool results with an explicit cleared marker;
- * the `keep` most recent results and locked items stay intact. No-op when not idle.
+ * Replaces older completed tool results with an explicit cleared marker; the `keep` most recent
+ * results, locked items and results short enough to cost less than their marker stay intact.
  */
-export function microcompact(items: readonly ProjectionItem[], options: MicrocompactOptions): StageResult {
-  if (!isIdle(options)) return { items: [...items], saved: 0, removed: "" };
+export function clearOlderResults(
+  items: readonly ProjectionItem[],
+  options: { tokenizer: Tokenizer; keep: number; why: ClearedWhy },
+): StageResult {
   let resultsSeen = 0;
   const keepFrom: boolean[] = new Array(items.length).fill(false);
   for (let index = items.length - 1; index >= 0; index--) {
@@ -47,7 +60,9 @@ export function microcompact(items: readonly ProjectionItem[], options: Microcom
     if (item.message.role !== "tool" || keepFrom[index] || item.locked || item.mark !== "raw") return item;
     const text = contentText(item.message.content);
     if (text.length < MIN_CLEARED_CHARS) return item;
-    const message = { ...item.message, content: clearedMarker(text.length) };
+    const outcome = resultOutcome(text, item.status);
+    const failure = outcome.failed ? outcome.line || `exit ${outcome.exitCode ?? "unknown"}` : "";
+    const message = { ...item.message, content: clearedMarker(text.length, options.why, failure) };
     const tokens = estimateMessageTokens(message, options.tokenizer);
     if (tokens >= item.tokens) return item;
     saved += item.tokens - tokens;
@@ -58,4 +73,13 @@ export function microcompact(items: readonly ProjectionItem[], options: Microcom
   const removed =
     cleared === 0 ? "" : `${cleared} tool results cleared (${clearedChars.toLocaleString("en-US")} chars)`;
   return { items: out, saved, removed };
+}
+
+/**
+ * After an idle gap, replaces older completed tool results with an explicit cleared marker;
+ * the `keep` most recent results and locked items stay intact. No-op when not idle.
+ */
+export function microcompact(items: readonly ProjectionItem[], options: MicrocompactOptions): StageResult {
+  if (!isIdle(options)) return { items: [...items], saved: 0, removed: "" };
+  return clearOlderResults(items, { tokenizer: options.tokenizer, keep: options.keep, why: "idle" });
 }

@@ -10,7 +10,7 @@ import { type AssembledRaw, assembleHeader, assembleRaw, type RepairReport } fro
 import type { Boundary } from "./boundary.ts";
 import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
-import { microcompact } from "./microcompact.ts";
+import { clearOlderResults, microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
@@ -148,6 +148,7 @@ export function project(input: ProjectionInput): Projection {
   const rawTokens = measure(raw.items, 0);
   const lastActivityAt =
     input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
+  const microcompactKeep = profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep;
   /**
    * The stages as a call runs them; `horizon`: as a rewrite runs them, taking what would come due soon
    * as well (whole read/search runs, arguments up to the active loop).
@@ -173,7 +174,7 @@ export function project(input: ProjectionInput): Projection {
         lastActivityAt,
         now: input.now,
         idleGapMs: profile.idleGapMs ?? PROFILE_DEFAULTS.idleGapMs,
-        keep: profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep,
+        keep: microcompactKeep,
       }),
   });
   const stageRun = stagesFor(false);
@@ -221,6 +222,7 @@ export function project(input: ProjectionInput): Projection {
       measure,
       stageRun,
       horizonRun,
+      clearRun: (items) => clearOlderResults(items, { tokenizer, keep: microcompactKeep, why: "rewrite" }),
     });
     ({ items, tokens, saved, fullyReduced, compactionInstead } = result);
     stages.push(...result.stages);

@@ -3,6 +3,7 @@ import { cheapestStart, chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
 import {
   applyStage,
   asAssembled,
+  clearFrom,
   defaultRewriteMinRoom,
   defaultRewriteMinTokens,
   firstRewritten,
@@ -15,7 +16,7 @@ import {
   stableSegments,
 } from "./stable.ts";
 import type { Thresholds } from "./thresholds.ts";
-import { notRun, type ProjectionItem, type StageReport, type StageRuns } from "./types.ts";
+import { notRun, type ProjectionItem, type StageReport, type StageResult, type StageRuns } from "./types.ts";
 
 /** What the cache-stable stages need from project(). */
 export interface StableInput {
@@ -31,6 +32,8 @@ export interface StableInput {
   /** The stages as a call runs them, and as a rewrite runs them (taking what would come due soon). */
   stageRun: StageRuns;
   horizonRun: StageRuns;
+  /** Clears older tool results (the most recent stay): run past a rewrite's first change. */
+  clearRun: (items: readonly ProjectionItem[]) => StageResult;
 }
 
 /** The raw part as the cache-stable stages left it, with the memo for the next call. */
@@ -67,6 +70,8 @@ export function stableProjection(input: StableInput): StableProjection {
     rawSum - keptTokens,
   );
   let rewrite: RewriteReport = keptAsSent(intact, 0);
+  /** Older results a rewrite cleared past its first change (null: none). */
+  let cleared: StageReport | null = null;
   let fullyReduced = Number.POSITIVE_INFINITY;
   let compactionInstead = false;
   if (tokens > limits.triggerTokens) {
@@ -148,6 +153,24 @@ export function stableProjection(input: StableInput): StableProjection {
         }
       }
     }
+    if (rewrite.rewritten && rewrite.cause !== "compaction") {
+      // Everything after the rewrite's first change is resent: no cache serves the older tool
+      // results there either, so they are cleared as after an idle gap (the most recent stay).
+      const applied = clearFrom(taken.segments, firstRewritten(kept, taken.segments), input.clearRun);
+      if (applied.result.saved > 0) {
+        const after = measure(
+          applied.segments.map((segment) => segment.item),
+          rawSum - sumOf(applied.segments),
+        );
+        cleared = {
+          name: "microcompact",
+          tokensBefore: taken.tokens,
+          tokensAfter: after,
+          removed: `${applied.result.removed} past the rewrite's first change`,
+        };
+        taken = { ...taken, segments: applied.segments, tokens: after };
+      }
+    }
     if (rewrite.rewritten) {
       segments = taken.segments;
       tokens = taken.tokens;
@@ -165,17 +188,18 @@ export function stableProjection(input: StableInput): StableProjection {
   if (tokens > limits.triggerTokens) {
     const result = stageRun.microcompact(items);
     items = result.items;
-    saved.microcompact = result.saved;
+    saved.microcompact += result.saved;
     const after = measure(items, rawSum - sumOf(segments) + result.saved);
+    const removed = [cleared?.removed, result.removed].filter(Boolean).join("; ");
     stages.push({
       name: "microcompact",
-      tokensBefore: tokens,
+      tokensBefore: cleared?.tokensBefore ?? tokens,
       tokensAfter: after,
-      removed: result.removed || "nothing to remove",
+      removed: removed || "nothing to remove",
     });
     tokens = after;
   } else {
-    stages.push(notRun("microcompact", tokens));
+    stages.push(cleared ?? notRun("microcompact", tokens));
   }
   return { items, tokens, saved, stages, memo, rewrite, fullyReduced, compactionInstead };
 }

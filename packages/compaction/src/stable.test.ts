@@ -1,26 +1,20 @@
-import type { ModelProfile, StoredMessage } from "@longrun/protocol";
+import type { StoredMessage } from "@longrun/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { collapseTraces } from "./collapse.ts";
 import { historyArbitrary } from "./history.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
-import { type Projection, type ProjectionInput, project } from "./project.ts";
+import { clearOlderResults } from "./microcompact.ts";
+import { type Projection, project } from "./project.ts";
 import { ReductionCache } from "./reductions.ts";
+import { callPoints, factLog, inputAt, type Scenario, tokenizer, wire } from "./stable.test-helper.ts";
 import { defaultRewriteMinTokens, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
-import { createTokenizer } from "./tokenizer.ts";
 import { truncateArguments } from "./truncate.ts";
 
-const tokenizer = createTokenizer("o200k_base");
 const RUNS = 1_500;
 const TIMEOUT = 300_000;
-
-interface Scenario {
-  facts: StoredMessage[];
-  profile: Partial<ModelProfile>;
-  rewriteMinTokens: number | undefined;
-}
 
 // Windows small enough that the generated histories cross the trigger and the limit.
 const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
@@ -35,29 +29,6 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
   rewriteMinTokens: fc.option(fc.integer({ min: 1, max: 1_500 }), { nil: undefined }),
 });
 
-function inputAt(scenario: Scenario, end: number, memo: ProjectionMemo | null): ProjectionInput {
-  const messages = scenario.facts.slice(0, end);
-  return {
-    systemPrompt: "You are an agent.",
-    messages,
-    compaction: null,
-    state: null,
-    profile: scenario.profile,
-    // Never idle: an idle gap clears results on top of the stable form (the cache is gone by then).
-    now: (messages.at(-1)?.createdAt ?? 0) + 1_000,
-    tokenizer,
-    memo,
-    ...(scenario.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: scenario.rewriteMinTokens }),
-  };
-}
-
-/** Every call point of the history (before each assistant fact, and after the last fact). */
-function callPoints(facts: readonly StoredMessage[]): number[] {
-  const points = facts.flatMap((fact, index) => (fact.role === "assistant" && index > 0 ? [index] : []));
-  if (points.at(-1) !== facts.length) points.push(facts.length);
-  return points;
-}
-
 /** Walks the call points carrying the memo, as the runtime and the replay do. */
 function walk(scenario: Scenario): { end: number; projection: Projection }[] {
   let memo: ProjectionMemo | null = null;
@@ -67,8 +38,6 @@ function walk(scenario: Scenario): { end: number; projection: Projection }[] {
     return { end, projection };
   });
 }
-
-const wire = (projection: Projection) => projection.messages.map((message) => JSON.stringify(message));
 
 describe("cache-stable projection (property tests)", () => {
   it(
@@ -175,10 +144,11 @@ describe("cache-stable projection (property tests)", () => {
   );
 
   it(
-    "a rewrite takes everything due from its first change on; one from the oldest reduction also takes what would come due soon",
+    "a rewrite takes everything due from its first change on, older results there cleared; one from the oldest reduction also takes what would come due soon",
     () => {
       let wide = 0;
       let late = 0;
+      let cleared = 0;
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           const limits = thresholds(scenario.profile);
@@ -203,6 +173,9 @@ describe("cache-stable projection (property tests)", () => {
             // From the first change on, the standard stages always find nothing left.
             expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);
             expect(truncateArguments(sent, { tokenizer, recentMessages: limits.keepMessages }).saved).toBe(0);
+            // ... and no older result is left to clear there (the five most recent stay).
+            expect(clearOlderResults(sent, { tokenizer, keep: 5, why: "rewrite" }).saved).toBe(0);
+            if (memo.segments.some((segment) => segment.stage === "microcompact")) cleared++;
             // A rewrite that started late left reductions due before its first change.
             const whole = sentFrom(0);
             if (
@@ -228,6 +201,7 @@ describe("cache-stable projection (property tests)", () => {
       // The generator reaches rewrites from the oldest reduction (late starts are rare in its small
       // windows: "where a rewrite starts" below builds one).
       expect(wide).toBeGreaterThan(late);
+      expect(cleared).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
@@ -239,19 +213,7 @@ describe("where a rewrite starts", () => {
    * first but save little, and a rewrite starting at them resends the long answer.
    */
   function history(longReads: number): StoredMessage[] {
-    const facts: StoredMessage[] = [];
-    const add = (partial: Omit<StoredMessage, "id" | "agentId" | "seq" | "tokenCount" | "createdAt">) => {
-      const seq = facts.length;
-      facts.push({ ...partial, id: `m${seq}`, agentId: "a", seq, tokenCount: 0, createdAt: 1_000 + seq });
-    };
-    const call = (id: string, name: string, args: object, result: string) => {
-      add({
-        role: "assistant",
-        content: null,
-        toolCalls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
-      });
-      add({ role: "tool", toolCallId: id, toolStatus: "ok", content: result });
-    };
+    const { facts, add, call } = factLog();
     add({ role: "user", content: "Fix the parser." });
     call("s0", "read_file", { path: "src/a.ts" }, "a\n".repeat(20));
     call("s1", "read_file", { path: "src/b.ts" }, "b\n".repeat(20));

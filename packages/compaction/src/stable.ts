@@ -9,8 +9,8 @@ export interface MemoSegment {
   item: ProjectionItem;
   /** Raw items it stands for: 1, or the trace groups a collapse record replaced. */
   covers: number;
-  /** The stage that reduced it; null: sent as assembled. */
-  stage: "collapse" | "truncate" | null;
+  /** The stage that reduced it (microcompact: cleared at a rewrite); null: sent as assembled. */
+  stage: "collapse" | "truncate" | "microcompact" | null;
   /** Tokens the reduction saved against the raw items it stands for. */
   saved: number;
 }
@@ -149,6 +149,28 @@ export function applyStage(
       saved: replaced.saved + replaced.item.tokens - item.tokens,
     });
     next += 1;
+  });
+  return { segments: out, result };
+}
+
+/**
+ * Clears older tool results from a rewrite's first change on, as after an idle gap: a prefix cache
+ * cannot serve that part of the request either way. Segments before `from` and reduced forms keep
+ * their form; `clear` decides which results stay (the most recent ones, see clearOlderResults).
+ */
+export function clearFrom(
+  segments: readonly MemoSegment[],
+  from: number,
+  clear: (items: readonly ProjectionItem[]) => StageResult,
+): { segments: MemoSegment[]; result: StageResult } {
+  const input = segments.map((segment, index) =>
+    segment.stage === null && index >= from ? segment.item : { ...segment.item, locked: true },
+  );
+  const result = clear(input);
+  const out = segments.map((segment, index): MemoSegment => {
+    const item = result.items[index] as ProjectionItem;
+    if (item === input[index]) return segment;
+    return { item, covers: segment.covers, stage: "microcompact", saved: segment.item.tokens - item.tokens };
   });
   return { segments: out, result };
 }

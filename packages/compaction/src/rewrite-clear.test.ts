@@ -1,0 +1,128 @@
+import type { StoredMessage } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { clearOlderResults } from "./microcompact.ts";
+import { project } from "./project.ts";
+import { callPoints, factLog, inputAt, tokenizer, wire } from "./stable.test-helper.ts";
+import type { ProjectionMemo } from "./stable.ts";
+import { estimateMessageTokens } from "./tokenizer.ts";
+import type { ProjectionItem } from "./types.ts";
+
+describe("a rewrite clears older results past its first change", () => {
+  /** A task, long reads, test runs with long output (one failing), then long reads until a rewrite must fit. */
+  function history(): StoredMessage[] {
+    const { facts, add, call } = factLog();
+    const read = (index: number) =>
+      call(
+        `r${index}`,
+        "read_file",
+        { path: `src/long${index}.ts` },
+        `line ${index} of a long file\n`.repeat(80),
+      );
+    add({ role: "user", content: "Fix the parser." });
+    for (let index = 0; index < 8; index++) read(index);
+    for (let index = 0; index < 4; index++) {
+      const output =
+        index === 1
+          ? `${"collecting tests\n".repeat(30)}Traceback (most recent call last):\nAssertionError: parser drops the last token\n`
+          : `test ${index} passed\n`.repeat(40);
+      call(
+        `t${index}`,
+        "bash",
+        { command: `pytest -q tests/test_${index}.py` },
+        `<returncode>${index === 1 ? 1 : 0}</returncode>\n<output>\n${output}</output>`,
+      );
+    }
+    for (let index = 8; index < 28; index++) read(index);
+    return facts;
+  }
+
+  it("keeps the most recent results and what a failure said, and the next call extends it", () => {
+    const facts = history();
+    const profile = { maxInputTokens: 8_000 };
+    let memo: ProjectionMemo | null = null;
+    let previous: string[] = [];
+    let checked = 0;
+    let extended = 0;
+    let clearedAt = -1;
+    for (const end of callPoints(facts)) {
+      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
+      memo = projection.memo ?? null;
+      const sent = wire(projection);
+      const contents = projection.messages.map((message) => String(message.content ?? ""));
+      const cleared = contents.filter((content) => content.startsWith("[older result cleared:"));
+      if (projection.rewrite?.rewritten && cleared.length > 0 && clearedAt < 0) {
+        clearedAt = end;
+        const first = sent.findIndex((message, index) => message !== previous[index]);
+        // Nothing before the rewrite's first change was cleared ...
+        expect(contents.slice(0, first).some((content) => content.startsWith("[older result cleared:"))).toBe(
+          false,
+        );
+        // ... the failing run keeps its telling line, the passing runs only their size ...
+        expect(
+          cleared.some((content) =>
+            content.includes("it failed: AssertionError: parser drops the last token"),
+          ),
+        ).toBe(true);
+        expect(
+          cleared.some((content) =>
+            /^\[older result cleared: [\d,]+ chars; re-run the call if needed\]$/.test(content),
+          ),
+        ).toBe(true);
+        // ... and the five most recent results stay as they were.
+        const results = projection.messages.filter((message) => message.role === "tool");
+        for (const result of results.slice(-5))
+          expect(String(result.content)).not.toMatch(/^\[older result cleared/);
+        const stage = projection.stages.find((report) => report.name === "microcompact");
+        expect(stage?.removed).toMatch(/tool results cleared .* past the rewrite's first change/);
+        expect(stage?.tokensAfter).toBeLessThan(stage?.tokensBefore ?? 0);
+        expect(projection.saved.microcompact).toBeGreaterThan(0);
+        checked++;
+      } else if (clearedAt >= 0 && projection.rewrite?.cause === null) {
+        // The cleared forms stay: the request after the rewrite extends it byte for byte.
+        expect(sent.slice(0, previous.length)).toEqual(previous);
+        extended++;
+      }
+      previous = sent;
+    }
+    expect(checked).toBe(1);
+    expect(extended).toBeGreaterThan(0);
+  });
+});
+
+describe("clearOlderResults", () => {
+  const item = (content: string, status: "ok" | "error" = "ok"): ProjectionItem => ({
+    message: { role: "tool", tool_call_id: "c", content },
+    mark: "raw",
+    tokens: estimateMessageTokens({ role: "tool", tool_call_id: "c", content }, tokenizer),
+    status,
+  });
+
+  it("keeps the most recent results, locked and short ones, and what a failure said (idle gap or rewrite)", () => {
+    const long = "x".repeat(400);
+    const items = [
+      item(`${long}\nError: cannot open config.yaml`, "error"),
+      item(long),
+      { ...item(long), locked: true },
+      item("short"),
+      item(long),
+    ];
+    const idle = clearOlderResults(items, { tokenizer, keep: 1, why: "idle" });
+    expect(idle.items.map((result) => result.message.content)).toEqual([
+      "[result cleared after idle gap: 431 chars; it failed: Error: cannot open config.yaml]",
+      "[result cleared after idle gap: 400 chars]",
+      long,
+      "short",
+      long,
+    ]);
+    expect(idle.saved).toBe(
+      items
+        .slice(0, 2)
+        .reduce((sum, result, index) => sum + result.tokens - (idle.items[index]?.tokens ?? 0), 0),
+    );
+    const rewrite = clearOlderResults(items, { tokenizer, keep: 1, why: "rewrite" });
+    expect(rewrite.items[1]?.message.content).toBe(
+      "[older result cleared: 400 chars; re-run the call if needed]",
+    );
+    expect(rewrite.removed).toBe("2 tool results cleared (831 chars)");
+  });
+});
