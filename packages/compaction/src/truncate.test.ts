@@ -23,4 +23,21 @@ describe("truncateArgumentsJson", () => {
     });
     expect(truncateArgumentsJson('{"a":1}', 2_000)).toBe('{"a":1}');
   });
+
+  it("keeps the first line of a shell command, where a heredoc names the file it writes", () => {
+    const script = `cd /testbed && cat > /tmp/edit_related.py << 'EOF'\n${"print('x')\n".repeat(300)}EOF`;
+    const cut = JSON.parse(truncateArgumentsJson(JSON.stringify({ command: script }), 2_000)) as {
+      command: string;
+    };
+    expect(cut.command).toBe(
+      `[truncated: ${script.length.toLocaleString("en-US")} chars of command, beginning: cd /testbed && cat > /tmp/edit_related.py << 'EOF']`,
+    );
+    // A one-line command longer than the beginning kept is clipped.
+    const long = JSON.parse(
+      truncateArgumentsJson(JSON.stringify({ cmd: `echo ${"y".repeat(3_000)}` }), 2_000),
+    ) as {
+      cmd: string;
+    };
+    expect(long.cmd).toMatch(/^\[truncated: 3,005 chars of cmd, beginning: echo y{154}…\]$/);
+  });
 });

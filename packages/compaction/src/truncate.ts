@@ -16,9 +16,21 @@ export interface TruncateOptions {
 
 const MIN_FIELD_CHARS = 200;
 
-/** Marker that replaces a cut string field; says what was cut and how much. */
-export function truncationMarker(chars: number, what: string): string {
-  return `[truncated: ${chars.toLocaleString("en-US")} chars of ${what}]`;
+/** Marker that replaces a cut string field; says what was cut and how much (and how it began). */
+export function truncationMarker(chars: number, what: string, beginning = ""): string {
+  const began = beginning === "" ? "" : `, beginning: ${beginning}`;
+  return `[truncated: ${chars.toLocaleString("en-US")} chars of ${what}${began}]`;
+}
+
+/** Fields holding a shell command: its first line names what it wrote (`cat > path << EOF`). */
+const COMMAND_FIELDS = new Set(["command", "cmd"]);
+const BEGINNING_CHARS = 160;
+
+/** The first line of a command, clipped: what a truncation marker keeps of it. */
+function commandBeginning(label: string, value: string): string {
+  if (!COMMAND_FIELDS.has(label)) return "";
+  const line = value.trimStart().split("\n", 1)[0]?.trim() ?? "";
+  return line.length <= BEGINNING_CHARS ? line : `${line.slice(0, BEGINNING_CHARS - 1)}…`;
 }
 
 interface Leaf {
@@ -62,7 +74,7 @@ export function truncateArgumentsJson(argumentsJson: string, maxChars: number): 
   let length = argumentsJson.length;
   for (const leaf of leaves) {
     if (length <= maxChars || leaf.value.length < MIN_FIELD_CHARS) break;
-    const marker = truncationMarker(leaf.value.length, leaf.label);
+    const marker = truncationMarker(leaf.value.length, leaf.label, commandBeginning(leaf.label, leaf.value));
     const before = JSON.stringify(leaf.value).length;
     (leaf.holder as Record<string | number, unknown>)[leaf.key] = marker;
     length -= before - JSON.stringify(marker).length;
