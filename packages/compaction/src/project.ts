@@ -56,7 +56,8 @@ export interface ProjectionInput {
    * at least `rewriteMinTokens`, or when the request would not fit otherwise (then LLM compaction is
    * asked for instead when the rewrite would leave too little room under the trigger:
    * defaultRewriteMinRoom). A rewrite also takes what would come due soon (whole read/search runs, arguments up
-   * to the active loop). Undefined: every call reduces from scratch.
+   * to the active loop), and clears older tool results past its first change (the
+   * `microcompactKeep` most recent stay). Undefined: every call reduces from scratch.
    */
   memo?: ProjectionMemo | null;
   /** Least tokens a batched rewrite of sent messages must save (default: defaultRewriteMinTokens). */

@@ -55,7 +55,8 @@ const sumOf = (list: readonly MemoSegment[]) => list.reduce((sum, segment) => su
 /**
  * Cache-stable mode (issue 17): messages keep the form they were sent in until the next compaction;
  * the reductions due are applied as one rewrite only when it pays or the request must fit (see
- * chooseRewrite), starting where it resends the fewest tokens per token saved (see cheapestStart).
+ * chooseRewrite), starting where it resends the fewest tokens per token saved (see cheapestStart);
+ * past its first change it also clears older tool results (see clearFrom).
  */
 export function stableProjection(input: StableInput): StableProjection {
   const { raw, limits, measure, stageRun, horizonRun } = input;
