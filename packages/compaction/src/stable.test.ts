@@ -8,7 +8,7 @@ import { clearOlderResults } from "./microcompact.ts";
 import { type Projection, project } from "./project.ts";
 import { ReductionCache } from "./reductions.ts";
 import { callPoints, factLog, inputAt, type Scenario, tokenizer, wire } from "./stable.test-helper.ts";
-import { defaultRewriteMinTokens, type ProjectionMemo } from "./stable.ts";
+import { defaultRewriteMinTokens, openFrom, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
 import { truncateArguments } from "./truncate.ts";
@@ -165,10 +165,7 @@ describe("cache-stable projection (property tests)", () => {
               first++;
             // What was sent, with the reduced forms (and all before the first change) locked as the
             // next call sees them.
-            const sentFrom = (from: number) =>
-              memo.segments.map((segment, index) =>
-                segment.stage === null && index >= from ? segment.item : { ...segment.item, locked: true },
-              );
+            const sentFrom = (from: number) => openFrom(memo.segments, from);
             const sent = sentFrom(first);
             // From the first change on, the standard stages always find nothing left.
             expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);

@@ -106,6 +106,16 @@ export function stableSegments(
 }
 
 /**
+ * The items a stage may reduce: those sent as assembled from `from` on; reduced forms and everything
+ * before `from` are locked (they keep the form the cache saw).
+ */
+export function openFrom(segments: readonly MemoSegment[], from: number): ProjectionItem[] {
+  return segments.map((segment, index) =>
+    segment.stage === null && index >= from ? segment.item : { ...segment.item, locked: true },
+  );
+}
+
+/**
  * Runs one stage over the segments with every reduced form locked (it keeps its form), and maps
  * the stage's output back to segments: a new collapse record stands for the segments it replaced,
  * an item rewritten in place for the one it replaced. Segments before `keepBefore` keep their form
@@ -117,9 +127,7 @@ export function applyStage(
   run: (items: readonly ProjectionItem[]) => StageResult,
   keepBefore = 0,
 ): { segments: MemoSegment[]; result: StageResult } {
-  const input = segments.map((segment, index) =>
-    segment.stage === null && index >= keepBefore ? segment.item : { ...segment.item, locked: true },
-  );
+  const input = openFrom(segments, keepBefore);
   const result = run(input);
   const position = new Map(input.map((item, index) => [item, index]));
   const out: MemoSegment[] = [];
@@ -163,9 +171,7 @@ export function clearFrom(
   from: number,
   clear: (items: readonly ProjectionItem[]) => StageResult,
 ): { segments: MemoSegment[]; result: StageResult } {
-  const input = segments.map((segment, index) =>
-    segment.stage === null && index >= from ? segment.item : { ...segment.item, locked: true },
-  );
+  const input = openFrom(segments, from);
   const result = clear(input);
   const out = segments.map((segment, index): MemoSegment => {
     const item = result.items[index] as ProjectionItem;
