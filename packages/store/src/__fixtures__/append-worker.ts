@@ -1,6 +1,7 @@
 // Spawned by concurrency.test.ts and bench/append.ts: prints "ready", waits for "go" on stdin so that
 // all workers start together, opens the store (possibly a brand-new file that the other workers are
-// creating and migrating at the same moment), appends, and prints a JSON report.
+// creating and migrating at the same moment), prints "opened", waits for "append" so that all workers
+// append together (however long each took to open), appends, and prints a JSON report.
 import { createInterface } from "node:readline";
 import { openStore } from "../open-store.ts";
 
@@ -12,16 +13,26 @@ if (!url || !agentId || !threadId || !countText || !label) {
 const count = Number(countText);
 
 const lines = createInterface({ input: process.stdin });
-const go = new Promise<void>((resolve) => {
-  lines.on("line", (line) => {
-    if (line.trim() === "go") resolve();
-  });
+const heard = new Set<string>();
+const waiters = new Map<string, () => void>();
+lines.on("line", (line) => {
+  const word = line.trim();
+  heard.add(word);
+  waiters.get(word)?.();
 });
+/** Resolves once the parent has sent `word` (before or after this call). */
+const signal = (word: string) =>
+  new Promise<void>((resolve) => {
+    if (heard.has(word)) resolve();
+    else waiters.set(word, resolve);
+  });
 process.stdout.write("ready\n");
-await go;
-lines.close();
+await signal("go");
 
 const store = await openStore({ url });
+process.stdout.write("opened\n");
+await signal("append");
+lines.close();
 
 const clock = () => performance.timeOrigin + performance.now();
 const startedAt = clock();

@@ -19,6 +19,8 @@ export interface WorkerReport {
 
 interface Worker {
   ready: Promise<void>;
+  /** The worker opened the store and waits for "append". */
+  opened: Promise<void>;
   done: Promise<WorkerReport>;
   child: ChildProcessByStdio<Writable, Readable, Readable>;
 }
@@ -31,12 +33,17 @@ function startWorker(args: string[]): Worker {
   let stdout = "";
   let stderr = "";
   let markReady: () => void = () => {};
+  let markOpened: () => void = () => {};
   const ready = new Promise<void>((resolve) => {
     markReady = resolve;
+  });
+  const opened = new Promise<void>((resolve) => {
+    markOpened = resolve;
   });
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
     if (stdout.includes("ready\n")) markReady();
+    if (stdout.includes("opened\n")) markOpened();
   });
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -55,18 +62,25 @@ function startWorker(args: string[]): Worker {
       }
     });
   });
-  // A worker that dies before "ready" must fail the barrier, not hang it.
-  void done.catch(markReady);
-  return { ready, done, child };
+  // A worker that dies before "ready" or "opened" must fail the barrier, not hang it.
+  void done.catch(() => {
+    markReady();
+    markOpened();
+  });
+  return { ready, opened, done, child };
 }
 
 /**
- * Runs append-worker.ts in one Node process per argument list; all open the store, then start
- * appending together once every one of them is ready. Resolves with the reports when all have exited.
+ * Runs append-worker.ts in one Node process per argument list; all open the store together once
+ * every one of them is ready, then start appending together once every one has opened it (opening a
+ * new file races to migrate it and may hold one worker back). Resolves with the reports when all
+ * have exited.
  */
 export async function runAppendWorkers(argLists: string[][]): Promise<WorkerReport[]> {
   const workers = argLists.map(startWorker);
   await Promise.all(workers.map((worker) => worker.ready));
-  for (const worker of workers) worker.child.stdin.end("go\n");
+  for (const worker of workers) worker.child.stdin.write("go\n");
+  await Promise.all(workers.map((worker) => worker.opened));
+  for (const worker of workers) worker.child.stdin.end("append\n");
   return Promise.all(workers.map((worker) => worker.done));
 }
