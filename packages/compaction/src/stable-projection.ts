@@ -66,10 +66,13 @@ export function stableProjection(input: StableInput): StableProjection {
   // Usage is credited with what the reduced forms save against the raw items, as from scratch.
   const rawSum = raw.reduce((sum, item) => sum + item.tokens, 0);
   const keptTokens = sumOf(kept);
-  let tokens = measure(
-    kept.map((segment) => segment.item),
-    rawSum - keptTokens,
-  );
+  /** Pressure of a form of the raw part, usage credited with what its reduced forms save. */
+  const pressureOf = (list: readonly MemoSegment[]) =>
+    measure(
+      list.map((segment) => segment.item),
+      rawSum - sumOf(list),
+    );
+  let tokens = pressureOf(kept);
   let rewrite: RewriteReport = keptAsSent(intact, 0);
   /** Older results a rewrite cleared past its first change (null: none). */
   let cleared: StageReport | null = null;
@@ -87,10 +90,7 @@ export function stableProjection(input: StableInput): StableProjection {
       for (const name of ["collapse", "truncate"] as const) {
         const applied = applyStage(reduced, name, run[name], keepBefore);
         reduced = applied.segments;
-        const measured = measure(
-          reduced.map((segment) => segment.item),
-          rawSum - sumOf(reduced),
-        );
+        const measured = pressureOf(reduced);
         reports.push({
           name,
           tokensBefore: before,
@@ -159,10 +159,7 @@ export function stableProjection(input: StableInput): StableProjection {
       // results there either, so they are cleared as after an idle gap (the most recent stay).
       const applied = clearFrom(taken.segments, firstRewritten(kept, taken.segments), input.clearRun);
       if (applied.result.saved > 0) {
-        const after = measure(
-          applied.segments.map((segment) => segment.item),
-          rawSum - sumOf(applied.segments),
-        );
+        const after = pressureOf(applied.segments);
         cleared = {
           name: "microcompact",
           tokensBefore: taken.tokens,

@@ -9,7 +9,7 @@ import { commit } from "./commit.ts";
 import type { Coordinator } from "./coordinator.ts";
 import { callModel } from "./model-call.ts";
 import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
-import { measuredCache, projectContext } from "./projection.ts";
+import { measuredFigures, projectContext } from "./projection.ts";
 import type { RuntimeDeps, StepJob } from "./runtime-deps.ts";
 import { runsDirectly, runToolPhase, type StartedCalls, startCallIn } from "./tool-phase.ts";
 
@@ -69,13 +69,9 @@ export async function runAgentStep(
       // The log's position, not the newest retained fact's: a compaction can leave no fact after its
       // boundary, and the step is still the agent's real one (session.lastSeq follows the log).
       step: session.lastSeq,
-      rawTokens: projection.rawTokens,
-      projectedTokens: projection.tokens,
       maxInputTokens: context.profile.maxInputTokens ?? null,
-      triggerTokens: projection.triggerTokens,
-      saved: projection.saved,
       needsCompaction: projection.needsCompaction,
-      ...measuredCache(projection),
+      ...measuredFigures(projection),
     },
   };
   // Persisted with the answer it led to; on its own when no model call follows.

@@ -15,18 +15,33 @@ import { toolsFor } from "./agent-tools.ts";
 import type { RuntimeDeps } from "./runtime-deps.ts";
 
 /**
- * The cache figures of a `context.measured` event (cache-stable projections only): why sent
- * messages were rewritten, the reductions due, and on a rewrite what it saved and resent.
+ * What a `context.measured` event says about the projection itself: its sizes, the stages' savings
+ * and (cache-stable projections) why sent messages were rewritten, the reductions due, and on a
+ * rewrite what it saved and resent. The step, the window and whether compaction comes are the caller's.
  */
-export function measuredCache(projection: Projection): Pick<EventData<"context.measured">, "cache"> {
-  const rewrite = projection.rewrite;
-  if (!rewrite) return {};
+export function measuredFigures(
+  projection: Projection,
+): Pick<
+  EventData<"context.measured">,
+  "rawTokens" | "projectedTokens" | "triggerTokens" | "saved" | "cache"
+> {
+  const { rewrite } = projection;
   return {
-    cache: {
-      rewrite: rewrite.cause,
-      dueTokens: rewrite.dueTokens,
-      ...(rewrite.rewritten ? { savedTokens: rewrite.savedTokens, resentTokens: rewrite.resentTokens } : {}),
-    },
+    rawTokens: projection.rawTokens,
+    projectedTokens: projection.tokens,
+    triggerTokens: projection.triggerTokens,
+    saved: projection.saved,
+    ...(rewrite
+      ? {
+          cache: {
+            rewrite: rewrite.cause,
+            dueTokens: rewrite.dueTokens,
+            ...(rewrite.rewritten
+              ? { savedTokens: rewrite.savedTokens, resentTokens: rewrite.resentTokens }
+              : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import {
 import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
 import type { ChatMessage, ModelProfile } from "@longrun/protocol";
 import { loadAgentContext } from "../engine/agent-context.ts";
-import { measuredCache } from "../engine/projection.ts";
+import { measuredFigures } from "../engine/projection.ts";
 import type { RuntimeDeps } from "../engine/runtime-deps.ts";
 import { isContextOverflow, isInvalidEncryptedContent } from "../retry.ts";
 import { compactThroughQueue } from "./gateway-compaction.ts";
@@ -109,13 +109,9 @@ export async function answerTurn(
       type: "context.measured",
       data: {
         step: (await deps.store.messages.last(agentId))?.seq ?? 0,
-        rawTokens: projection.rawTokens,
-        projectedTokens: projection.tokens,
         maxInputTokens: profile.maxInputTokens ?? null,
-        triggerTokens: projection.triggerTokens,
-        saved: projection.saved,
         needsCompaction: projection.needsCompaction && compactionOn,
-        ...measuredCache(projection),
+        ...measuredFigures(projection),
       },
     });
     if (compactionOn && projection.needsCompaction) {

@@ -13,25 +13,19 @@ if (!url || !agentId || !threadId || !countText || !label) {
 const count = Number(countText);
 
 const lines = createInterface({ input: process.stdin });
-const heard = new Set<string>();
-const waiters = new Map<string, () => void>();
-lines.on("line", (line) => {
-  const word = line.trim();
-  heard.add(word);
-  waiters.get(word)?.();
-});
-/** Resolves once the parent has sent `word` (before or after this call). */
-const signal = (word: string) =>
-  new Promise<void>((resolve) => {
-    if (heard.has(word)) resolve();
-    else waiters.set(word, resolve);
-  });
-process.stdout.write("ready\n");
-await signal("go");
-
+// The iterator queues lines that arrive before they are asked for.
+const input = lines[Symbol.asyncIterator]();
+/** Says `word` on stdout, then waits for the parent's `reply` on stdin. */
+async function barrier(word: string, reply: string): Promise<void> {
+  process.stdout.write(`${word}\n`);
+  for (let line = await input.next(); !line.done; line = await input.next()) {
+    if (line.value.trim() === reply) return;
+  }
+  throw new Error(`stdin closed before "${reply}"`);
+}
+await barrier("ready", "go");
 const store = await openStore({ url });
-process.stdout.write("opened\n");
-await signal("append");
+await barrier("opened", "append");
 lines.close();
 
 const clock = () => performance.timeOrigin + performance.now();

@@ -32,18 +32,17 @@ function startWorker(args: string[]): Worker {
   });
   let stdout = "";
   let stderr = "";
-  let markReady: () => void = () => {};
-  let markOpened: () => void = () => {};
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const opened = new Promise<void>((resolve) => {
-    markOpened = resolve;
-  });
+  const heard: { word: string; resolve: () => void }[] = [];
+  /** Resolves once the worker has said `word` on stdout. */
+  const said = (word: string) =>
+    new Promise<void>((resolve) => {
+      heard.push({ word, resolve });
+    });
+  const ready = said("ready");
+  const opened = said("opened");
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (stdout.includes("ready\n")) markReady();
-    if (stdout.includes("opened\n")) markOpened();
+    for (const { word, resolve } of heard) if (stdout.includes(`${word}\n`)) resolve();
   });
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -64,8 +63,7 @@ function startWorker(args: string[]): Worker {
   });
   // A worker that dies before "ready" or "opened" must fail the barrier, not hang it.
   void done.catch(() => {
-    markReady();
-    markOpened();
+    for (const { resolve } of heard) resolve();
   });
   return { ready, opened, done, child };
 }
