@@ -148,7 +148,6 @@ describe("cache-stable projection (property tests)", () => {
     () => {
       let wide = 0;
       let late = 0;
-      let cleared = 0;
       fc.assert(
         fc.property(scenarioArbitrary, (scenario) => {
           const limits = thresholds(scenario.profile);
@@ -171,8 +170,8 @@ describe("cache-stable projection (property tests)", () => {
             expect(collapseTraces(sent, { tokenizer }).saved).toBe(0);
             expect(truncateArguments(sent, { tokenizer, recentMessages: limits.keepMessages }).saved).toBe(0);
             // ... and no older result is left to clear there (the five most recent stay).
+            // (rewrite-clear.test.ts builds a rewrite that clears: random histories rarely reach one)
             expect(clearOlderResults(sent, { tokenizer, keep: 5, why: "rewrite" }).saved).toBe(0);
-            if (memo.segments.some((segment) => segment.stage === "microcompact")) cleared++;
             // A rewrite that started late left reductions due before its first change.
             const whole = sentFrom(0);
             if (
@@ -198,7 +197,6 @@ describe("cache-stable projection (property tests)", () => {
       // The generator reaches rewrites from the oldest reduction (late starts are rare in its small
       // windows: "where a rewrite starts" below builds one).
       expect(wide).toBeGreaterThan(late);
-      expect(cleared).toBeGreaterThan(0);
     },
     TIMEOUT,
   );
