@@ -89,6 +89,68 @@ describe("a rewrite clears older results past its first change", () => {
   });
 });
 
+describe("a result that replaces a placeholder already sent breaks the cache there", () => {
+  /** Three reads with long arguments; the first one's result comes late, after more reads. */
+  function history(): StoredMessage[] {
+    const { facts, add, call } = factLog();
+    const lines = (id: string, count: number) =>
+      `result of ${id}:\n${"src/a.ts:12: const x = 1;\n".repeat(count)}`;
+    const args = JSON.stringify({ file_path: "big.txt", content: "y".repeat(5_000) });
+    add({
+      role: "assistant",
+      content: "ok",
+      toolCalls: [0, 1, 2].map((index) => ({
+        id: `c${index}`,
+        type: "function" as const,
+        function: { name: "read_file", arguments: args },
+      })),
+    });
+    add({ role: "tool", toolCallId: "c1", toolStatus: "ok", content: lines("c1", 1) });
+    add({ role: "tool", toolCallId: "c2", toolStatus: "ok", content: lines("c2", 1) });
+    call("c3", "read_file", { path: "src/a.ts" }, lines("c3", 40));
+    call("c4", "grep", { pattern: "foo", path: "src" }, lines("c4", 40));
+    call("c5", "read_file", { path: "src/a.ts" }, lines("c5", 3));
+    call("c6", "grep", { pattern: "foo", path: "src" }, lines("c6", 3));
+    call("c7", "bash", { command: "cat src/a.ts | head -n 20" }, lines("c7", 3));
+    add({ role: "tool", toolCallId: "c0", toolStatus: "ok", content: lines("c0", 40) });
+    call("c8", "read_file", { path: "src/a.ts" }, lines("c8", 3));
+    call("c9", "grep", { pattern: "foo", path: "src" }, lines("c9", 3));
+    return facts;
+  }
+
+  it("a rewrite in the same call clears older results from there and counts them as resent", () => {
+    const facts = history();
+    const profile = { maxInputTokens: 2_114 };
+    let memo: ProjectionMemo | null = null;
+    let previous: string[] = [];
+    let checked = 0;
+    for (const end of callPoints(facts)) {
+      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
+      memo = projection.memo ?? null;
+      const sent = wire(projection);
+      const first = sent.findIndex((message, index) => message !== previous[index]);
+      // The previous request sent a placeholder for c0's result; this one has the result.
+      const placeholder = (messages: string[]) =>
+        messages.some((message) => message.includes("[tool call cancelled]"));
+      if (placeholder(previous) && !placeholder(sent)) {
+        expect(projection.rewrite?.rewritten).toBe(true);
+        checked++;
+        // The placeholder the previous request sent for c0 is where both requests part ...
+        expect(previous[first]).toMatch(/c0/);
+        // ... so c0's real result (older than the five most recent) is cleared there ...
+        expect(projection.messages[first]?.content).toMatch(/^\[older result cleared: /);
+        // ... and the rewrite counts everything from there as resent.
+        // (the memo covers the messages after the system prompt)
+        const segments = projection.memo?.segments ?? [];
+        const tokens = segments.slice(first - 1).reduce((sum, segment) => sum + segment.item.tokens, 0);
+        expect(projection.rewrite?.resentTokens).toBe(tokens);
+      }
+      previous = sent;
+    }
+    expect(checked).toBe(1);
+  });
+});
+
 describe("clearOlderResults", () => {
   const item = (content: string, status: "ok" | "error" = "ok"): ProjectionItem => ({
     message: { role: "tool", tool_call_id: "c", content },

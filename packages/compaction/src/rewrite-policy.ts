@@ -105,12 +105,18 @@ export interface RewriteCandidate {
 export function cheapestStart<C extends RewriteCandidate>(
   sent: readonly MemoSegment[],
   full: C,
-  options: { reduce: (keepBefore: number) => C; fits: (candidate: C, saved: number) => boolean },
+  options: {
+    reduce: (keepBefore: number) => C;
+    fits: (candidate: C, saved: number) => boolean;
+    /** Segments of `sent` the cache still serves (see stableSegments). */
+    served?: number;
+  },
 ): C {
   const total = sent.reduce((sum, segment) => sum + segment.item.tokens, 0);
   const savedBy = (candidate: C) =>
     total - candidate.segments.reduce((sum, segment) => sum + segment.item.tokens, 0);
-  const costOf = (candidate: C) => resentTokens(sent, candidate.segments) / Math.max(1, savedBy(candidate));
+  const costOf = (candidate: C) =>
+    resentTokens(sent, candidate.segments, options.served) / Math.max(1, savedBy(candidate));
   let chosen = full;
   let cost = costOf(full);
   for (let start = 1; start < sent.length; start++) {

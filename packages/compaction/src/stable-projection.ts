@@ -60,7 +60,7 @@ const sumOf = (list: readonly MemoSegment[]) => list.reduce((sum, segment) => su
  */
 export function stableProjection(input: StableInput): StableProjection {
   const { raw, limits, measure, stageRun, horizonRun } = input;
-  const { segments: kept, intact } = stableSegments(raw, input.memo, input.compactionId);
+  const { segments: kept, intact, served } = stableSegments(raw, input.memo, input.compactionId);
   let segments: MemoSegment[] = kept;
   const stages: StageReport[] = [];
   // Usage is credited with what the reduced forms save against the raw items, as from scratch.
@@ -146,6 +146,7 @@ export function stableProjection(input: StableInput): StableProjection {
         const later = cheapestStart(kept, taken, {
           reduce: (keepBefore) => reduceFrom(kept, stageRun, keepBefore),
           fits: (candidate, saved) => saved >= least && candidate.tokens <= limits.triggerTokens,
+          served,
         });
         if (later !== taken) {
           rewrite.reason += `; starts after ${firstRewritten(kept, later.segments)} messages kept as sent (fewer tokens resent per token saved)`;
@@ -155,9 +156,10 @@ export function stableProjection(input: StableInput): StableProjection {
       }
     }
     if (rewrite.rewritten && rewrite.cause !== "compaction") {
-      // Everything after the rewrite's first change is resent: no cache serves the older tool
-      // results there either, so they are cleared as after an idle gap (the most recent stay).
-      const applied = clearFrom(taken.segments, firstRewritten(kept, taken.segments), input.clearRun);
+      // Everything after the rewrite's first change (or an earlier change of the assembled history)
+      // is resent: no cache serves the older tool results there either, so they are cleared as after
+      // an idle gap (the most recent stay).
+      const applied = clearFrom(taken.segments, firstRewritten(kept, taken.segments, served), input.clearRun);
       if (applied.result.saved > 0) {
         const after = pressureOf(applied.segments);
         cleared = {
@@ -173,7 +175,7 @@ export function stableProjection(input: StableInput): StableProjection {
       segments = taken.segments;
       tokens = taken.tokens;
       rewrite.savedTokens = keptTokens - sumOf(taken.segments);
-      rewrite.resentTokens = resentTokens(kept, taken.segments);
+      rewrite.resentTokens = resentTokens(kept, taken.segments, served);
     }
     stages.push(...taken.reports);
   } else {

@@ -74,7 +74,7 @@ export function stableSegments(
   raw: readonly ProjectionItem[],
   memo: ProjectionMemo | null,
   compactionId: string | null,
-): { segments: MemoSegment[]; intact: boolean } {
+): { segments: MemoSegment[]; intact: boolean; served: number } {
   const segments: MemoSegment[] = [];
   let covered = 0;
   let reused = 0;
@@ -102,7 +102,9 @@ export function stableSegments(
   }
   for (let index = covered; index < raw.length; index++)
     segments.push(asAssembled(raw[index] as ProjectionItem));
-  return { segments, intact: !usable || reused === memo.segments.length };
+  const intact = !usable || reused === memo.segments.length;
+  // A history that changed under a sent message breaks the cached prefix there.
+  return { segments, intact, served: intact ? segments.length : reused };
 }
 
 /**
@@ -226,14 +228,27 @@ export function defaultRewriteMinRoom(limits: { triggerTokens: number; limitToke
   );
 }
 
-/** Index of the first segment of `next` that differs from `sent` (its length when none does). */
-export function firstRewritten(sent: readonly MemoSegment[], next: readonly MemoSegment[]): number {
+/**
+ * Index of the first segment of `next` that differs from `sent` (its length when none does), and at
+ * most `served`: the segments of `sent` the previous request sent as they are (see stableSegments).
+ */
+export function firstRewritten(
+  sent: readonly MemoSegment[],
+  next: readonly MemoSegment[],
+  served = sent.length,
+): number {
   let at = 0;
   while (at < next.length && at < sent.length && next[at]?.item === sent[at]?.item) at++;
-  return at;
+  return Math.min(at, served);
 }
 
 /** Tokens of `next` from its first segment that differs from `sent`: what a prefix cache cannot serve. */
-export function resentTokens(sent: readonly MemoSegment[], next: readonly MemoSegment[]): number {
-  return next.slice(firstRewritten(sent, next)).reduce((sum, segment) => sum + segment.item.tokens, 0);
+export function resentTokens(
+  sent: readonly MemoSegment[],
+  next: readonly MemoSegment[],
+  served = sent.length,
+): number {
+  return next
+    .slice(firstRewritten(sent, next, served))
+    .reduce((sum, segment) => sum + segment.item.tokens, 0);
 }
