@@ -151,6 +151,61 @@ describe("a result that replaces a placeholder already sent breaks the cache the
   });
 });
 
+describe("clearing past a rewrite's first change counts toward the compaction decision", () => {
+  /** A task, three reads (a trace that collapses), then test runs with long output: collapse alone frees little. */
+  function history(): StoredMessage[] {
+    const { facts, add, call } = factLog();
+    add({ role: "user", content: "Make the test suite pass." });
+    for (let index = 0; index < 3; index++)
+      call(
+        `r${index}`,
+        "read_file",
+        { path: `src/m${index}.ts` },
+        `export const m${index} = ${index};\n`.repeat(6),
+      );
+    for (let index = 0; index < 30; index++)
+      call(
+        `t${index}`,
+        "bash",
+        { command: `pytest -q tests/test_${index}.py` },
+        `<returncode>0</returncode>\n<output>\n${`test_${index} case passed\n`.repeat(60)}</output>`,
+      );
+    return facts;
+  }
+
+  it("a rewrite that clears older results comes instead of LLM compaction when that fits", () => {
+    const facts = history();
+    const profile = { maxInputTokens: 8_000 };
+    let memo: ProjectionMemo | null = null;
+    let cleared = 0;
+    for (const end of callPoints(facts)) {
+      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
+      memo = projection.memo ?? null;
+      // LLM compaction does not run here: the walk ends where it would.
+      if (projection.needsCompaction) break;
+      expect(projection.tokens).toBeLessThanOrEqual(projection.limitTokens);
+      const truncate = projection.stages.find((report) => report.name === "truncate");
+      // Collapse and truncation leave the request over the trigger ...
+      if (!projection.rewrite?.rewritten || (truncate?.tokensAfter ?? 0) <= projection.triggerTokens)
+        continue;
+      cleared++;
+      // ... the clearing brings it under: no LLM compaction, the rewrite fits.
+      expect(projection.needsCompaction).toBe(false);
+      expect(projection.rewrite.cause).toBe("fit");
+      expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
+      expect(projection.saved.microcompact).toBeGreaterThan(0);
+      const results = projection.messages
+        .filter((message) => message.role === "tool")
+        .map((m) => String(m.content));
+      expect(
+        results.filter((content) => content.startsWith("[older result cleared:")).length,
+      ).toBeGreaterThan(0);
+      for (const content of results.slice(-5)) expect(content).not.toMatch(/^\[older result cleared/);
+    }
+    expect(cleared).toBeGreaterThan(0);
+  });
+});
+
 describe("clearOlderResults", () => {
   const item = (content: string, status: "ok" | "error" = "ok"): ProjectionItem => ({
     message: { role: "tool", tool_call_id: "c", content },

@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   cheapestStart,
   chooseRewrite,
+  dearRewrite,
+  FIT_RESEND_PER_ROOM,
   type RewriteCandidate,
   type RewriteSituation,
 } from "./rewrite-policy.ts";
@@ -87,6 +89,21 @@ describe("chooseRewrite (property tests)", () => {
     const tight = chooseRewrite({ ...base, tokens: 12_900, reducedTokens: 10_801, dueTokens: 2_099 });
     expect(tight).toMatchObject({ rewritten: true, cause: "fit", compactionInstead: true });
     expect(tight.reason).toMatch(/LLM compaction instead: the rewrite leaves 1199 < 1200/);
+  });
+});
+
+describe("dearRewrite", () => {
+  it("replaces a rewrite to fit with LLM compaction above 1.5 tokens resent per token of room", () => {
+    expect(FIT_RESEND_PER_ROOM).toBe(1.5);
+    // 16k window: 6,000 resent to leave 4,000 under the trigger is worth it, 6,001 is not.
+    expect(dearRewrite(6_000, 4_000)).toBeNull();
+    expect(dearRewrite(6_001, 4_000)).toBe(
+      "the rewrite resends 6001 tokens to leave 4000 under the trigger (more than 1.5 per token)",
+    );
+    // No room at all: any resent token is too dear.
+    expect(dearRewrite(1, 0)).not.toBeNull();
+    expect(dearRewrite(1, -50)).toMatch(/leave -50 under the trigger/);
+    expect(dearRewrite(0, 0)).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { StageSavings } from "@longrun/protocol";
-import { cheapestStart, chooseRewrite, keptAsSent } from "./rewrite-policy.ts";
+import { cheapestStart, chooseRewrite, dearRewrite, keptAsSent } from "./rewrite-policy.ts";
 import {
   applyStage,
   asAssembled,
@@ -44,9 +44,9 @@ export interface StableProjection {
   stages: StageReport[];
   memo: ProjectionMemo;
   rewrite: RewriteReport;
-  /** Pressure after every reduction due: what decides LLM compaction. */
+  /** Pressure after every reduction due, clearing past the first change included: what decides LLM compaction. */
   fullyReduced: number;
-  /** A rewrite needed to fit would buy too little room: LLM compaction comes now (chooseRewrite). */
+  /** A rewrite needed to fit would buy too little room, or too dearly: LLM compaction comes now. */
   compactionInstead: boolean;
 }
 
@@ -112,11 +112,15 @@ export function stableProjection(input: StableInput): StableProjection {
         afresh = true;
       }
     }
-    fullyReduced = best.tokens;
+    // The seed's order: LLM compaction only when collapse, truncation and clearing together leave the
+    // request over the trigger. A rewrite clears older results past its first change (see below),
+    // so that clearing counts toward the decision too.
+    const bestCleared = clearFrom(best.segments, firstRewritten(kept, best.segments, served), input.clearRun);
+    fullyReduced = bestCleared.result.saved > 0 ? pressureOf(bestCleared.segments) : best.tokens;
     const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
     const { compactionInstead: instead, ...report } = chooseRewrite({
       tokens,
-      reducedTokens: best.tokens,
+      reducedTokens: fullyReduced,
       dueTokens: keptTokens - sumOf(best.segments),
       afresh,
       intact,
@@ -176,6 +180,13 @@ export function stableProjection(input: StableInput): StableProjection {
       tokens = taken.tokens;
       rewrite.savedTokens = keptTokens - sumOf(taken.segments);
       rewrite.resentTokens = resentTokens(kept, taken.segments, served);
+      if (rewrite.cause === "fit" && !compactionInstead) {
+        const dear = dearRewrite(rewrite.resentTokens, limits.triggerTokens - tokens);
+        if (dear !== null) {
+          rewrite.reason += `; LLM compaction instead: ${dear}`;
+          compactionInstead = true;
+        }
+      }
     }
     stages.push(...taken.reports);
   } else {

@@ -7,6 +7,7 @@ import { toolPairViolation } from "./invariants.test-helper.ts";
 import { clearOlderResults } from "./microcompact.ts";
 import { type Projection, project } from "./project.ts";
 import { ReductionCache } from "./reductions.ts";
+import { FIT_RESEND_PER_ROOM } from "./rewrite-policy.ts";
 import { callPoints, factLog, inputAt, type Scenario, tokenizer, wire } from "./stable.test-helper.ts";
 import { defaultRewriteMinTokens, openFrom, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
@@ -121,7 +122,7 @@ describe("cache-stable projection (property tests)", () => {
   );
 
   it(
-    "LLM compaction is decided as from scratch, or instead of a rewrite to fit that buys too little room",
+    "LLM compaction is decided as from scratch, or instead of a rewrite to fit that buys too little room for what it resends",
     () => {
       let instead = 0;
       fc.assert(
@@ -131,7 +132,15 @@ describe("cache-stable projection (property tests)", () => {
             if (scratch.needsCompaction || !projection.needsCompaction) continue;
             instead++;
             expect(projection.rewrite?.cause).toBe("fit");
-            expect(projection.rewrite?.reason).toMatch(/; LLM compaction instead: the rewrite leaves \d+ < /);
+            // Either the rewrite leaves too little room, or it resends too much per token of room.
+            const reason = projection.rewrite?.reason ?? "";
+            const dear = /; LLM compaction instead: the rewrite resends (\d+) tokens to leave (-?\d+) /.exec(
+              reason,
+            );
+            if (dear) {
+              expect(Number(dear[1])).toBe(projection.rewrite?.resentTokens);
+              expect(Number(dear[1])).toBeGreaterThan(FIT_RESEND_PER_ROOM * Math.max(0, Number(dear[2])));
+            } else expect(reason).toMatch(/; LLM compaction instead: the rewrite leaves \d+ < /);
             // The rewrite stands, for when compaction cannot run.
             expect(projection.tokens).toBeLessThanOrEqual(projection.limitTokens);
           }
