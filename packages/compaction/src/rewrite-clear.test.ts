@@ -1,9 +1,7 @@
 import type { StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { clearOlderResults } from "./microcompact.ts";
-import { project } from "./project.ts";
-import { callPoints, factLog, inputAt, tokenizer, wire } from "./stable.test-helper.ts";
-import type { ProjectionMemo } from "./stable.ts";
+import { factLog, tokenizer, walk, wire } from "./stable.test-helper.ts";
 import { estimateMessageTokens } from "./tokenizer.ts";
 import type { ProjectionItem } from "./types.ts";
 
@@ -39,14 +37,11 @@ describe("a rewrite clears older results past its first change", () => {
   it("keeps the most recent results and what a failure said, and the next call extends it", () => {
     const facts = history();
     const profile = { maxInputTokens: 8_000 };
-    let memo: ProjectionMemo | null = null;
     let previous: string[] = [];
     let checked = 0;
     let extended = 0;
     let clearedAt = -1;
-    for (const end of callPoints(facts)) {
-      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
-      memo = projection.memo ?? null;
+    for (const { end, projection } of walk({ facts, profile, rewriteMinTokens: undefined })) {
       const sent = wire(projection);
       const contents = projection.messages.map((message) => String(message.content ?? ""));
       const cleared = contents.filter((content) => content.startsWith("[older result cleared:"));
@@ -121,12 +116,9 @@ describe("a result that replaces a placeholder already sent breaks the cache the
   it("a rewrite in the same call clears older results from there and counts them as resent", () => {
     const facts = history();
     const profile = { maxInputTokens: 2_114 };
-    let memo: ProjectionMemo | null = null;
     let previous: string[] = [];
     let checked = 0;
-    for (const end of callPoints(facts)) {
-      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
-      memo = projection.memo ?? null;
+    for (const { projection } of walk({ facts, profile, rewriteMinTokens: undefined })) {
       const sent = wire(projection);
       const first = sent.findIndex((message, index) => message !== previous[index]);
       // The previous request sent a placeholder for c0's result; this one has the result.
@@ -176,11 +168,8 @@ describe("clearing past a rewrite's first change counts toward the compaction de
   it("a rewrite that clears older results comes instead of LLM compaction when that fits", () => {
     const facts = history();
     const profile = { maxInputTokens: 8_000 };
-    let memo: ProjectionMemo | null = null;
     let cleared = 0;
-    for (const end of callPoints(facts)) {
-      const projection = project(inputAt({ facts, profile, rewriteMinTokens: undefined }, end, memo));
-      memo = projection.memo ?? null;
+    for (const { projection } of walk({ facts, profile, rewriteMinTokens: undefined })) {
       // LLM compaction does not run here: the walk ends where it would.
       if (projection.needsCompaction) break;
       expect(projection.tokens).toBeLessThanOrEqual(projection.limitTokens);

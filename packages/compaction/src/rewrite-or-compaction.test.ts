@@ -1,9 +1,8 @@
 import type { StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
-import { type Projection, project } from "./project.ts";
+import type { Projection } from "./project.ts";
 import { FIT_RESEND_PER_ROOM } from "./rewrite-policy.ts";
-import { callPoints, factLog, inputAt } from "./stable.test-helper.ts";
-import type { ProjectionMemo } from "./stable.ts";
+import { factLog, walk } from "./stable.test-helper.ts";
 
 describe("a rewrite to fit or LLM compaction: what the rewrite resends per token of room it buys", () => {
   /** A task, `reads` long reads, a write (the reads' loop ends), then long drafts in prose. */
@@ -30,16 +29,14 @@ describe("a rewrite to fit or LLM compaction: what the rewrite resends per token
 
   /** The first call whose request must be rewritten to fit (8k window: trigger 6,000, limit 6,400). */
   function firstFit(reads: number): Projection {
-    const facts = history(reads);
-    let memo: ProjectionMemo | null = null;
-    for (const end of callPoints(facts)) {
-      const projection = project(
-        inputAt({ facts, profile: { maxInputTokens: 8_000 }, rewriteMinTokens: undefined }, end, memo),
-      );
-      memo = projection.memo ?? null;
-      if (projection.rewrite?.cause === "fit") return projection;
-    }
-    throw new Error("no rewrite to fit");
+    const walked = walk({
+      facts: history(reads),
+      profile: { maxInputTokens: 8_000 },
+      rewriteMinTokens: undefined,
+    });
+    const fit = walked.find(({ projection }) => projection.rewrite?.cause === "fit");
+    if (!fit) throw new Error("no rewrite to fit");
+    return fit.projection;
   }
 
   it("compaction comes instead when the rewrite resends more than 1.5 tokens per token of room", () => {

@@ -115,7 +115,10 @@ export function stableProjection(input: StableInput): StableProjection {
     // The seed's order: LLM compaction only when collapse, truncation and clearing together leave the
     // request over the trigger. A rewrite clears older results past its first change (see below),
     // so that clearing counts toward the decision too.
-    const bestCleared = clearFrom(best.segments, firstRewritten(kept, best.segments, served), input.clearRun);
+    /** A form with older results cleared past its first change (against what was sent). */
+    const clearedPast = (form: { segments: MemoSegment[] }) =>
+      clearFrom(form.segments, firstRewritten(kept, form.segments, served), input.clearRun);
+    const bestCleared = clearedPast(best);
     fullyReduced = bestCleared.result.saved > 0 ? pressureOf(bestCleared.segments) : best.tokens;
     const minTokens = input.rewriteMinTokens ?? defaultRewriteMinTokens(limits);
     const { compactionInstead: instead, ...report } = chooseRewrite({
@@ -163,7 +166,8 @@ export function stableProjection(input: StableInput): StableProjection {
       // Everything after the rewrite's first change (or an earlier change of the assembled history)
       // is resent: no cache serves the older tool results there either, so they are cleared as after
       // an idle gap (the most recent stay).
-      const applied = clearFrom(taken.segments, firstRewritten(kept, taken.segments, served), input.clearRun);
+      // The decision above cleared the same form already when the rewrite takes it.
+      const applied = taken === best ? bestCleared : clearedPast(taken);
       if (applied.result.saved > 0) {
         const after = pressureOf(applied.segments);
         cleared = {

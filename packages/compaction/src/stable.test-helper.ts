@@ -1,5 +1,5 @@
 import type { ModelProfile, StoredMessage } from "@longrun/protocol";
-import type { Projection, ProjectionInput } from "./project.ts";
+import { type Projection, type ProjectionInput, project } from "./project.ts";
 import type { ProjectionMemo } from "./stable.ts";
 import { createTokenizer } from "./tokenizer.ts";
 
@@ -34,6 +34,16 @@ export function callPoints(facts: readonly StoredMessage[]): number[] {
   const points = facts.flatMap((fact, index) => (fact.role === "assistant" && index > 0 ? [index] : []));
   if (points.at(-1) !== facts.length) points.push(facts.length);
   return points;
+}
+
+/** Walks the call points carrying the memo, as the runtime and the replay do. */
+export function walk(scenario: Scenario): { end: number; projection: Projection }[] {
+  let memo: ProjectionMemo | null = null;
+  return callPoints(scenario.facts).map((end) => {
+    const projection = project(inputAt(scenario, end, memo));
+    memo = projection.memo ?? null;
+    return { end, projection };
+  });
 }
 
 /** The request's messages as the cache compares them. */

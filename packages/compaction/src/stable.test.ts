@@ -5,10 +5,10 @@ import { collapseTraces } from "./collapse.ts";
 import { historyArbitrary } from "./history.test-helper.ts";
 import { toolPairViolation } from "./invariants.test-helper.ts";
 import { clearOlderResults } from "./microcompact.ts";
-import { type Projection, project } from "./project.ts";
+import { project } from "./project.ts";
 import { ReductionCache } from "./reductions.ts";
 import { FIT_RESEND_PER_ROOM } from "./rewrite-policy.ts";
-import { callPoints, factLog, inputAt, type Scenario, tokenizer, wire } from "./stable.test-helper.ts";
+import { callPoints, factLog, inputAt, type Scenario, tokenizer, walk, wire } from "./stable.test-helper.ts";
 import { defaultRewriteMinTokens, openFrom, type ProjectionMemo } from "./stable.ts";
 import { rebuildMemo } from "./stable-fold.ts";
 import { thresholds } from "./thresholds.ts";
@@ -29,16 +29,6 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc.record({
   ),
   rewriteMinTokens: fc.option(fc.integer({ min: 1, max: 1_500 }), { nil: undefined }),
 });
-
-/** Walks the call points carrying the memo, as the runtime and the replay do. */
-function walk(scenario: Scenario): { end: number; projection: Projection }[] {
-  let memo: ProjectionMemo | null = null;
-  return callPoints(scenario.facts).map((end) => {
-    const projection = project(inputAt(scenario, end, memo));
-    memo = projection.memo ?? null;
-    return { end, projection };
-  });
-}
 
 describe("cache-stable projection (property tests)", () => {
   it(
