@@ -1,7 +1,11 @@
 import { type Config, type Infrastructure, openLog } from "@longrun/cli";
-import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
+import {
+  createInProcessQueue,
+  createMemoryBus,
+  createMemoryLease,
+  createMemoryWorkerRegistry,
+} from "@longrun/queue";
 import { createMemoryBreakerStore } from "@longrun/runtime";
-import { createMemoryWorkerRegistry } from "@longrun/worker";
 import OpenAI from "openai";
 
 /** One model call as the benches see it: when it went out, when it came back, whether it summarized. */

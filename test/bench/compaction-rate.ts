@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { buildRuntime, createModelClient, loadConfig } from "@longrun/cli";
 import { createTokenizer, LEDGER_FOOTER, LEDGER_HEADER } from "@longrun/compaction";
 import { ModelProfile } from "@longrun/protocol";
-import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
+import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace } from "@longrun/testing";
 import { startWorker } from "@longrun/worker";
@@ -69,8 +69,8 @@ async function runOne(maxInputTokens: number, simSteps: number): Promise<Compact
   });
   let runId = "";
   let onEnd = (_type: string) => {};
-  const unsubscribe = await infra.bus.subscribe(EVENTS_CHANNEL, (message) => {
-    const event = message as { type: string; runId?: string };
+  const unsubscribe = await infra.bus.subscribe("events", (message) => {
+    const event = message;
     if (event.type === "message.completed") steps += 1;
     if (event.runId === runId && ["run.completed", "run.failed", "run.cancelled"].includes(event.type))
       onEnd(event.type);

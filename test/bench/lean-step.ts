@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { buildRuntime, loadConfig } from "@longrun/cli";
 import { ModelProfile } from "@longrun/protocol";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@longrun/queue";
-import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
+import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
 import { startWorker } from "@longrun/worker";
@@ -149,8 +149,8 @@ async function embeddedSteps(
       }),
     });
     const finished = new Promise<void>((resolve) => {
-      void infra.bus.subscribe(EVENTS_CHANNEL, (message) => {
-        const event = message as { type: string; threadId: string };
+      void infra.bus.subscribe("events", (message) => {
+        const event = message;
         if (event.threadId === thread.id && ["run.completed", "run.failed"].includes(event.type)) resolve();
       });
     });

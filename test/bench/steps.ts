@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { buildRuntime, connectDistributed, loadConfig } from "@longrun/cli";
 import { ModelProfile } from "@longrun/protocol";
 import { createBullmqQueue } from "@longrun/queue";
-import { createThreadWithRoot, EVENTS_CHANNEL } from "@longrun/runtime";
+import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
 import { startWorker } from "@longrun/worker";
@@ -83,8 +83,8 @@ async function runScenario(scenario: Scenario): Promise<StepsFigures> {
   );
   const finished = new Set<string>();
   let onFinished = () => {};
-  const unsubscribe = await infra.bus.subscribe(EVENTS_CHANNEL, (message) => {
-    const event = message as { type: string; runId?: string };
+  const unsubscribe = await infra.bus.subscribe("events", (message) => {
+    const event = message;
     if (event.runId && ["run.completed", "run.failed", "run.cancelled"].includes(event.type)) {
       finished.add(event.runId);
       onFinished();

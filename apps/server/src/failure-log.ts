@@ -1,4 +1,5 @@
 import type { OpsView } from "@longrun/protocol";
+import { LRUCache } from "lru-cache";
 
 type Failure = OpsView["failures"][number];
 
@@ -10,19 +11,18 @@ export interface FailureLog {
 
 /** A bounded in-memory failure log fed from run.failed and compaction.failed events. */
 export function createFailureLog(perTenant = 50, tenants = 1000): FailureLog {
-  const byTenant = new Map<string, Failure[]>();
+  // Least recently failing tenants go first when the map is full.
+  const byTenant = new LRUCache<string, Failure[]>({ max: tenants });
   return {
     record(tenantId, entry) {
       // An event that reached us without its tenant is shown to nobody rather than to everybody.
       if (!tenantId) return;
       const entries = byTenant.get(tenantId) ?? [];
-      byTenant.delete(tenantId);
       byTenant.set(tenantId, entries);
       entries.unshift(entry);
       entries.length = Math.min(entries.length, perTenant);
-      // Least recently failing tenants go first when the map is full.
-      if (byTenant.size > tenants) byTenant.delete(byTenant.keys().next().value as string);
     },
-    list: (tenantId) => [...(byTenant.get(tenantId) ?? [])],
+    // `peek`: reading the view does not make a tenant recent.
+    list: (tenantId) => [...(byTenant.peek(tenantId) ?? [])],
   };
 }

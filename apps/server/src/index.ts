@@ -1,12 +1,5 @@
 export { createApp } from "./app.ts";
 export { createFailureLog, type FailureLog } from "./failure-log.ts";
-export {
-  type AttachGatewayOptions,
-  attachGateway,
-  type Gateway,
-  type GatewayAdapterDeps,
-} from "./gateway/index.ts";
-export { MemoryGatewayDeps } from "./gateway/memory-gateway-deps.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
 export { buildOpenApiDocument } from "./openapi-document.ts";
 export {
@@ -16,4 +9,11 @@ export {
   type ServerDeps,
   type ThreadModelSetup,
 } from "./server-deps.ts";
+export {
+  type AttachSocketOptions,
+  attachSocketServer,
+  type SocketAdapterDeps,
+  type SocketServer,
+} from "./socket/index.ts";
+export { MemorySocketDeps } from "./socket/memory-socket-deps.ts";
 export { type RunningServer, startServer } from "./start-server.ts";

@@ -1,11 +1,11 @@
-import type { ModelInfo, OpsView } from "@longrun/protocol";
+import type { BusEvent, ModelInfo, OpsView } from "@longrun/protocol";
 import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
 import type { Metrics } from "./metrics.ts";
 
-/** A source of live events from every process (persisted already). */
+/** A source of live events from every process (persisted already), parsed off the bus. */
 export interface LiveEvents {
-  subscribe(handler: (event: unknown) => void): () => void;
+  subscribe(handler: (event: BusEvent) => void): () => void;
 }
 
 /** What a model needs set up in a new thread, given the thread's options. */
@@ -33,7 +33,7 @@ export interface ModelCatalog {
   prepareThread?(setup: ThreadModelSetup): Promise<{ model: string; summarizerModel?: string } | null>;
 }
 
-/** Everything the HTTP API and the gateway need; composed by `longrun start|serve`. */
+/** Everything the HTTP API, the WebSocket server and the gateway need; composed by `longrun start|serve`. */
 export interface ServerDeps {
   mode: "embedded" | "distributed";
   store: Store;

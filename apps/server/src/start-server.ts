@@ -1,12 +1,11 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { LongrunEvent } from "@longrun/protocol";
 import { createApp } from "./app.ts";
 import { createFailureLog } from "./failure-log.ts";
-import { attachGateway } from "./gateway/index.ts";
-import { createGatewayDeps } from "./gateway-deps.ts";
 import type { ServerDeps } from "./server-deps.ts";
+import { attachSocketServer } from "./socket/index.ts";
+import { createSocketDeps } from "./socket/socket-deps.ts";
 
 export interface RunningServer {
   url: string;
@@ -14,19 +13,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Starts the HTTP API and the WebSocket gateway on one port. */
+/** Starts the HTTP API, the gateway and the WebSocket server on one port. */
 export async function startServer(
   deps: ServerDeps,
   options: { port: number; host?: string },
 ): Promise<RunningServer> {
   const failures = createFailureLog();
-  const stopObserving = deps.live.subscribe((raw) => {
-    const parsed = LongrunEvent.safeParse(raw);
-    if (!parsed.success || parsed.data.seq === 0) return;
-    const event = parsed.data;
+  const stopObserving = deps.live.subscribe((event) => {
+    // Transient deltas (seq 0) are not counted; every event arrives parsed, with its tenant.
+    if (event.seq === 0) return;
     deps.metrics.observe(event);
-    // Published events carry their tenant beside the envelope (the schema strips it from `event`).
-    const tenantId = String((raw as { tenantId?: unknown }).tenantId ?? "");
+    const { tenantId } = event;
     if (event.type === "run.failed") {
       failures.record(tenantId, {
         at: event.at,
@@ -52,7 +49,7 @@ export async function startServer(
       resolve(started as Server),
     );
   });
-  const gateway = attachGateway(server, createGatewayDeps(deps), {});
+  const gateway = attachSocketServer(server, createSocketDeps(deps), {});
   const metricsTimer = setInterval(() => deps.metrics.wsClients.set(gateway.clients()), 5_000);
   metricsTimer.unref();
   const port = (server.address() as AddressInfo).port;

@@ -1,8 +1,12 @@
-import type { Bus, JobQueue } from "@longrun/queue";
-import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
-import { CancelRegistry } from "./cancel-registry.ts";
-import { createJobHandlers } from "./job-handlers.ts";
-import { type WorkerRegistry, workerIdentity } from "./worker-registry.ts";
+import {
+  type Bus,
+  CancelRegistry,
+  DEFAULT_LEASE_MS,
+  type JobQueue,
+  type WorkerRegistry,
+  workerIdentity,
+} from "@longrun/queue";
+import { type Coordinator, createJobHandlers, type RunControl, type RuntimeDeps } from "@longrun/runtime";
 
 export interface WorkerOptions {
   deps: RuntimeDeps;
@@ -22,7 +26,10 @@ export interface RunningWorker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts job processing for agent steps and compactions on the given queue. */
+/**
+ * A worker process's shell: the runtime's job handlers on the queue, cancels from the control channel,
+ * and a heartbeat in the worker registry. Everything a job does lives in packages.
+ */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const identity = workerIdentity(options.workerId);
   const cancels = new CancelRegistry();
@@ -38,21 +45,16 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await beat();
   const timer = setInterval(beat, 5_000);
   timer.unref();
-  await options.queue.process(
-    createJobHandlers({
-      deps: options.deps,
-      coordinator: options.coordinator,
-      runControl: options.runControl,
-      cancels,
-      leaseMs: options.leaseMs,
-    }),
-    {
-      concurrency: {
-        agent: options.concurrency?.agent ?? 4,
-        compaction: options.concurrency?.compaction ?? 2,
-      },
-    },
-  );
+  const handlers = createJobHandlers({
+    deps: options.deps,
+    coordinator: options.coordinator,
+    runControl: options.runControl,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    track: (runId, signal) => cancels.track(runId, signal),
+  });
+  await options.queue.process(handlers, {
+    concurrency: { agent: options.concurrency?.agent ?? 4, compaction: options.concurrency?.compaction ?? 2 },
+  });
   return {
     id: identity.id,
     async close(graceMs = 10_000) {

@@ -1,6 +1,13 @@
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
 import { LongrunError, type OpsView } from "@longrun/protocol";
-import { type Bus, isRedisUnavailable, type JobQueue, type Lease } from "@longrun/queue";
+import {
+  type Bus,
+  createScheduler,
+  isRedisUnavailable,
+  type JobQueue,
+  type Lease,
+  type WorkerRegistry,
+} from "@longrun/queue";
 import {
   type BreakerStore,
   Coordinator,
@@ -13,7 +20,7 @@ import {
   startMaintenance,
 } from "@longrun/runtime";
 import { openStore, type Store } from "@longrun/store";
-import { createQueueScheduler, type RunningWorker, startWorker, type WorkerRegistry } from "@longrun/worker";
+import { type RunningWorker, startWorker } from "@longrun/worker";
 import OpenAI from "openai";
 import type { Config } from "./config/load-config.ts";
 
@@ -62,7 +69,9 @@ export function buildRuntime(
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
     events: createPersistingEventSink(infra.store, infra.bus),
-    scheduler: createQueueScheduler(infra.queue, infra.store),
+    scheduler: createScheduler(infra.queue, {
+      lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
+    }),
     lease: infra.lease,
     tokenizer,
     // Large messages are counted on a worker thread before their write transaction.

@@ -1,7 +1,13 @@
-import { createBullmqQueue, createRedisBus, createRedisHealth, createRedisLease } from "@longrun/queue";
+import {
+  createBullmqQueue,
+  createRedisBus,
+  createRedisHealth,
+  createRedisLease,
+  createRedisWorkerRegistry,
+} from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
-import { createRedisWorkerRegistry, type RunningWorker } from "@longrun/worker";
+import type { RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
 import {
   buildRuntime,

@@ -1,8 +1,12 @@
 import { mkdir } from "node:fs/promises";
-import { createInProcessQueue, createMemoryBus, createMemoryLease } from "@longrun/queue";
+import {
+  createInProcessQueue,
+  createMemoryBus,
+  createMemoryLease,
+  createMemoryWorkerRegistry,
+} from "@longrun/queue";
 import { createMemoryBreakerStore } from "@longrun/runtime";
 import { startSimModel } from "@longrun/sim-model";
-import { createMemoryWorkerRegistry } from "@longrun/worker";
 import {
   buildRuntime,
   createModelClient,

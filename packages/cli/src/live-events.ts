@@ -1,14 +1,14 @@
+import type { BusEvent } from "@longrun/protocol";
 import type { Bus } from "@longrun/queue";
-import { EVENTS_CHANNEL } from "@longrun/runtime";
 
-/** One bus subscription shared by every local listener (gateway sessions, metrics). */
+/** One bus subscription shared by every local listener (socket sessions, metrics); events arrive parsed. */
 export async function createLiveEvents(bus: Bus) {
-  const listeners = new Set<(event: unknown) => void>();
-  const unsubscribe = await bus.subscribe(EVENTS_CHANNEL, (event) => {
+  const listeners = new Set<(event: BusEvent) => void>();
+  const unsubscribe = await bus.subscribe("events", (event) => {
     for (const listener of [...listeners]) listener(event);
   });
   return {
-    subscribe(handler: (event: unknown) => void) {
+    subscribe(handler: (event: BusEvent) => void) {
       listeners.add(handler);
       return () => {
         listeners.delete(handler);

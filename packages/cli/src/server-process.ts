@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { publishCancel } from "@longrun/queue";
 import { createMetrics, type RunningServer, startServer } from "@longrun/server";
-import { CONTROL_CHANNEL } from "@longrun/worker";
 import { collectOps, type Infrastructure, type Runtime } from "./compose.ts";
 import type { Config } from "./config/load-config.ts";
 import { createLiveEvents } from "./live-events.ts";
@@ -32,7 +32,7 @@ export async function startApi(
       runControl: runtime.runControl,
       coordinator: runtime.coordinator,
       live,
-      publishCancel: (runId) => infra.bus.publish(CONTROL_CHANNEL, { type: "cancel", runId }),
+      publishCancel: (runId) => publishCancel(infra.bus, runId),
       ops: (tenantId) => collectOps(infra, runtime, tenantId),
       ready: async () => {
         const checks = await readyChecks();

@@ -12,6 +12,16 @@ export {
   ThreadStatus,
   TodoItem,
 } from "./agent.ts";
+export { type Backoff, backoffDelay } from "./backoff.ts";
+export {
+  type BusChannel,
+  type BusChannels,
+  BusEvent,
+  type BusMessage,
+  type BusMessageInput,
+  busChannels,
+  type ChannelSchemas,
+} from "./bus-channels.ts";
 export {
   CompactionEvent,
   CompactionShrink,
@@ -53,6 +63,7 @@ export {
   SubscribeFrame,
   UnsubscribeFrame,
 } from "./frames.ts";
+export { isLeaseLost, leaseLost } from "./lease-lost.ts";
 export {
   ChatMessage,
   ContentPart,

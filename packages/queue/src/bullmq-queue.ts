@@ -123,6 +123,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       payload: job.data,
       jobId,
       attempt,
+      // The job's own count, fixed when it was added (a policy changed since does not apply to it).
+      maxAttempts: job.opts.attempts ?? 1,
       // A stall (crashed or frozen worker) or our own shutdown hand-back: the earlier run may have done work.
       redelivered: job.stalledCounter > 0 || isRequeueMark(job.progress),
       timeoutMs: resolvePolicy(name, options.policy).timeoutMs,

@@ -1,44 +1,65 @@
 import { createTestRedis } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import { type BusOptions, createMemoryBus, createRedisBus } from "./bus.ts";
-import { runBusContract } from "./contract/bus-contract.ts";
+import { contractChannels, runBusContract } from "./contract/bus-contract.ts";
 
 runBusContract("memory", async () => {
-  const bus = createMemoryBus();
-  // One process, one bus: every "instance" is the same object, closed once.
-  return { open: () => ({ ...bus, close: async () => {} }), cleanup: () => bus.close() };
+  // One process, one bus: every "instance" is the same delivery, each with its own error handler.
+  let onError: BusOptions["onError"] | undefined;
+  const bus = createMemoryBus({
+    channels: contractChannels,
+    onError: (error, channel) => onError?.(error, channel),
+  });
+  return {
+    open: (options = {}) => {
+      if (options.onError) onError = options.onError;
+      return { ...bus, close: async () => {} };
+    },
+    cleanup: () => bus.close(),
+  };
 });
 
 runBusContract("redis", async () => {
   const redis = await createTestRedis();
-  return { open: () => createRedisBus(redis.url, redis.prefix), cleanup: () => redis.cleanup() };
+  return {
+    open: (options) => createRedisBus(redis.url, redis.prefix, options),
+    cleanup: () => redis.cleanup(),
+  };
 });
 
 describe.each([
-  ["memory", async () => ({ open: createMemoryBus, cleanup: async () => {} })],
+  [
+    "memory",
+    async () => ({
+      open: (options: BusOptions<typeof contractChannels>) => createMemoryBus(options),
+      cleanup: async () => {},
+    }),
+  ],
   [
     "redis",
     async () => {
       const redis = await createTestRedis();
       return {
-        open: (options: BusOptions) => createRedisBus(redis.url, redis.prefix, options),
+        open: (options: BusOptions<typeof contractChannels>) =>
+          createRedisBus(redis.url, redis.prefix, options),
         cleanup: () => redis.cleanup(),
       };
     },
   ],
 ] as const)("bus (%s)", (_name, factory) => {
+  const channels = contractChannels;
   it("keeps delivering to other handlers when one throws, and reports the error", async () => {
     const { open, cleanup } = await factory();
     const errors: [unknown, string][] = [];
-    const bus = open({ onError: (error, channel) => errors.push([error, channel]) });
+    const bus = open({ channels, onError: (error, channel) => errors.push([error, channel]) });
     try {
       const received: unknown[] = [];
       await bus.subscribe("control", () => {
         throw new Error("bad handler");
       });
       await bus.subscribe("control", (message) => received.push(message));
-      await bus.publish("control", { cancel: "run-1" });
-      await vi.waitFor(() => expect(received).toEqual([{ cancel: "run-1" }]));
+      await bus.publish("control", { type: "cancel", runId: "run-1" });
+      await vi.waitFor(() => expect(received).toEqual([{ type: "cancel", runId: "run-1" }]));
       expect(errors).toHaveLength(1);
       expect(errors[0]![1]).toBe("control");
     } finally {
@@ -49,7 +70,7 @@ describe.each([
 
   it("has every concurrent subscriber of a new channel live when subscribe resolves", async () => {
     const { open, cleanup } = await factory();
-    const bus = open({});
+    const bus = open({ channels });
     try {
       const received: string[] = [];
       await Promise.all(["a", "b", "c"].map((tag) => bus.subscribe("fresh", () => received.push(tag))));

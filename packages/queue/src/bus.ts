@@ -1,18 +1,37 @@
+import {
+  type BusChannels,
+  type BusMessage,
+  type BusMessageInput,
+  busChannels,
+  type ChannelSchemas,
+} from "@longrun/protocol";
 import { Redis, type RedisOptions } from "ioredis";
 import { createRedisHealth, type RedisHealth } from "./redis-health.ts";
 
-/** Publish/subscribe for event fan-out and control messages (cancel) between server instances. */
-export interface Bus {
-  /** Delivers `message` (JSON-serializable) to every current subscriber of `channel`, in any process. */
-  publish(channel: string, message: unknown): Promise<void>;
+/**
+ * Publish/subscribe between processes (event fan-out, run control), typed by its channels: a publisher
+ * sends what the channel's schema accepts, and every subscriber gets the message parsed again on
+ * receipt (a message that does not parse goes to `onError`, never to a handler).
+ */
+export interface Bus<Channels extends ChannelSchemas = BusChannels> {
+  /** Delivers `message` to every current subscriber of `channel`, in any process. */
+  publish<Channel extends keyof Channels & string>(
+    channel: Channel,
+    message: BusMessageInput<Channels, Channel>,
+  ): Promise<void>;
   /** Resolves once the subscription is live; the returned function unsubscribes. */
-  subscribe(channel: string, handler: (message: unknown) => void): Promise<() => Promise<void>>;
+  subscribe<Channel extends keyof Channels & string>(
+    channel: Channel,
+    handler: (message: BusMessage<Channels, Channel>) => void,
+  ): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
 /** Options of both buses. */
-export interface BusOptions {
-  /** Called when a handler throws or a message cannot be decoded; the other handlers still run. */
+export interface BusOptions<Channels extends ChannelSchemas = BusChannels> {
+  /** The channels and their schemas (default: protocol's `busChannels`). */
+  channels?: Channels;
+  /** Called when a handler throws or a message does not parse; the other handlers still run. */
   onError?: (error: unknown, channel: string) => void;
   /** Connection state of this process (Redis bus only): outages are logged once, not per retry. */
   health?: RedisHealth;
@@ -21,25 +40,37 @@ export interface BusOptions {
 type Handler = (message: unknown) => void;
 
 const defaultOnError = (error: unknown, channel: string) =>
-  console.error(`[longrun/queue] bus handler on "${channel}" failed`, error);
+  console.error(`[longrun/queue] bus message on "${channel}" failed`, error);
 
-/** Calls every handler with its own decoded copy; one handler's failure does not starve the others. */
-function deliver(handlers: Iterable<Handler>, raw: string, channel: string, onError: BusOptions["onError"]) {
+/** Parses `raw` against the channel's schema once per handler (each gets its own copy). */
+function deliver(
+  handlers: Iterable<Handler>,
+  raw: string,
+  channel: string,
+  schemas: ChannelSchemas,
+  onError: BusOptions["onError"],
+) {
+  const report = onError ?? defaultOnError;
+  const schema = schemas[channel];
+  if (!schema) return report(new Error(`no schema for bus channel "${channel}"`), channel);
   for (const handler of [...handlers]) {
     try {
-      handler(JSON.parse(raw));
+      const parsed = schema.safeParse(JSON.parse(raw));
+      if (!parsed.success) throw new Error(`invalid message: ${parsed.error.message}`);
+      handler(parsed.data);
     } catch (error) {
-      (onError ?? defaultOnError)(error, channel);
+      report(error, channel);
     }
   }
 }
 
 /** Bus on Redis pub/sub: channels are `${prefix}:bus:<channel>`; a dedicated connection subscribes. */
-export function createRedisBus(
+export function createRedisBus<Channels extends ChannelSchemas = BusChannels>(
   connection: string | RedisOptions,
   prefix: string,
-  options: BusOptions = {},
-): Bus {
+  options: BusOptions<Channels> = {},
+): Bus<Channels> {
+  const schemas: ChannelSchemas = options.channels ?? busChannels;
   // The publisher fails fast while Redis is unreachable (live fan-out is best effort: every event is in
   // the log first, and subscribers fill gaps from it); the subscriber reconnects and resubscribes.
   const open = (extra: RedisOptions) =>
@@ -58,7 +89,7 @@ export function createRedisBus(
 
   subscriber.on("message", (name: string, raw: string) => {
     const entry = channels.get(name);
-    if (entry) deliver(entry.handlers, raw, name.slice(prefix.length + 5), options.onError);
+    if (entry) deliver(entry.handlers, raw, name.slice(prefix.length + 5), schemas, options.onError);
   });
 
   return {
@@ -74,11 +105,11 @@ export function createRedisBus(
         entry = { handlers: new Set(), live: subscriber.subscribe(name) };
         channels.set(name, entry);
       }
-      entry.handlers.add(handler);
+      entry.handlers.add(handler as Handler);
       await entry.live;
       const subscribed = entry;
       return async () => {
-        if (!subscribed.handlers.delete(handler) || subscribed.handlers.size > 0) return;
+        if (!subscribed.handlers.delete(handler as Handler) || subscribed.handlers.size > 0) return;
         if (channels.get(name) !== subscribed) return;
         channels.delete(name);
         await subscriber.unsubscribe(name);
@@ -93,7 +124,10 @@ export function createRedisBus(
 }
 
 /** Bus inside one process (embedded mode); delivers asynchronously and as JSON copies, like Redis. */
-export function createMemoryBus(options: BusOptions = {}): Bus {
+export function createMemoryBus<Channels extends ChannelSchemas = BusChannels>(
+  options: BusOptions<Channels> = {},
+): Bus<Channels> {
+  const schemas: ChannelSchemas = options.channels ?? busChannels;
   const channels = new Map<string, Set<Handler>>();
   return {
     async publish(channel, message) {
@@ -101,7 +135,7 @@ export function createMemoryBus(options: BusOptions = {}): Bus {
       if (!handlers) return;
       const raw = JSON.stringify(message);
       const targets = [...handlers];
-      queueMicrotask(() => deliver(targets, raw, channel, options.onError));
+      queueMicrotask(() => deliver(targets, raw, channel, schemas, options.onError));
     },
     async subscribe(channel, handler) {
       let handlers = channels.get(channel);
@@ -109,10 +143,10 @@ export function createMemoryBus(options: BusOptions = {}): Bus {
         handlers = new Set();
         channels.set(channel, handlers);
       }
-      handlers.add(handler);
+      handlers.add(handler as Handler);
       const subscribed = handlers;
       return async () => {
-        subscribed.delete(handler);
+        subscribed.delete(handler as Handler);
         if (subscribed.size === 0 && channels.get(channel) === subscribed) channels.delete(channel);
       };
     },

@@ -1,4 +1,4 @@
-import { CompactionTrigger } from "@longrun/protocol";
+import { backoffDelay, CompactionTrigger } from "@longrun/protocol";
 import { z } from "zod";
 
 /** The BullMQ queues (one Queue + one Worker each); jobs of one queue share its concurrency. */
@@ -43,6 +43,8 @@ export const AgentStepPayload = z.object({
   compactionDeferred: z.boolean().optional(),
 });
 export type AgentStepPayload = z.infer<typeof AgentStepPayload>;
+/** A step as the runtime asks for it; the scheduler stamps `expectSeq` when it enqueues. */
+export type StepJob = Omit<AgentStepPayload, "expectSeq">;
 
 /** Compact an agent's context (summary pass); deduplicated per agent. */
 export const AgentCompactPayload = z.object({
@@ -53,6 +55,8 @@ export const AgentCompactPayload = z.object({
   strategy: z.enum(["partial", "full"]).optional(),
 });
 export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
+/** A compaction as the runtime asks for it. */
+export type CompactJob = AgentCompactPayload;
 
 /** Every job longrun runs, with its payload schema, queue, retry policy and timeout. */
 export const jobCatalog = {
@@ -103,9 +107,9 @@ export function resolvePolicy(
   };
 }
 
-/** Delay before retry number `attemptsMade` (1 after the first failure), BullMQ's exponential formula. */
-export function backoffDelay(backoffMs: number, attemptsMade: number): number {
-  return Math.round(2 ** Math.max(0, attemptsMade - 1) * backoffMs);
+/** Delay before retry number `retry` (1 after the first failure): BullMQ's exponential formula, uncapped. */
+export function retryDelay(backoffMs: number, retry: number): number {
+  return backoffDelay(retry, { baseMs: backoffMs, capMs: Number.POSITIVE_INFINITY, jitter: 0 });
 }
 
 /** The queue a job name belongs to, or undefined for a name outside the catalog. */

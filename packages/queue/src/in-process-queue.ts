@@ -1,12 +1,12 @@
 import { setMaxListeners } from "node:events";
 import { LongrunError } from "@longrun/protocol";
 import {
-  backoffDelay,
   type JobName,
   type PolicyOverrides,
   type QueueName,
   queueOf,
   resolvePolicy,
+  retryDelay,
 } from "./catalog.ts";
 import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
@@ -107,6 +107,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       payload: job.payload,
       jobId: job.id,
       attempt,
+      maxAttempts: policy.attempts,
       redelivered: job.redelivered ?? false,
       timeoutMs: policy.timeoutMs,
       handlers,
@@ -124,7 +125,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
     } else {
       job.attemptsMade = attempt;
       const willRetry = !outcome.unrecoverable && attempt < policy.attempts;
-      if (willRetry) schedule(job, backoffDelay(policy.backoffMs, attempt));
+      if (willRetry) schedule(job, retryDelay(policy.backoffMs, attempt));
       else {
         forget(job);
         store.finished[job.queue].failed += 1;

@@ -3,7 +3,7 @@ export { type Bus, type BusOptions, createMemoryBus, createRedisBus } from "./bu
 export {
   AgentCompactPayload,
   AgentStepPayload,
-  backoffDelay,
+  type CompactJob,
   type JobCatalog,
   type JobDefinition,
   type JobInput,
@@ -16,7 +16,9 @@ export {
   queueOf,
   type RetryPolicy,
   resolvePolicy,
+  type StepJob,
 } from "./catalog.ts";
+export { CancelRegistry, publishCancel } from "./control-channel.ts";
 export { JobTimeoutError, UnrecoverableJobError } from "./errors.ts";
 export {
   createInProcessJobStore,
@@ -39,6 +41,20 @@ export type {
   QueueCounts,
   QueueStats,
 } from "./job-queue.ts";
-export { createMemoryLease, createRedisLease, type Lease, type LeaseHandle } from "./lease.ts";
+export {
+  createMemoryLease,
+  createRedisLease,
+  DEFAULT_LEASE_MS,
+  type Lease,
+  type LeaseHandle,
+} from "./lease.ts";
 export { type KeepLeaseOptions, keepLease, type LeaseKeeper } from "./lease-keeper.ts";
 export { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";
+export { createScheduler, type Scheduler, type SchedulingQueue, type StepOptions } from "./scheduler.ts";
+export {
+  createMemoryWorkerRegistry,
+  createRedisWorkerRegistry,
+  type WorkerInfo,
+  type WorkerRegistry,
+  workerIdentity,
+} from "./worker-registry.ts";

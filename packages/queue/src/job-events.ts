@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { JobEvent, JobOutcome } from "./job-queue.ts";
 
 /** Listeners for a handle's job events, with a short memory so `waitForJob` never misses an ending. */
@@ -12,7 +13,7 @@ const REMEMBERED_OUTCOMES = 1_000;
 /** Creates the event hub both adapters use. */
 export function createJobEvents(): JobEvents {
   const listeners = new Set<(event: JobEvent) => void>();
-  const outcomes = new Map<string, JobOutcome>();
+  const outcomes = new LRUCache<string, JobOutcome>({ max: REMEMBERED_OUTCOMES });
 
   const outcomeOf = (event: JobEvent): JobOutcome | undefined => {
     if (event.type === "completed") return { status: "completed", result: event.result };
@@ -30,13 +31,7 @@ export function createJobEvents(): JobEvents {
   return {
     emit(event) {
       const outcome = outcomeOf(event);
-      if (outcome) {
-        outcomes.set(event.jobId, outcome);
-        if (outcomes.size > REMEMBERED_OUTCOMES) {
-          const oldest = outcomes.keys().next().value;
-          if (oldest !== undefined) outcomes.delete(oldest);
-        }
-      }
+      if (outcome) outcomes.set(event.jobId, outcome);
       for (const listener of [...listeners]) listener(event);
     },
     on,

@@ -29,6 +29,14 @@ export interface JobContext {
   name: JobName;
   /** 1 for the first try, 2 for the first retry, ... (re-queues after a shutdown or crash do not count). */
   attempt: number;
+  /** Attempts the job has in all, from its retry policy (the catalog's, or the deployment's override). */
+  maxAttempts: number;
+  /**
+   * True when this attempt is the last: a failure now fails the job for good, so the handler reports
+   * it where users see it (a failed run) instead of counting on a retry. A job that must not retry at
+   * all throws `UnrecoverableJobError`.
+   */
+  finalAttempt: boolean;
   /**
    * True when an earlier run of this same attempt was interrupted (its worker crashed, stalled or shut
    * down) and the job was handed out again: work it did before dying may already be visible.

@@ -1,3 +1,4 @@
+import { isLeaseLost } from "@longrun/protocol";
 import { createTestRedis } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryLease, createRedisLease, type Lease } from "./lease.ts";
@@ -44,6 +45,7 @@ describe.each(backends)("keepLease (%s)", (_name, open) => {
       const successor = await lease.acquire("agent-1", 10_000);
       await vi.waitFor(() => expect(keeper.signal.aborted).toBe(true));
       expect(String(keeper.signal.reason)).toMatch(/lease lost: agent-1/);
+      expect(isLeaseLost(keeper.signal.reason)).toBe(true);
       expect(await successor!.renew()).toBe(true);
     } finally {
       await cleanup();

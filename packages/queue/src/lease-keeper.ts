@@ -1,3 +1,4 @@
+import { leaseLost } from "@longrun/protocol";
 import type { LeaseHandle } from "./lease.ts";
 
 /** Options for keeping a lease alive while its holder works. */
@@ -8,7 +9,7 @@ export interface KeepLeaseOptions {
   intervalMs?: number;
 }
 
-/** A running keep-alive: `signal` aborts (reason "lease lost") when the lease can no longer be held. */
+/** A running keep-alive: `signal` aborts (with a lease-lost error) when the lease can no longer be held. */
 export interface LeaseKeeper {
   readonly signal: AbortSignal;
   /** Stops renewing (does not release the lease). */
@@ -16,7 +17,8 @@ export interface LeaseKeeper {
 }
 
 /**
- * Renews a lease in the background. A renewal that answers false means someone else holds it now; one
+ * Renews a lease in the background: the one renewal loop of every lease holder (agent steps, compactions,
+ * gateway turns). A renewal that answers false means someone else holds it now; one
  * that throws (Redis unreachable) is retried until the last successful renewal's ttl has run out.
  */
 export function keepLease(handle: LeaseHandle, options: KeepLeaseOptions): LeaseKeeper {
@@ -27,7 +29,7 @@ export function keepLease(handle: LeaseHandle, options: KeepLeaseOptions): Lease
 
   const lose = (detail: string) => {
     clearInterval(timer);
-    controller.abort(new Error(`lease lost: ${handle.key} (token ${handle.token}): ${detail}`));
+    controller.abort(leaseLost(`${handle.key} (token ${handle.token}): ${detail}`, { key: handle.key }));
   };
 
   const renew = async () => {

@@ -22,6 +22,9 @@ export interface Lease {
   isHeld(key: string): Promise<boolean>;
 }
 
+/** How long an agent's lease lives without renewal (LONGRUN_LEASE_MS); a crashed holder's agent is free after it. */
+export const DEFAULT_LEASE_MS = 30_000;
+
 /** The token counters only need to outlive a lease: the database of record is the floor. */
 const FENCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

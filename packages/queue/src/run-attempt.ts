@@ -14,6 +14,8 @@ export interface AttemptInput {
   payload: unknown;
   jobId: string;
   attempt: number;
+  /** Attempts the job has in all (its retry policy's `attempts`). */
+  maxAttempts: number;
   /** An earlier run of this attempt was interrupted (crash, stall, shutdown). */
   redelivered?: boolean;
   timeoutMs: number;
@@ -54,6 +56,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     jobId: input.jobId,
     name,
     attempt: input.attempt,
+    maxAttempts: input.maxAttempts,
+    finalAttempt: input.attempt >= input.maxAttempts,
     redelivered: input.redelivered ?? false,
     signal: controller.signal,
   };

@@ -15,8 +15,29 @@ export {
   type FailureResult,
   type RedisBreakerStoreOptions,
 } from "./breaker/index.ts";
-export * from "./engine/index.ts";
-export * from "./gateway/index.ts";
+export {
+  type ClientTurnInput,
+  type ClientTurnResult,
+  runClientTurn,
+  type TurnSink,
+} from "./client-turns/client-turn.ts";
+export { ClientTurnError, type ClientTurnErrorCode } from "./client-turns/client-turn-error.ts";
+export {
+  type ClientTurnOptions,
+  COMPACTION_HEADER,
+  type LiveEventSource,
+  MAX_INPUT_TOKENS_HEADER,
+} from "./client-turns/client-turn-options.ts";
+export { compactThroughQueue, type QueuedCompactionOutcome } from "./client-turns/queued-compaction.ts";
+export { historyFilePath } from "./compaction/history-file.ts";
+export { type CompactionOutcome, runCompaction } from "./compaction/run-compaction.ts";
+export { type AgentContext, loadAgentContext } from "./context/agent-context.ts";
+export { buildForkPrefix } from "./context/fork-prefix.ts";
+export { projectContext, restoredFilesOf } from "./context/projection.ts";
+export { DEFAULT_SYSTEM_PROMPT } from "./context/system-prompt.ts";
+export type { EventSink } from "./events/event-sink.ts";
+export { createPersistingEventSink } from "./events/persisting-event-sink.ts";
+export { createJobHandlers, type JobHandlersOptions } from "./jobs/job-handlers.ts";
 export {
   type KnownModel,
   knownInputLimit,
@@ -25,6 +46,20 @@ export {
   resolveProfile,
   SIM_DEFAULT_MAX_INPUT_TOKENS,
 } from "./profiles.ts";
+export { Coordinator } from "./runs/coordinator.ts";
+export { type CreateThreadInput, createThreadWithRoot } from "./runs/create-thread.ts";
+export {
+  createReconciler,
+  type MaintenanceOptions,
+  type ReconcileReport,
+  type Reconciler,
+  type ReconcilerOptions,
+  startMaintenance,
+} from "./runs/reconciler.ts";
+export { RunControl } from "./runs/run-control.ts";
+export type { RuntimeDeps } from "./runtime-deps.ts";
+export { runAgentStep, type StepOutcome } from "./step/agent-step.ts";
+export { callModel, callSummarizer } from "./step/model-call.ts";
 export {
   abortableSleep,
   isContextOverflow,
@@ -34,7 +69,7 @@ export {
   type ProviderRetryOptions,
   retryAfterMs,
   withProviderRetry,
-} from "./retry.ts";
+} from "./step/provider-retry.ts";
 export { createMessageCounter, type MessageCounter, OFF_THREAD_CHARS } from "./tokens/message-counter.ts";
 export {
   type ApprovalPolicy,

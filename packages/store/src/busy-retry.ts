@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { type Backoff, backoffDelay } from "@longrun/protocol";
 
 /** How busy/locked errors are retried everywhere in the store (writes, reads, open, migrations). */
 export interface BusyRetryOptions {
@@ -11,10 +12,8 @@ export interface BusyRetryOptions {
   stop?: () => boolean;
 }
 
-/** Backoff before attempt `attempt + 1`: 20 ms doubling to 1 s, with jitter so racing processes part. */
-export function busyBackoffMs(attempt: number): number {
-  return Math.min(1000, 10 * 2 ** attempt) * (0.5 + Math.random());
-}
+/** Before each new attempt: 20 ms doubling to 1 s, half of it random so racing processes part. */
+const BUSY_BACKOFF: Backoff = { baseMs: 20, capMs: 1_000, jitter: 0.5 };
 
 /**
  * Runs `task` until it succeeds, retrying busy/locked/closed errors with backoff. A busy connection may
@@ -29,7 +28,7 @@ export async function retryBusy<T>(task: () => Promise<T>, options: BusyRetryOpt
       const retryable = isRetryableError(error) || options.alsoRetry?.(error) === true;
       if (!retryable || attempt >= options.attempts || options.stop?.() === true) throw error;
       await options.onRetry?.(error);
-      await delay(busyBackoffMs(attempt));
+      await delay(backoffDelay(attempt, BUSY_BACKOFF));
     }
   }
 }

@@ -1,7 +1,6 @@
-import { LongrunError } from "@longrun/protocol";
+import { isLeaseLost, LongrunError } from "@longrun/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempStore } from "./__fixtures__/temp-store.ts";
-import { isLeaseLost } from "./fence.ts";
 import type { Store } from "./open-store.ts";
 
 let store: Store;

@@ -1,4 +1,4 @@
-import { LongrunError } from "@longrun/protocol";
+import { LongrunError, leaseLost } from "@longrun/protocol";
 import type { SqlExecutor } from "./sql-engine.ts";
 
 /**
@@ -16,20 +16,5 @@ export async function checkFence(tx: SqlExecutor, agentId: string, fence: number
   const row = result.rows[0];
   if (!row) throw new LongrunError("not_found", `agent ${agentId} not found`);
   const current = Number(row.fence);
-  throw new LongrunError("conflict", `lease lost: fence ${fence} < ${current}`, {
-    leaseLost: true,
-    fence,
-    currentFence: current,
-  });
-}
-
-/** True for the error `checkFence` throws when a newer lease holder has appended. */
-export function isLeaseLost(error: unknown): boolean {
-  return (
-    LongrunError.isInstance(error) &&
-    error.code === "conflict" &&
-    typeof error.details === "object" &&
-    error.details !== null &&
-    (error.details as { leaseLost?: unknown }).leaseLost === true
-  );
+  throw leaseLost(`fence ${fence} < ${current}`, { fence, currentFence: current });
 }

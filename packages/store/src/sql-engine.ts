@@ -1,5 +1,6 @@
 import type { Client, Row } from "@libsql/client";
 import Database from "libsql";
+import { LRUCache } from "lru-cache";
 
 /** A statement with positional arguments (the only form the store's raw SQL uses). */
 export interface SqlStatement {
@@ -37,25 +38,19 @@ export interface SqlEngine {
 
 /** Prepared statements per connection, bounded (dynamic SQL such as multi-row inserts varies). */
 class StatementCache {
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #statements: LRUCache<string, Database.Statement>;
   constructor(
     private readonly db: Database.Database,
-    private readonly limit = 500,
-  ) {}
+    limit = 500,
+  ) {
+    this.#statements = new LRUCache({ max: limit });
+  }
 
   get(sql: string): Database.Statement {
     let statement = this.#statements.get(sql);
-    if (statement) {
-      // Keep the most recently used at the end (Map order) so the oldest goes first.
-      this.#statements.delete(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
       this.#statements.set(sql, statement);
-      return statement;
-    }
-    statement = this.db.prepare(sql);
-    this.#statements.set(sql, statement);
-    if (this.#statements.size > this.limit) {
-      const oldest = this.#statements.keys().next().value;
-      if (oldest !== undefined) this.#statements.delete(oldest);
     }
     return statement;
   }

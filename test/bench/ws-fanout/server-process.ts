@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setImmediate as yieldToIo } from "node:timers/promises";
-import { attachGateway, MemoryGatewayDeps } from "@longrun/server";
+import { attachSocketServer, MemorySocketDeps } from "@longrun/server";
 import { WebSocket, WebSocketServer } from "ws";
 import { type FromServer, SUBSCRIPTION_ID, THREAD_ID, TOKEN, type ToServer, wallClock } from "./messages.ts";
 
@@ -55,10 +55,10 @@ if (contender === "raw") {
     for (const client of wss.clients) if (client.readyState === WebSocket.OPEN) client.send(frame, TEXT);
   };
 } else {
-  const memory = new MemoryGatewayDeps();
+  const memory = new MemorySocketDeps();
   memory.addToken(TOKEN, "bench");
   memory.createThread(THREAD_ID, "bench");
-  attachGateway(server, memory.deps(), {});
+  attachSocketServer(server, memory.deps(), {});
   url = `${base}/v1/ws?token=${TOKEN}`;
   publish = (_seq, availableAt) => {
     const { seq: _unused, at: _at, ...event } = eventBody(0, availableAt);

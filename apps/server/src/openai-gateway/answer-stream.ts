@@ -1,5 +1,5 @@
 import type { Answer, AnswerEvent } from "@longrun/openai-compat";
-import type { GatewayTurnResult, TurnSink } from "@longrun/runtime";
+import type { ClientTurnResult, TurnSink } from "@longrun/runtime";
 
 /** How one API tells an answer as it streams. */
 export interface StreamFormat {
@@ -14,7 +14,7 @@ export interface StreamFormat {
  * rejects (the caller answers with an HTTP error status); after it, the failure is told in the stream.
  */
 export async function streamAnswer(
-  run: (sink: TurnSink) => Promise<GatewayTurnResult>,
+  run: (sink: TurnSink) => Promise<ClientTurnResult>,
   format: StreamFormat,
   onCancel: () => void,
   describe: (error: unknown) => { code: string; message: string },
@@ -80,8 +80,8 @@ export async function streamAnswer(
 
 /** Runs a turn to its end and collects the events of its answer (a non-streaming request). */
 export async function collectAnswer(
-  run: (sink: TurnSink) => Promise<GatewayTurnResult>,
-): Promise<{ result: GatewayTurnResult; events: AnswerEvent[] }> {
+  run: (sink: TurnSink) => Promise<ClientTurnResult>,
+): Promise<{ result: ClientTurnResult; events: AnswerEvent[] }> {
   const events: AnswerEvent[] = [];
   const result = await run({ begin: () => undefined, event: (event) => events.push(event) });
   return { result, events };

@@ -14,7 +14,7 @@ import {
   responseBody,
 } from "@longrun/openai-compat";
 import { LongrunError, statusOf } from "@longrun/protocol";
-import { GatewayError, type GatewayOptions, runGatewayTurn, type TurnSink } from "@longrun/runtime";
+import { ClientTurnError, type ClientTurnOptions, runClientTurn, type TurnSink } from "@longrun/runtime";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -29,7 +29,7 @@ import { clientLabel } from "./client-label.ts";
 
 /** An error body in the OpenAI shape, with the status and Retry-After it goes with. */
 function errorOf(error: unknown): { status: number; body: unknown; retryAfterMs?: number } {
-  if (GatewayError.isInstance(error)) {
+  if (ClientTurnError.isInstance(error)) {
     if (error.code === "context_exhausted") return { status: 400, body: contextExhaustedBody(error.message) };
     const code =
       error.code === "upstream_error" ? (error.options.upstreamCode ?? "upstream_error") : error.code;
@@ -162,7 +162,7 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
     },
   });
   app.onError((error, context) => errorResponse(context, error));
-  const options: GatewayOptions = {
+  const options: ClientTurnOptions = {
     // A gateway thread's workspace is always a new folder under the data dir (never a named one, so the
     // tenant checks of named workspaces do not apply): longrun runs none of the client's tools anyway.
     workspaceFor: async (threadId) =>
@@ -185,7 +185,7 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
       once: true,
     });
     const run = (sink: TurnSink) =>
-      runGatewayTurn(
+      runClientTurn(
         deps.runtime,
         options,
         {

@@ -1,6 +1,6 @@
 import type { AgentActivity, LongrunEvent, ThreadSnapshot } from "@longrun/protocol";
 import type { ServerDeps } from "../server-deps.ts";
-import { threadDetail } from "./threads.ts";
+import { threadDetail } from "./thread-detail.ts";
 
 /**
  * The thread as it stands at its head seq: detail (agents, runs), what each agent is doing now and

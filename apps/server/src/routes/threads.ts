@@ -30,6 +30,7 @@ import { checkMessageSize } from "../message-size.ts";
 import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { resolveWorkspace } from "../workspace.ts";
+import { threadDetail } from "./thread-detail.ts";
 import { resolveThreadModel } from "./thread-model.ts";
 import { threadAttention, threadSnapshot } from "./thread-snapshot.ts";
 
@@ -237,15 +238,4 @@ export function threadRoutes(deps: ServerDeps) {
   });
 
   return app;
-}
-
-/** A thread with its agent tree and runs. */
-export async function threadDetail(deps: ServerDeps, threadId: string): Promise<ThreadDetail> {
-  const thread = await deps.store.threads.get(threadId);
-  if (!thread) throw new LongrunError("not_found", `thread ${threadId} not found`);
-  const [agents, runs] = await Promise.all([
-    deps.store.agents.listByThread(threadId),
-    deps.store.runs.listByThread(threadId),
-  ]);
-  return { ...thread, agents, runs };
 }

@@ -1,3 +1,4 @@
+import { backoffDelay } from "@longrun/protocol";
 import { type BreakerRecord, type BreakerState, type BreakerStore, closedRecord } from "./breaker-store.ts";
 
 export interface BreakerOptions {
@@ -82,7 +83,8 @@ export function createBreaker(options: BreakerOptions): Breaker {
   const trialTimeoutMs = options.trialTimeoutMs ?? 10 * 60_000;
   const now = options.now ?? Date.now;
 
-  const cooldownFor = (level: number) => Math.min(baseCooldownMs * 2 ** (level - 1), maxCooldownMs);
+  const cooldownFor = (level: number) =>
+    backoffDelay(level, { baseMs: baseCooldownMs, capMs: maxCooldownMs, jitter: 0 });
 
   // Read, compute, compare-and-set; on a concurrent write, start over from the fresh value.
   async function update<T>(

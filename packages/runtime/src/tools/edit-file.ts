@@ -32,16 +32,18 @@ export const editFileTool = defineTool({
     try {
       const buffer = await readAll(handle);
       if (looksBinary(buffer))
-        throw new ToolError(`${target.relative} is a binary file; it cannot be edited.`);
+        throw new ToolError("binary_file", `${target.relative} is a binary file; it cannot be edited.`);
       text = buffer.toString("utf8");
       const count = countOccurrences(text, args.oldText);
       if (count === 0) {
         throw new ToolError(
+          "edit_mismatch",
           `oldText was not found in ${target.relative}; read the file again and copy the text exactly.`,
         );
       }
       if (count > 1) {
         throw new ToolError(
+          "edit_mismatch",
           `oldText appears ${count} times in ${target.relative}; include more surrounding text so it is unique.`,
         );
       }

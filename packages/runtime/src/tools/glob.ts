@@ -24,14 +24,14 @@ export const globTool = defineTool({
   schema: GlobArgs,
   async run(args, { workspace, signal }) {
     if (path.isAbsolute(args.pattern)) {
-      throw new ToolError("pattern must be relative to the workspace, e.g. src/**/*.ts");
+      throw new ToolError("invalid_argument", "pattern must be relative to the workspace, e.g. src/**/*.ts");
     }
     const pattern = args.pattern.replace(/^\.\//, "");
     const matcher = compileGlob(pattern);
     const prefix = literalPrefix(pattern);
     const start = await workspace.resolve(prefix === "" ? "." : prefix).catch((error: unknown) => {
       // A missing literal folder simply has no matches; escapes still fail.
-      if (error instanceof ToolError && error.message.startsWith("No such file")) return null;
+      if (ToolError.hasCode(error, "not_found")) return null;
       throw error;
     });
     const matches: string[] = [];

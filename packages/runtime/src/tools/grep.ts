@@ -52,7 +52,7 @@ export const grepTool = defineTool({
       .readDir(target)
       .then(() => true)
       .catch((error: unknown) => {
-        if (error instanceof ToolError && error.message.endsWith("is not a directory.")) return false;
+        if (ToolError.hasCode(error, "not_directory")) return false;
         throw error;
       });
     const files = isFolder ? walkFiles(workspace, target.absolute, { signal }) : singleFile(target);

@@ -20,6 +20,7 @@ export function compileLinear(source: string, what = "pattern"): LinearRegex {
   } catch (error) {
     if (!(error instanceof RE2JSException)) throw error;
     throw new ToolError(
+      "invalid_argument",
       `${what} is not a valid regular expression (RE2 syntax: no backreferences like \\1, no lookaround ` +
         `like (?=...) or (?<!...); write \\x{e9} for \\u00e9): ${error.message}`,
     );

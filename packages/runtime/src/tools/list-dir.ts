@@ -20,8 +20,8 @@ export const listDirTool = defineTool({
     try {
       entries = await workspace.readDir(target);
     } catch (error) {
-      if (error instanceof ToolError && error.message.endsWith("is not a directory.")) {
-        throw new ToolError(`${target.relative} is a file, not a folder; use read_file.`);
+      if (ToolError.hasCode(error, "not_directory")) {
+        throw new ToolError("not_directory", `${target.relative} is a file, not a folder; use read_file.`);
       }
       throw error;
     }

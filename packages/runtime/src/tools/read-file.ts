@@ -28,6 +28,7 @@ export const readFileTool = defineTool({
       fileBytes = (await handle.stat()).size;
       if (fileBytes > MAX_FILE_BYTES) {
         throw new ToolError(
+          "too_large",
           `${target.relative} is ${fileBytes} bytes, too large to read; use grep to search it.`,
         );
       }
@@ -35,7 +36,8 @@ export const readFileTool = defineTool({
     } finally {
       await handle.close();
     }
-    if (looksBinary(buffer)) throw new ToolError(`${target.relative} is a binary file (${fileBytes} bytes).`);
+    if (looksBinary(buffer))
+      throw new ToolError("binary_file", `${target.relative} is a binary file (${fileBytes} bytes).`);
     const lines = splitLines(buffer.toString("utf8"));
     if (lines.length === 0) {
       await context.recordRead(target.relative);
@@ -45,11 +47,12 @@ export const readFileTool = defineTool({
     const start = args.startLine ?? 1;
     if (start > lines.length) {
       throw new ToolError(
+        "invalid_argument",
         `startLine ${start} is past the end: ${target.relative} has ${lines.length} lines.`,
       );
     }
     if (args.endLine !== undefined && args.endLine < start) {
-      throw new ToolError(`endLine ${args.endLine} is before startLine ${start}.`);
+      throw new ToolError("invalid_argument", `endLine ${args.endLine} is before startLine ${start}.`);
     }
     await context.recordRead(target.relative);
     const end = Math.min(args.endLine ?? start + DEFAULT_MAX_LINES - 1, lines.length);

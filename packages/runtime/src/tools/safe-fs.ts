@@ -49,7 +49,7 @@ async function openedPath(handle: FileHandle, name: string): Promise<string> {
   const real = await realpath(name);
   const [named, opened] = await Promise.all([stat(real), handle.stat()]);
   if (named.ino !== opened.ino || named.dev !== opened.dev) {
-    throw new ToolError(`${name} changed while it was being opened; refused.`);
+    throw new ToolError("changed_meanwhile", `${name} changed while it was being opened; refused.`);
   }
   return real;
 }
@@ -70,17 +70,23 @@ export async function openInside(
   } catch (error) {
     const code = errorCode(error);
     if (code === "ELOOP" || code === "EMLINK") {
-      throw new ToolError(`${shown} was replaced by a symlink while it was being opened; refused.`);
+      throw new ToolError(
+        "changed_meanwhile",
+        `${shown} was replaced by a symlink while it was being opened; refused.`,
+      );
     }
-    if (code === "ENOENT") throw new ToolError(`No such file or directory: ${shown}`);
-    if (code === "EISDIR") throw new ToolError(`${shown} is a directory.`);
-    if (code === "ENOTDIR") throw new ToolError(`${shown} is not a directory.`);
+    if (code === "ENOENT") throw new ToolError("not_found", `No such file or directory: ${shown}`);
+    if (code === "EISDIR") throw new ToolError("is_directory", `${shown} is a directory.`);
+    if (code === "ENOTDIR") throw new ToolError("not_directory", `${shown} is not a directory.`);
     throw error;
   }
   try {
     const real = await openedPath(handle, absolute);
     if (!isInside(root, real)) {
-      throw new ToolError(`Path "${shown}" leads outside the workspace through a symlink; refused.`);
+      throw new ToolError(
+        "outside_workspace",
+        `Path "${shown}" leads outside the workspace through a symlink; refused.`,
+      );
     }
     return { handle, real };
   } catch (error) {
@@ -117,7 +123,7 @@ export async function createInside(
   const parts = path.relative(root, absolute).split(path.sep);
   const base = parts.pop();
   if (!base || parts.includes(".."))
-    throw new ToolError(`Path "${shown}" is not a file inside the workspace.`);
+    throw new ToolError("outside_workspace", `Path "${shown}" is not a file inside the workspace.`);
   let folder = await openInside(root, root, DIRECTORY, ".");
   try {
     for (const part of parts) {
@@ -137,12 +143,12 @@ export async function createInside(
         const opened = await openInside(root, file, O_WRONLY | O_NONBLOCK, shown);
         if (!(await opened.handle.stat()).isFile()) {
           await opened.handle.close();
-          throw new ToolError(`${shown} is not a regular file.`);
+          throw new ToolError("not_regular_file", `${shown} is not a regular file.`);
         }
         await opened.handle.truncate(0);
         return { handle: opened.handle, existed: true };
       } catch (error) {
-        if (!(error instanceof ToolError && error.message.startsWith("No such file"))) throw error;
+        if (!ToolError.hasCode(error, "not_found")) throw error;
       }
       try {
         const created = await openInside(root, file, O_WRONLY | O_CREAT | O_EXCL, shown);
@@ -151,7 +157,7 @@ export async function createInside(
         if (errorCode(error) !== "EEXIST") throw error;
       }
     }
-    throw new ToolError(`${shown} keeps changing while it is being written; refused.`);
+    throw new ToolError("changed_meanwhile", `${shown} keeps changing while it is being written; refused.`);
   } finally {
     await folder.handle.close();
   }

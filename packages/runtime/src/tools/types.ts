@@ -58,11 +58,34 @@ export function defineTool<Schema extends z.ZodType>(spec: ToolSpec<Schema>): To
   return spec;
 }
 
-/** A failure the model should see as the tool result text (status "error"). */
+/** What kind of tool failure: code reads the code, the model reads the message. */
+export type ToolErrorCode =
+  | "not_found"
+  | "is_directory"
+  | "not_directory"
+  | "not_regular_file"
+  | "binary_file"
+  | "too_large"
+  | "outside_workspace"
+  | "changed_meanwhile"
+  | "workspace_unavailable"
+  | "invalid_argument"
+  | "edit_mismatch"
+  | "service_error";
+
+/** A failure the model should see as the tool result text (status "error"), with a code for callers. */
 export class ToolError extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = "ToolError";
+  }
+
+  /** True for a ToolError of that code (callers branch on codes, never on message text). */
+  static hasCode(error: unknown, code: ToolErrorCode): error is ToolError {
+    return error instanceof ToolError && error.code === code;
   }
 }
 

@@ -32,7 +32,10 @@ export function createWebSearchTool(endpoint: string): ToolSpec<typeof WebSearch
       });
       const body = await response.text();
       if (!response.ok) {
-        throw new ToolError(`The search service answered ${response.status}: ${body.slice(0, 500)}`);
+        throw new ToolError(
+          "service_error",
+          `The search service answered ${response.status}: ${body.slice(0, 500)}`,
+        );
       }
       let json: unknown;
       try {

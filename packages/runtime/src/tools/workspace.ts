@@ -47,7 +47,7 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
   try {
     root = await realpath(configured);
   } catch {
-    throw new ToolError(`The workspace folder is not available: ${dir}`);
+    throw new ToolError("workspace_unavailable", `The workspace folder is not available: ${dir}`);
   }
   const relative = (absolute: string): string => {
     const rel = path.relative(root, absolute);
@@ -61,11 +61,11 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
     let current = lexical;
     for (;;) {
       if (await isSymlink(current)) {
-        throw new ToolError(`Path "${input}" goes through a dangling symlink; refused.`);
+        throw new ToolError("outside_workspace", `Path "${input}" goes through a dangling symlink; refused.`);
       }
       rest.unshift(path.basename(current));
       const parent = path.dirname(current);
-      if (parent === current) throw new ToolError(`Path "${input}" cannot be resolved.`);
+      if (parent === current) throw new ToolError("invalid_argument", `Path "${input}" cannot be resolved.`);
       try {
         return path.join(await realpath(parent), ...rest);
       } catch (error) {
@@ -76,7 +76,7 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
   }
 
   async function resolve(input: string, options: { allowMissing?: boolean } = {}): Promise<ResolvedPath> {
-    if (input.includes("\0")) throw new ToolError("Path contains a NUL character.");
+    if (input.includes("\0")) throw new ToolError("invalid_argument", "Path contains a NUL character.");
     const trimmed = input.trim() === "" ? "." : input;
     let lexical: string;
     if (path.isAbsolute(trimmed)) {
@@ -84,11 +84,18 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
       // An absolute path is accepted only when it already points inside the workspace.
       if (isInside(root, normal)) lexical = normal;
       else if (isInside(configured, normal)) lexical = path.join(root, path.relative(configured, normal));
-      else throw new ToolError(`Path "${input}" is outside the workspace; use a path relative to it.`);
+      else
+        throw new ToolError(
+          "outside_workspace",
+          `Path "${input}" is outside the workspace; use a path relative to it.`,
+        );
     } else {
       lexical = path.resolve(root, trimmed);
       if (!isInside(root, lexical)) {
-        throw new ToolError(`Path "${input}" escapes the workspace; use a path inside it.`);
+        throw new ToolError(
+          "outside_workspace",
+          `Path "${input}" escapes the workspace; use a path inside it.`,
+        );
       }
     }
     let real: string;
@@ -96,11 +103,14 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
       real = await realpath(lexical);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
-      if (!options.allowMissing) throw new ToolError(`No such file or directory: ${input}`);
+      if (!options.allowMissing) throw new ToolError("not_found", `No such file or directory: ${input}`);
       real = await realMissing(input, lexical);
     }
     if (!isInside(root, real)) {
-      throw new ToolError(`Path "${input}" leads outside the workspace through a symlink; refused.`);
+      throw new ToolError(
+        "outside_workspace",
+        `Path "${input}" leads outside the workspace through a symlink; refused.`,
+      );
     }
     return { absolute: real, relative: relative(real) };
   }
@@ -116,6 +126,7 @@ export async function openWorkspace(dir: string): Promise<Workspace> {
     if (info.isFile()) return handle;
     await handle.close();
     throw new ToolError(
+      info.isDirectory() ? "is_directory" : "not_regular_file",
       info.isDirectory()
         ? `${target.relative} is a directory; use list_dir.`
         : `${target.relative} is not a regular file; refused.`,

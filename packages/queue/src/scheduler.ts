@@ -1,0 +1,70 @@
+import type { CompactJob, StepJob } from "./catalog.ts";
+import type { JobQueue } from "./job-queue.ts";
+
+/** Options of one step enqueue. */
+export interface StepOptions {
+  delayMs?: number;
+  /** Drops this step at enqueue while a job with the same id exists (resume, approval). */
+  jobId?: string;
+  /** The agent's last seq when the caller knows it (else it is read with `lastSeq`). */
+  expectSeq?: number;
+}
+
+/** The jobs the runtime asks for, on top of a job queue (BullMQ or in-process). */
+export interface Scheduler {
+  step(job: StepJob, options?: StepOptions): Promise<void>;
+  compact(job: CompactJob): Promise<void>;
+  /** Drops queued (not running) jobs of a run; returns how many went. */
+  cancelRun(runId: string): Promise<number>;
+  /** Agents that have a job waiting, delayed or running right now (the reconciler's liveness view). */
+  liveAgents(): Promise<Set<string>>;
+  /** False while the queue is unreachable: new work is refused at once instead of hanging. */
+  available(): boolean;
+}
+
+/** What the scheduler needs of a queue. */
+export type SchedulingQueue = Pick<JobQueue, "enqueue" | "removeWhere" | "listLive" | "available">;
+
+/**
+ * The one place jobs are enqueued. Each step job carries the log position it expects (`expectSeq`), so
+ * a duplicate that arrives after the agent moved on is recognized as stale; explicit job ids are used
+ * only where a duplicate must be dropped at enqueue (resume, approval).
+ */
+export function createScheduler(
+  queue: SchedulingQueue,
+  log: { lastSeq(agentId: string): Promise<number> },
+): Scheduler {
+  return {
+    async step(job, options = {}) {
+      const expectSeq = options.expectSeq ?? (await log.lastSeq(job.agentId));
+      await queue.enqueue(
+        "agent.step",
+        { ...job, expectSeq },
+        {
+          ...(options.jobId ? { jobId: options.jobId } : {}),
+          ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+        },
+      );
+    },
+    async compact(job) {
+      await queue.enqueue("agent.compact", job);
+    },
+    cancelRun(runId) {
+      // Running jobs are aborted through the control channel; queued ones go now, so a delayed step
+      // (a breaker wait) does not linger after the run ended.
+      return queue.removeWhere((job) => payloadField(job.payload, "runId") === runId);
+    },
+    available: () => queue.available(),
+    async liveAgents() {
+      const agents = (await queue.listLive()).map((job) => payloadField(job.payload, "agentId"));
+      return new Set(agents.filter((agentId): agentId is string => agentId !== undefined));
+    },
+  };
+}
+
+/** A string field of a job payload read from the queue (every catalog payload names its agent and run). */
+function payloadField(payload: unknown, field: "runId" | "agentId"): string | undefined {
+  const value =
+    typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[field] : undefined;
+  return typeof value === "string" ? value : undefined;
+}

@@ -1,0 +1,244 @@
+import {
+  hasProviderState,
+  type Projection,
+  sanitizeMessages,
+  toChatMessages,
+  verifyProjection,
+} from "@longrun/compaction";
+import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
+import type { ChatMessage, ModelProfile } from "@longrun/protocol";
+import { loadAgentContext } from "../context/agent-context.ts";
+import { measuredFigures } from "../context/projection.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { isContextOverflow, isInvalidEncryptedContent } from "../step/provider-retry.ts";
+import { ClientTurnError } from "./client-turn-error.ts";
+import type { ClientTurnOptions } from "./client-turn-options.ts";
+import type { GatewayConversation } from "./conversation-thread.ts";
+import { compactThroughQueue } from "./queued-compaction.ts";
+import {
+  type ClientTurnInput,
+  type ClientTurnResult,
+  factsOf,
+  leaseOptions,
+  type TurnSettings,
+  type TurnSink,
+} from "./turn-context.ts";
+import { holdTurnLease, type TurnLease } from "./turn-lease.ts";
+import { projectTurn } from "./turn-projection.ts";
+import { beginTurn, endTurn, type TurnTarget } from "./turn-records.ts";
+import { streamUpstream } from "./upstream-call.ts";
+
+/** Keeps the stored profile in step with what the client asks for now (window, output, model, setting). */
+async function syncProfile(
+  deps: RuntimeDeps,
+  conversation: GatewayConversation,
+  settings: TurnSettings,
+): Promise<ModelProfile> {
+  const stored = conversation.thread.modelProfile;
+  const next: ModelProfile = {
+    ...stored,
+    model: settings.profile.model,
+    maxInputTokens: settings.profile.maxInputTokens,
+    maxOutputTokens: settings.profile.maxOutputTokens,
+    summarizerModel: settings.profile.summarizerModel,
+    ...(stored.gateway && settings.compaction
+      ? { gateway: { ...stored.gateway, compaction: settings.compaction } }
+      : {}),
+  };
+  if (JSON.stringify(next) === JSON.stringify(stored)) return stored;
+  await deps.store.threads.update(conversation.thread.id, { modelProfile: next });
+  return next;
+}
+
+/**
+ * The part of a turn after the history is synced, under the agent's lease: measure, compact through
+ * the queue when needed, verify, call the upstream and record the answer (or why there is none).
+ */
+export async function answerTurn(
+  deps: RuntimeDeps,
+  options: ClientTurnOptions,
+  input: ClientTurnInput,
+  state: {
+    conversation: GatewayConversation;
+    lease: TurnLease;
+    append: ClientTurn["items"];
+    settings: TurnSettings;
+  },
+  sink: TurnSink,
+): Promise<ClientTurnResult> {
+  const { conversation, settings } = state;
+  const threadId = conversation.thread.id;
+  const agentId = conversation.agentId;
+  let lease = state.lease;
+  const profile = await syncProfile(deps, conversation, settings);
+  const compactionOn = (profile.gateway?.compaction ?? "on") === "on";
+  const { runId } = await beginTurn(deps, { threadId, agentId, fence: lease.fence }, state.append);
+  const target = (): TurnTarget => ({ threadId, agentId, runId, fence: lease.fence });
+  let begun = false;
+  try {
+    const measure = async (): Promise<Projection> => {
+      const context = await loadAgentContext(deps, agentId);
+      return await projectTurn(deps, context, input.turn, profile);
+    };
+    /** Releases the lease while the queued compaction job (which takes it) runs, then takes it again. */
+    const compact = async (trigger: "auto" | "overflow") => {
+      await lease.release();
+      const outcome = await compactThroughQueue(deps, options, {
+        threadId,
+        agentId,
+        trigger,
+        signal: input.signal,
+      });
+      lease = await holdTurnLease(deps, agentId, leaseOptions(options, input.signal));
+      if (outcome.kind === "timed_out") {
+        throw new ClientTurnError(
+          503,
+          "compaction_unavailable",
+          "the compaction job did not finish: is a worker running?",
+          {
+            retryAfterMs: 30_000,
+          },
+        );
+      }
+    };
+    let projection = await measure();
+    await deps.events.emit({
+      threadId,
+      agentId,
+      runId,
+      type: "context.measured",
+      data: {
+        step: (await deps.store.messages.last(agentId))?.seq ?? 0,
+        maxInputTokens: profile.maxInputTokens ?? null,
+        needsCompaction: projection.needsCompaction && compactionOn,
+        ...measuredFigures(projection),
+      },
+    });
+    if (compactionOn && projection.needsCompaction) {
+      const gate = await deps.breaker.peek(agentId);
+      if (gate.allowed) {
+        await compact("auto");
+        projection = await measure();
+      } else if (!verifyProjection(projection).ok) {
+        const retryAfterMs = Math.max(1_000, (gate.retryAt ?? deps.now() + 30_000) - deps.now());
+        throw new ClientTurnError(
+          503,
+          "compaction_unavailable",
+          `compaction is paused (circuit breaker ${gate.state})`,
+          {
+            retryAfterMs,
+          },
+        );
+      }
+    }
+    const messagesFor = async (): Promise<ChatMessage[]> => {
+      if (compactionOn) {
+        const verdict = verifyProjection(projection);
+        if (!verdict.ok) throw new ClientTurnError(400, "context_exhausted", verdict.reason);
+        return projection.messages;
+      }
+      // Compaction off: the client's own history as it is (the client keeps its own window).
+      const facts = await factsOf(deps, agentId);
+      return [
+        ...(input.turn.system ? [{ role: "system" as const, content: input.turn.system }] : []),
+        ...toChatMessages(facts),
+      ];
+    };
+    const send = (messages: ChatMessage[]) =>
+      streamUpstream(deps.model, upstreamRequest(input.turn, messages, input.turn.model), {
+        signal: AbortSignal.any([input.signal, lease.lost]),
+        headers: deps.modelHeaders?.(agentId),
+        onOpen: () => {
+          begun = true;
+          sink.begin({ threadId, replayed: false });
+        },
+        onEvent: (event) => {
+          sink.event(event);
+          if (event.type === "text") {
+            deps.events.transient({
+              threadId,
+              agentId,
+              runId,
+              type: "message.delta",
+              data: { text: event.delta },
+            });
+          }
+        },
+      });
+    let answer: Answer;
+    let overflowRetried = false;
+    for (;;) {
+      const messages = await messagesFor();
+      try {
+        try {
+          answer = await send(messages);
+        } catch (error) {
+          // Replayed reasoning state refused: it belongs to a chain this request left. Once more without it.
+          if (begun || !isInvalidEncryptedContent(error) || !messages.some(hasProviderState)) throw error;
+          answer = await send(sanitizeMessages(messages));
+        }
+        break;
+      } catch (error) {
+        // The estimate said it fits but the provider disagrees: compact once (bypassing the breaker),
+        // then a second overflow means the conversation cannot continue.
+        if (!begun && isContextOverflow(error) && compactionOn && !overflowRetried) {
+          overflowRetried = true;
+          await compact("overflow");
+          projection = await measure();
+          continue;
+        }
+        if (!begun && isContextOverflow(error)) {
+          throw new ClientTurnError(
+            400,
+            "context_exhausted",
+            "the provider refused the request as too long after compaction",
+          );
+        }
+        throw error;
+      }
+    }
+    await endTurn(deps, target(), { kind: "answered", answer: answer.message });
+    return { threadId, agentId, answer, replayed: false };
+  } catch (error) {
+    const failure = describeFailure(error, input.signal);
+    await endTurn(deps, target(), {
+      kind: "failed",
+      code: failure.code,
+      message: failure.message,
+      threadStatus: failure.code === "context_exhausted" ? "context_exhausted" : "idle",
+    }).catch(() => undefined);
+    throw failure.error;
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A turn's failure as the run records it and as the client is told. */
+function describeFailure(
+  error: unknown,
+  signal: AbortSignal,
+): { code: string; message: string; error: unknown } {
+  if (ClientTurnError.isInstance(error)) return { code: error.code, message: error.message, error };
+  if (signal.aborted) return { code: "cancelled", message: "the client went away", error };
+  const status = (error as { status?: unknown })?.status;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof Error && /APIConnection/.test(error.constructor.name)) {
+    return {
+      code: "upstream_error",
+      message,
+      error: new ClientTurnError(502, "upstream_error", `upstream model unreachable: ${message}`),
+    };
+  }
+  if (typeof status === "number") {
+    const upstream = (error as { code?: unknown; type?: unknown }) ?? {};
+    return {
+      code: "upstream_error",
+      message,
+      error: new ClientTurnError(status, "upstream_error", message, {
+        upstreamCode: typeof upstream.code === "string" ? upstream.code : null,
+        ...(typeof upstream.type === "string" ? { upstreamType: upstream.type } : {}),
+      }),
+    };
+  }
+  return { code: "upstream_error", message, error };
+}

@@ -1,0 +1,102 @@
+import {
+  type Answer,
+  agentConversationKey,
+  type ClientCompaction,
+  checkpointMarker,
+  derivedThreadId,
+  replayAnswer,
+  textOf,
+} from "@longrun/openai-compat";
+import type { ModelProfile, StoredMessage } from "@longrun/protocol";
+import { loadAgentContext } from "../context/agent-context.ts";
+import { appendFact } from "../events/append-fact.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { compactThroughQueue } from "./queued-compaction.ts";
+import { matchResentHistory } from "./resent-history.ts";
+import type { ClientTurnInput, ClientTurnResult, TurnSink } from "./turn-context.ts";
+import { holdTurnLease } from "./turn-lease.ts";
+import { projectTurn } from "./turn-projection.ts";
+
+/**
+ * Answers a client's own compaction request from longrun's compaction. The conversation items it
+ * carries are recorded like any turn's; longrun compacts its log when its projection needs it, and
+ * the answer opens with a checkpoint marker, so the history the client rebuilds around it continues
+ * the same thread (see splitAtCheckpoint). The request and its answer are not conversation: neither
+ * becomes a fact, and nothing is sent upstream but the summary job.
+ */
+export async function answerClientCompaction(
+  deps: RuntimeDeps,
+  options: ClientTurnOptions,
+  input: ClientTurnInput,
+  detected: ClientCompaction,
+  profile: ModelProfile,
+  sink: TurnSink,
+): Promise<ClientTurnResult> {
+  const key = agentConversationKey(input.turn, input.header).key;
+  const threadId = derivedThreadId(input.tenantId, key);
+  const thread = await deps.store.threads.get(threadId);
+  const agentId = thread
+    ? (await deps.store.agents.listByThread(threadId)).find((agent) => !agent.parentAgentId)?.id
+    : undefined;
+  let text = `${checkpointMarker(-1)}\nlongrun has no conversation to summarize yet.`;
+  let tokens = 0;
+  if (thread && agentId) {
+    const leaseSettings = {
+      leaseMs: options.leaseMs ?? 30_000,
+      waitMs: options.leaseWaitMs ?? 60_000,
+      signal: input.signal,
+    };
+    let lease = await holdTurnLease(deps, agentId, leaseSettings);
+    try {
+      const all = await deps.store.messages.list(agentId, { afterSeq: -1 });
+      const facts: StoredMessage[] = all[0]?.role === "system" ? all.slice(1) : all;
+      const match = matchResentHistory(facts, detected.conversationItems, { checkpoints: true });
+      if (match.kind === "extend") {
+        for (const message of match.append) {
+          await appendFact(deps, { threadId, agentId, fence: lease.fence }, message);
+        }
+      }
+      let projection = await projectTurn(deps, await loadAgentContext(deps, agentId), input.turn, profile);
+      if (projection.needsCompaction) {
+        await lease.release();
+        await compactThroughQueue(deps, options, {
+          threadId,
+          agentId,
+          trigger: "auto",
+          signal: input.signal,
+        });
+        lease = await holdTurnLease(deps, agentId, leaseSettings);
+      }
+      const context = await loadAgentContext(deps, agentId);
+      projection = await projectTurn(
+        deps,
+        context,
+        { system: context.systemPrompt ?? "", tools: [] },
+        profile,
+      );
+      tokens = projection.tokens;
+      const lastSeq = (await deps.store.messages.last(agentId))?.seq ?? 0;
+      const summary = context.compaction ? textOf(context.compaction.summaryMessage.content) : "";
+      text = [
+        checkpointMarker(lastSeq),
+        "longrun keeps this conversation's complete history and sends the model a compacted projection of it; nothing was lost.",
+        summary || "(No compaction was needed yet: the whole history still fits the window.)",
+      ].join("\n");
+    } finally {
+      await lease.release();
+    }
+  }
+  const reply = replayAnswer({ role: "assistant", content: text });
+  const answer: Answer = {
+    ...reply.answer,
+    usage: {
+      promptTokens: tokens,
+      completionTokens: deps.tokenizer.count(text),
+      totalTokens: tokens + deps.tokenizer.count(text),
+    },
+  };
+  sink.begin({ threadId, replayed: false });
+  for (const event of reply.events) sink.event(event);
+  return { threadId, agentId: agentId ?? "", answer, replayed: false };
+}

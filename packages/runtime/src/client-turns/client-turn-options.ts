@@ -1,0 +1,24 @@
+/** A source of live events (the server's bus subscription); used only to wake waiters early. */
+export interface LiveEventSource {
+  subscribe(handler: (event: unknown) => void): () => void;
+}
+
+/** What the gateway needs besides the runtime's deps. */
+export interface ClientTurnOptions {
+  /** A new thread's workspace folder (history files of its compactions go there). */
+  workspaceFor(threadId: string): Promise<string>;
+  live?: LiveEventSource;
+  /** Window for conversations whose request does not say one (`x-longrun-max-input-tokens`). */
+  defaultMaxInputTokens?: number;
+  /** Agent lease length; renewed while the upstream answers. Default 30 s. */
+  leaseMs?: number;
+  /** How long a request waits for another request of the same conversation. Default 60 s. */
+  leaseWaitMs?: number;
+  /** How long a turn waits for its queued compaction job. Default 5 min (the job's own timeout). */
+  compactionTimeoutMs?: number;
+}
+
+/** Header that sets a conversation's window in tokens. */
+export const MAX_INPUT_TOKENS_HEADER = "x-longrun-max-input-tokens";
+/** Header that turns longrun's compaction off (or on again) for a conversation: `off` | `on`. */
+export const COMPACTION_HEADER = "x-longrun-compaction";

@@ -1,0 +1,132 @@
+import {
+  agentConversationKey,
+  branchKey,
+  conversationKey,
+  derivedThreadId,
+  detectClientCompaction,
+  fingerprint,
+  replayAnswer,
+  textOf,
+} from "@longrun/openai-compat";
+import type { GatewayProfile } from "@longrun/protocol";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { answerTurn } from "./answer-turn.ts";
+import { answerClientCompaction } from "./client-compaction-turn.ts";
+import { ClientTurnError } from "./client-turn-error.ts";
+import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { resolveConversation } from "./conversation-thread.ts";
+import { matchResentHistory } from "./resent-history.ts";
+import {
+  type ClientTurnInput,
+  type ClientTurnResult,
+  factsOf,
+  leaseOptions,
+  settingsOf,
+  type TurnSink,
+} from "./turn-context.ts";
+import { holdTurnLease } from "./turn-lease.ts";
+
+export type { ClientTurnInput, ClientTurnResult, TurnSink } from "./turn-context.ts";
+
+const MAX_BRANCH_DEPTH = 8;
+
+function titleOf(input: ClientTurnInput): string {
+  const lastUser = [...input.turn.items].reverse().find((item) => item.role === "user");
+  const text = textOf(lastUser?.content ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return `${input.client ?? input.turn.api}: ${text.slice(0, 60) || "conversation"}`;
+}
+
+/**
+ * One client request through longrun: find the conversation's thread, append what is new in the
+ * client's history (a retried request is answered from the log; an edited history continues in a
+ * branch), project the facts for the model, compact through the queued job when the projection needs
+ * it, refuse what cannot fit (context_exhausted), call the upstream with the projection and the client's
+ * tools, stream the answer, and record it with the usage of the request actually sent.
+ */
+export async function runClientTurn(
+  deps: RuntimeDeps,
+  options: ClientTurnOptions,
+  input: ClientTurnInput,
+  sink: TurnSink,
+): Promise<ClientTurnResult> {
+  const settings = settingsOf(options, input);
+  const clientCompaction = detectClientCompaction(input.turn, input.header);
+  if (clientCompaction && (await compactionOnFor(deps, input, settings.compaction))) {
+    return answerClientCompaction(deps, options, input, clientCompaction, settings.profile, sink);
+  }
+  let key = conversationKey(input.turn, input.header).key;
+  let branchOf: string | undefined;
+  for (let depth = 0; depth <= MAX_BRANCH_DEPTH; depth++) {
+    const gateway: GatewayProfile = {
+      key,
+      api: input.turn.api,
+      compaction: settings.compaction ?? "on",
+      ...(input.client ? { client: input.client } : {}),
+      ...(branchOf ? { branchOf } : {}),
+    };
+    const conversation = await resolveConversation(deps, options, {
+      tenantId: input.tenantId,
+      key,
+      title: `${titleOf(input)}${branchOf ? " (branch)" : ""}`,
+      systemPrompt: input.turn.system,
+      profile: settings.profile,
+      gateway,
+    });
+    const lease = await holdTurnLease(deps, conversation.agentId, leaseOptions(options, input.signal));
+    let handedOver = false;
+    try {
+      const facts = await factsOf(deps, conversation.agentId);
+      // A history the client rebuilt after its own compaction continues after longrun's checkpoint.
+      const match = matchResentHistory(facts, input.turn.items, { checkpoints: depth === 0 });
+      if (match.kind === "diverged") {
+        branchOf = conversation.thread.id;
+        key = branchKey(key, input.turn.items.map(fingerprint), match.at);
+        continue;
+      }
+      if (match.kind === "replay") {
+        const replay = replayAnswer(match.answer);
+        sink.begin({ threadId: conversation.thread.id, replayed: true });
+        for (const event of replay.events) sink.event(event);
+        return {
+          threadId: conversation.thread.id,
+          agentId: conversation.agentId,
+          answer: replay.answer,
+          replayed: true,
+        };
+      }
+      handedOver = true;
+      return await answerTurn(
+        deps,
+        options,
+        input,
+        { conversation, lease, append: match.append, settings },
+        sink,
+      );
+    } finally {
+      if (!handedOver) await lease.release();
+    }
+  }
+  throw new ClientTurnError(
+    400,
+    "bad_request",
+    "the history differs from its conversation in too many places",
+  );
+}
+
+/**
+ * Whether longrun compacts the conversation a client's compaction request is about. When it does
+ * not, the request is the client's own business and goes upstream like any other.
+ */
+async function compactionOnFor(
+  deps: RuntimeDeps,
+  input: ClientTurnInput,
+  requested: "on" | "off" | undefined,
+): Promise<boolean> {
+  if (requested) return requested === "on";
+  const thread = await deps.store.threads.get(
+    derivedThreadId(input.tenantId, agentConversationKey(input.turn, input.header).key),
+  );
+  return (thread?.modelProfile.gateway?.compaction ?? "on") === "on";
+}

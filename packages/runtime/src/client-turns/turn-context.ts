@@ -1,0 +1,56 @@
+import type { Answer, AnswerEvent, ClientTurn, HeaderReader } from "@longrun/openai-compat";
+import type { StoredMessage } from "@longrun/protocol";
+import { resolveProfile } from "../profiles.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { type ClientTurnOptions, COMPACTION_HEADER, MAX_INPUT_TOKENS_HEADER } from "./client-turn-options.ts";
+
+/** Where a turn's answer goes as it streams. */
+export interface TurnSink {
+  /** The answer starts (the upstream accepted the request, or a stored answer is told again). */
+  begin(info: { threadId: string; replayed: boolean }): void;
+  event(event: AnswerEvent): void;
+}
+
+export interface ClientTurnInput {
+  tenantId: string;
+  turn: ClientTurn;
+  header: HeaderReader;
+  signal: AbortSignal;
+  /** "codex", "opencode"…: shown with the thread. */
+  client?: string;
+}
+
+export interface ClientTurnResult {
+  threadId: string;
+  agentId: string;
+  answer: Answer;
+  replayed: boolean;
+}
+
+/** The settings a request carries for its conversation. */
+export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
+  const windowHeader = Number.parseInt(input.header(MAX_INPUT_TOKENS_HEADER) ?? "", 10);
+  const maxInputTokens = windowHeader > 0 ? windowHeader : options.defaultMaxInputTokens;
+  const compaction = input.header(COMPACTION_HEADER)?.trim().toLowerCase();
+  const profile = resolveProfile({
+    model: input.turn.model,
+    ...(maxInputTokens ? { maxInputTokens } : {}),
+    ...(input.turn.maxOutputTokens ? { maxOutputTokens: input.turn.maxOutputTokens } : {}),
+  });
+  const setting: "on" | "off" | undefined =
+    compaction === "off" || compaction === "on" ? compaction : undefined;
+  return { profile, compaction: setting };
+}
+
+/** The settings of one request (see settingsOf). */
+export type TurnSettings = ReturnType<typeof settingsOf>;
+
+export function leaseOptions(options: ClientTurnOptions, signal: AbortSignal) {
+  return { leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 60_000, signal };
+}
+
+/** The conversation's facts, the system prompt fact left out (the client sends its own each time). */
+export async function factsOf(deps: RuntimeDeps, agentId: string): Promise<StoredMessage[]> {
+  const all = await deps.store.messages.list(agentId, { afterSeq: -1 });
+  return all[0]?.role === "system" ? all.slice(1) : all;
+}

@@ -1,0 +1,187 @@
+import {
+  type CompactionPlan,
+  compactionFields,
+  fitCompaction,
+  type Projection,
+  planCompaction,
+  refitCompaction,
+  sanitizeMessages,
+  toChatMessages,
+  updateLedger,
+  verifyProjection,
+} from "@longrun/compaction";
+import { isLeaseLost } from "@longrun/protocol";
+import { newId } from "@longrun/store";
+import { type AgentContext, loadAgentContext } from "../context/agent-context.ts";
+import { projectContext } from "../context/projection.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { toolsFor } from "../step/agent-tools.ts";
+import {
+  beginAttempt,
+  type CompactionAttempt,
+  type CompactionOutcome,
+  type LeasedCompactJob,
+} from "./compaction-attempt.ts";
+import { historyFilePath, offloadHistory } from "./history-file.ts";
+import { recordFit, recordManualCompaction } from "./record-compaction.ts";
+import { summarize } from "./summarize.ts";
+
+export type { CompactionOutcome } from "./compaction-attempt.ts";
+
+/**
+ * One LLM compaction of one agent, in four parts: the breaker's gate, the plan (packages/compaction:
+ * the cut, the sanitized summary request), the summary call (summarize.ts), and the record — offload of
+ * the compacted source to the history file, restoration of recent files and the plan, the persisted
+ * compaction event and the post-compaction check, I6 (record-compaction.ts). A manual compaction also
+ * appends the visible `/compact` record and nothing else (I7).
+ */
+export async function runCompaction(deps: RuntimeDeps, job: LeasedCompactJob): Promise<CompactionOutcome> {
+  const attempt = beginAttempt(deps, job, job.compactionKey ?? newId());
+  try {
+    return await compactOnce(attempt);
+  } catch (error) {
+    // Every `compaction.started` gets its terminal event, whatever ended the attempt (a cancel, a lost
+    // lease, a failed write).
+    if (attempt.started && !attempt.ended) {
+      const reason = job.signal.aborted
+        ? "cancelled: the run was cancelled while the compaction ran"
+        : isLeaseLost(error)
+          ? "abandoned: another worker took over the agent"
+          : `failed: ${error instanceof Error ? error.message : String(error)}`;
+      await attempt.reportFailure(reason, "closed", false);
+    }
+    throw error;
+  }
+}
+
+async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcome> {
+  const { deps, job, where, compactionKey } = attempt;
+  const gate = await deps.breaker.check(
+    job.agentId,
+    job.trigger === "overflow" ? { bypass: "overflow" } : {},
+  );
+  if (!gate.allowed) {
+    await attempt.reportFailure(`circuit breaker ${gate.state}: summary not attempted`, gate.state, false);
+    return { kind: "blocked", reason: `breaker ${gate.state}`, retryAt: gate.retryAt };
+  }
+
+  const context = await loadAgentContext(deps, job.agentId);
+  const before = projectContext(deps, context);
+  attempt.started = true;
+  await deps.events.emit({
+    ...where,
+    type: "compaction.started",
+    data: { compactionKey, trigger: job.trigger, tokensBefore: before.tokens },
+  });
+  const plan = planFor(deps, job, context);
+  if (!plan) return nothingToSummarize(attempt, { before, context }, gate.state);
+
+  const summary = await summarize(attempt, plan, context);
+  if ("outcome" in summary) {
+    if (job.trigger === "manual") await recordManualCompaction(attempt, summary.outcome.reason);
+    return summary.outcome;
+  }
+
+  // Offload (sanitized, I5); a failure is reported but does not block the summary.
+  const historyFile = historyFilePath(context.thread.workspaceDir, job.threadId, job.agentId);
+  const offload = await offloadHistory(
+    historyFile,
+    sanitizeMessages(toChatMessages(plan.toSummarize)).map((message, index) => ({
+      ...message,
+      id: plan.toSummarize[index]?.id,
+      seq: plan.toSummarize[index]?.seq,
+    })),
+    compactionKey,
+  );
+  // The working-state ledger: the compacted facts folded into the previous ledger (pure code).
+  const ledger = updateLedger({
+    previous: context.compaction?.ledger ?? null,
+    messages: plan.ledgerSources,
+    state: {
+      plan: context.state.plan,
+      todos: context.state.todos,
+      pendingApprovals: context.state.pendingApprovals,
+    },
+  });
+  return recordFit(
+    attempt,
+    { before, context },
+    {
+      fixed: compactionFields(plan, summary.text),
+      historyFile: offload.ok ? historyFile : null,
+      ledger,
+      retained: context.facts.filter((fact) => fact.seq >= plan.cutoffIndex),
+      warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
+      fit: (common) => fitCompaction({ ...common, plan, summaryText: summary.text }),
+    },
+  );
+}
+
+/** The cut and the summary request, or null when nothing new lies before the kept tail. */
+function planFor(deps: RuntimeDeps, job: LeasedCompactJob, context: AgentContext): CompactionPlan | null {
+  const input = {
+    systemPrompt: context.systemPrompt,
+    prefix: context.prefix,
+    messages: context.facts,
+    compaction: context.compaction,
+    state: { plan: context.state.plan, todos: context.state.todos },
+    profile: context.profile,
+    now: deps.now(),
+    tokenizer: deps.tokenizer,
+    tools: toolsFor(deps, context.agent),
+  };
+  return planCompaction(input, {
+    strategy: job.strategy ?? "partial",
+    timeZone: deps.timeZone,
+    summarizerModel: context.profile.summarizerModel ?? context.profile.model,
+    foldPrefix: context.prefix.length > 0,
+  });
+}
+
+/**
+ * Nothing new to summarize. Within the limit, the compaction is skipped (not a failure; the breaker is
+ * not involved). Over it, the tail kept after the summary grew: the compaction in force is fitted again
+ * (its restored files, summary and ledger shrink) before anything is refused, with no model call.
+ */
+async function nothingToSummarize(
+  attempt: CompactionAttempt,
+  measured: { before: Projection; context: AgentContext },
+  breaker: "closed" | "open" | "half_open",
+): Promise<CompactionOutcome> {
+  const { deps, job, where, compactionKey } = attempt;
+  const { before, context } = measured;
+  const verdict = verifyProjection(before);
+  const compaction = context.compaction;
+  if (!verdict.ok && compaction) {
+    const { id: _id, createdAt: _at, tokensBefore: _b, tokensAfter: _a, ...kept } = compaction;
+    return recordFit(attempt, measured, {
+      fixed: {
+        cutoffMessageId: kept.cutoffMessageId,
+        cutoffIndex: kept.cutoffIndex,
+        summaryMessage: kept.summaryMessage,
+        pinnedMessage: kept.pinnedMessage,
+        strategy: kept.strategy,
+        includesPrefix: kept.includesPrefix,
+      },
+      historyFile: kept.historyFile,
+      ledger: kept.ledger ?? updateLedger({ messages: [] }),
+      retained: context.facts.filter((fact) => fact.seq >= kept.cutoffIndex),
+      warnings: [],
+      fit: (common) => refitCompaction({ ...common, summaryMessage: kept.summaryMessage }),
+    });
+  }
+  if (!verdict.ok) {
+    await attempt.reportFailure(verdict.reason, breaker, true);
+    if (job.trigger === "manual") await recordManualCompaction(attempt, "nothing to compact");
+    return { kind: "exhausted", reason: verdict.reason };
+  }
+  const reason = "nothing to compact: the history is already within the kept window";
+  attempt.ended = true;
+  await deps.events.emit({
+    ...where,
+    type: "compaction.skipped",
+    data: { compactionKey, trigger: job.trigger, reason },
+  });
+  if (job.trigger === "manual") await recordManualCompaction(attempt, "nothing to compact");
+  return { kind: "nothing", reason };
+}

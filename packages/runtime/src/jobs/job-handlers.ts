@@ -1,0 +1,49 @@
+import { DEFAULT_LEASE_MS, type JobHandlers } from "@longrun/queue";
+import { SessionCache } from "../context/agent-session.ts";
+import type { Coordinator } from "../runs/coordinator.ts";
+import type { RunControl } from "../runs/run-control.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { runCompactJob } from "./compact-job.ts";
+import { runStepJob } from "./step-job.ts";
+
+/** What the runtime's job handlers are built from. */
+export interface JobHandlersOptions {
+  deps: RuntimeDeps;
+  coordinator: Coordinator;
+  runControl: RunControl;
+  /** How long an agent's lease lives without renewal (default DEFAULT_LEASE_MS). */
+  leaseMs?: number;
+  /**
+   * A signal per job that a cancel of its run (from any server instance) also aborts: the worker's
+   * CancelRegistry. Without it, only the job's own signal (timeout, shutdown) aborts it.
+   */
+  track?: (runId: string, signal: AbortSignal) => { signal: AbortSignal; done(): void };
+}
+
+/**
+ * The handlers of the job catalog (`agent.step`, `agent.compact`), ready for `queue.process`. Retries,
+ * timeouts and dedupe are the queue's; what a job does, and when its run fails, is the runtime's.
+ */
+export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const sessions = new SessionCache();
+  const stepEnv = { ...options, sessions, leaseMs };
+  const compactEnv = { ...options, leaseMs };
+  /** Runs one job with a signal that a cancel of its run also aborts. */
+  const tracked =
+    <Payload extends { runId: string }, Context extends { signal: AbortSignal }>(
+      work: (payload: Payload, context: Context) => Promise<unknown>,
+    ) =>
+    async (payload: Payload, context: Context) => {
+      const cancel = options.track?.(payload.runId, context.signal);
+      try {
+        return await work(payload, cancel ? { ...context, signal: cancel.signal } : context);
+      } finally {
+        cancel?.done();
+      }
+    };
+  return {
+    "agent.step": tracked((payload, context) => runStepJob(stepEnv, payload, context)),
+    "agent.compact": tracked((payload, context) => runCompactJob(compactEnv, payload, context)),
+  };
+}

@@ -1,0 +1,91 @@
+import type { AgentStepPayload, JobContext, StepJob } from "@longrun/queue";
+import { openSession, type SessionCache, sessionIsCurrent } from "../context/agent-session.ts";
+import { holdAgentLease } from "../runs/agent-lease.ts";
+import type { Coordinator } from "../runs/coordinator.ts";
+import type { RunControl } from "../runs/run-control.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { runAgentStep } from "../step/agent-step.ts";
+import { isFinishedStatus, settleJobError } from "./job-failure.ts";
+
+/** What the step job needs besides the shared resources. */
+export interface StepJobEnv {
+  deps: RuntimeDeps;
+  coordinator: Coordinator;
+  runControl: RunControl;
+  /** Agents' contexts as this process last left them (trusted only after a probe under the lease). */
+  sessions: SessionCache;
+  leaseMs: number;
+}
+
+/**
+ * The `agent.step` job: under the agent's lease, run one step (a model call and its tool calls) and
+ * apply its outcome to the run. A step that finds the agent busy, its run ended, or the log already
+ * past the position it was scheduled at stands down without side effects.
+ */
+export async function runStepJob(
+  env: StepJobEnv,
+  payload: AgentStepPayload,
+  context: JobContext,
+): Promise<Record<string, unknown>> {
+  const { deps, sessions, runControl } = env;
+  const job: StepJob = {
+    threadId: payload.threadId,
+    agentId: payload.agentId,
+    runId: payload.runId,
+    ...(payload.afterOverflow ? { afterOverflow: true } : {}),
+    ...(payload.compactionDeferred ? { compactionDeferred: true } : {}),
+  };
+  try {
+    const lease = await holdAgentLease(deps, job.agentId, {
+      ttlMs: env.leaseMs,
+      runId: job.runId,
+      floor: sessions.get(job.agentId)?.fence,
+    });
+    if (!lease) {
+      await deps.scheduler.step(job, { delayMs: 250 });
+      return { skipped: "agent busy" };
+    }
+    const { probe } = lease;
+    let lastSeq: number;
+    let outcome: Awaited<ReturnType<typeof runAgentStep>>;
+    try {
+      if (isFinishedStatus(probe.runStatus)) return { skipped: "run finished" };
+      // A compaction run never continues with a model call (I7; a client conversation is driven by its
+      // client, not by steps).
+      if (probe.runKind === "compact") return { skipped: "compaction runs take no steps" };
+      // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered job
+      // moved the log itself before its worker died, so it must run: the step reads back from it.)
+      const duplicate = context.attempt === 1 && !context.redelivered;
+      if (payload.expectSeq !== undefined && duplicate && probe.lastSeq !== payload.expectSeq) {
+        return { skipped: "stale step" };
+      }
+      const cached = sessions.get(job.agentId);
+      const session =
+        cached && sessionIsCurrent(cached, probe) ? cached : await openSession(deps, job.agentId, probe);
+      session.fence = lease.fence;
+      sessions.set(job.agentId, session);
+      if (probe.runStatus === "stuck") await runControl.markRunning(job.runId);
+      if (probe.agentStatus !== "running") {
+        await runControl.setAgentStatus(job.threadId, job.agentId, job.runId, "running");
+      }
+      const signal = AbortSignal.any([context.signal, lease.lost]);
+      try {
+        outcome = await runAgentStep(deps, env.coordinator, { ...job, fence: lease.fence, signal, session });
+      } catch (error) {
+        sessions.drop(job.agentId);
+        throw error;
+      }
+      lastSeq = session.lastSeq;
+      if (session.stale) sessions.drop(job.agentId);
+    } finally {
+      await lease.release();
+    }
+    // A run cancelled while this step ran: the next job's claim sees it and stops there, and a run that
+    // ends checks its own status in its transaction. No read needed here.
+    await runControl.afterStep(job, outcome, { expectSeq: lastSeq });
+    return { outcome: outcome.kind };
+  } catch (error) {
+    sessions.drop(job.agentId);
+    return settleJobError(deps, runControl, error, job, context, "step_failed");
+  }
+}

@@ -1,0 +1,399 @@
+import {
+  type Agent,
+  LongrunError,
+  type PostMessageResult,
+  type Run,
+  type SpawnAgentSpec,
+  type ThreadStatus,
+} from "@longrun/protocol";
+import type { StepJob } from "@longrun/queue";
+import type { RunRecord } from "@longrun/store";
+import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
+import { commit } from "../events/commit.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import type { StepOutcome } from "../step/agent-step.ts";
+import { finishApiTeam } from "./api-team-run.ts";
+import { decideApproval } from "./approval-decision.ts";
+import type { Coordinator } from "./coordinator.ts";
+import { agentStatusIn, markRunMoving, markRunStuck, threadStatusIn } from "./run-status.ts";
+
+const TERMINAL_AGENT = new Set(["completed", "failed", "cancelled", "context_exhausted"]);
+
+/**
+ * The life of runs: admission (one active run per thread, later ones queued behind it), what happens
+ * after each step, cancellation and approvals. Every change of state and its event commit together.
+ */
+export class RunControl {
+  constructor(
+    private readonly deps: RuntimeDeps,
+    private readonly coordinator: Coordinator,
+  ) {}
+
+  /** Admits a user message; `/compact` is a manual compaction, its own turn. */
+  async admitMessage(input: {
+    threadId: string;
+    content: string;
+    agentId?: string;
+  }): Promise<PostMessageResult> {
+    const agent = await this.targetAgent(input.threadId, input.agentId);
+    const kind = input.content.trim() === "/compact" ? "compact" : "message";
+    const { run, position } = await this.admit({
+      threadId: input.threadId,
+      agentId: agent.id,
+      kind,
+      input: kind === "message" ? input.content : null,
+    });
+    if (position > 0) return { runId: run.id, messageId: null, queued: true, position };
+    const messageId = await this.startRun(run);
+    return { runId: run.id, messageId, queued: false, position: 0 };
+  }
+
+  /** Admits a manual compaction of one agent (POST /v1/agents/:id/compact). */
+  async admitCompaction(agentId: string, options: { strategy?: "partial" | "full" } = {}): Promise<Run> {
+    const agent = await this.deps.store.agents.get(agentId);
+    if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
+    const { run, position } = await this.admit({
+      threadId: agent.threadId,
+      agentId,
+      kind: "compact",
+      // A queued compaction remembers its strategy until it starts.
+      input: options.strategy ? JSON.stringify({ strategy: options.strategy }) : null,
+    });
+    if (position === 0) await this.startRun(run);
+    return (await this.deps.store.runs.get(run.id)) ?? run;
+  }
+
+  /** Admits a team spawned through the API: queued behind an active run like any other. */
+  async admitSpawn(agentId: string, specs: SpawnAgentSpec[]): Promise<{ run: Run; agents: Agent[] }> {
+    const agent = await this.deps.store.agents.get(agentId);
+    if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
+    const { run, position } = await this.admit({
+      threadId: agent.threadId,
+      agentId,
+      kind: "spawn",
+      input: JSON.stringify({ agents: specs }),
+    });
+    if (position > 0) return { run, agents: [] };
+    await this.startRun(run);
+    const agents = (await this.deps.store.agents.children(agentId)).filter(
+      (child) => child.spawnCallId === `api:${run.id}`,
+    );
+    return { run: (await this.deps.store.runs.get(run.id)) ?? run, agents };
+  }
+
+  /** Creates a run; when another is active in the thread it waits behind it (position > 0). */
+  private async admit(input: {
+    threadId: string;
+    agentId: string;
+    kind: Run["kind"];
+    input: string | null;
+  }): Promise<{ run: RunRecord; position: number }> {
+    if (this.deps.scheduler.available?.() === false) {
+      throw new LongrunError(
+        "unavailable",
+        "the job queue is unreachable; nothing was started, try again shortly",
+      );
+    }
+    const active = await this.deps.store.runs.active(input.threadId);
+    const run = await this.deps.store.runs.create({ ...input, status: "queued" });
+    if (active.length === 0) return { run, position: 0 };
+    await this.deps.events.emit({
+      threadId: input.threadId,
+      agentId: input.agentId,
+      runId: run.id,
+      type: "run.queued",
+      data: { kind: input.kind, position: active.length },
+    });
+    return { run, position: active.length };
+  }
+
+  /**
+   * Starts a run in one transaction (run, thread and agent status, the user message and their events),
+   * then schedules its first job. A crash before the schedule leaves a running run with a queued
+   * agent and no job: the reconciler schedules it.
+   */
+  private async startRun(run: Run): Promise<string | null> {
+    const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
+    const input =
+      run.kind === "message"
+        ? await withTokenCount(this.deps, { role: "user", content: run.input ?? "" })
+        : null;
+    const messageId = await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(run.id, {});
+      if (current.status !== "queued") return null;
+      await unit.updateRun(run.id, { status: "running", startedAt: this.deps.now() });
+      await threadStatusIn(unit, announce, run.threadId, "running");
+      announce({ ...where, type: "run.started", data: { kind: run.kind } });
+      if (run.kind === "compact") {
+        await agentStatusIn(unit, announce, where, "compacting");
+        return null;
+      }
+      if (run.kind === "spawn") return null;
+      const message = await appendFactIn(unit, announce, where, input ?? { role: "user", content: "" });
+      await agentStatusIn(unit, announce, where, "queued");
+      return message.id;
+    });
+    try {
+      await this.scheduleRunStart(run);
+    } catch (error) {
+      // The queue went away after the run was recorded: the run is durable, and the reconciler issues
+      // its first job once the queue is back. Nothing is lost, nothing is started twice.
+      if (!(LongrunError.isInstance(error) && error.code === "unavailable")) throw error;
+    }
+    return messageId;
+  }
+
+  /** The first job of a started run (also what the reconciler re-issues when it was lost). */
+  async scheduleRunStart(run: Run): Promise<void> {
+    const job = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
+    if (run.kind === "compact") {
+      const strategy = parseJson<{ strategy?: "partial" | "full" }>(run.input)?.strategy;
+      await this.deps.scheduler.compact({ ...job, trigger: "manual", ...(strategy ? { strategy } : {}) });
+      return;
+    }
+    if (run.kind === "spawn") {
+      const specs = parseJson<{ agents?: SpawnAgentSpec[] }>(run.input)?.agents ?? [];
+      await this.coordinator.spawnFromApi(run.agentId, run.id, specs);
+      return;
+    }
+    await this.deps.scheduler.step(job);
+  }
+
+  /**
+   * Applies a step's outcome: schedule the next job, park, or finish the agent (and its run).
+   * `expectSeq`: the agent's last seq as the step left it (saves reading it back).
+   */
+  async afterStep(job: StepJob, outcome: StepOutcome, known: { expectSeq?: number } = {}): Promise<void> {
+    const { scheduler } = this.deps;
+    switch (outcome.kind) {
+      case "continue":
+        await scheduler.step({ threadId: job.threadId, agentId: job.agentId, runId: job.runId }, known);
+        return;
+      case "compact":
+        await this.setAgentStatus(job.threadId, job.agentId, job.runId, "compacting");
+        await scheduler.compact({ ...job, trigger: outcome.trigger });
+        return;
+      case "wait":
+        // Say what the agent waits for and until when, rather than looking busy.
+        await this.setAgentStatus(job.threadId, job.agentId, job.runId, "waiting", waitReason(outcome));
+        await scheduler.step(job, { delayMs: Math.max(0, outcome.until - this.deps.now()) });
+        return;
+      case "parked":
+        await commit(this.deps, async (unit, announce) => {
+          await agentStatusIn(
+            unit,
+            announce,
+            job,
+            outcome.reason === "approval" ? "waiting_approval" : "waiting_children",
+          );
+          if (outcome.reason === "approval") await unit.updateRun(job.runId, { status: "waiting" });
+        });
+        return;
+      case "completed":
+        await this.finishAgent(job, "completed", outcome.report);
+        return;
+      case "exhausted":
+        await this.finishAgent(job, "context_exhausted", outcome.reason);
+        return;
+      case "failed":
+        await this.finishAgent(job, "failed", outcome.reason);
+        return;
+      case "cancelled":
+        return;
+      default: {
+        const exhaustive: never = outcome;
+        throw new Error(`unknown outcome ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+
+  /** Marks an agent finished; a root agent ends its run, a sub-agent reports to its parent. */
+  async finishAgent(
+    job: StepJob,
+    status: "completed" | "failed" | "context_exhausted",
+    detail: string,
+  ): Promise<void> {
+    const { store } = this.deps;
+    const agent = await store.agents.get(job.agentId);
+    if (!agent) return;
+    if (agent.parentAgentId) {
+      await this.setAgentStatus(
+        job.threadId,
+        job.agentId,
+        job.runId,
+        status,
+        status === "completed" ? undefined : detail,
+      );
+      const finished = (await store.agents.get(job.agentId)) ?? agent;
+      await this.coordinator.resumeParentIfDone(finished);
+      await this.finishApiTeamRun(finished);
+      return;
+    }
+    await commit(this.deps, async (unit, announce) => {
+      await agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
+      const run = await unit.updateRun(job.runId, {}).catch(() => null);
+      if (!run || run.finishedAt) return;
+      if (status === "completed") {
+        await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
+        announce({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
+        await threadStatusIn(unit, announce, job.threadId, "idle");
+      } else {
+        const error = { code: status, message: detail };
+        await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
+        announce({ ...where(job), type: "run.failed", data: { error } });
+        await threadStatusIn(
+          unit,
+          announce,
+          job.threadId,
+          status === "context_exhausted" ? "context_exhausted" : "failed",
+        );
+      }
+    });
+    await this.startNext(job.threadId);
+  }
+
+  /** Ends a manual compaction run: the turn is over until the next user message (I7). */
+  async finishCompactionRun(job: StepJob, ok: boolean, detail: string): Promise<void> {
+    await commit(this.deps, async (unit, announce) => {
+      await agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
+      const run = await unit.updateRun(job.runId, {}).catch(() => null);
+      if (run && !run.finishedAt) {
+        if (ok) {
+          await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
+          announce({ ...where(job), type: "run.completed", data: { report: detail } });
+        } else {
+          const error = { code: "compaction_failed", message: detail };
+          await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
+          announce({ ...where(job), type: "run.failed", data: { error } });
+        }
+      }
+      await threadStatusIn(unit, announce, job.threadId, "idle");
+    });
+    await this.startNext(job.threadId);
+  }
+
+  /** Fails a run after an unrecoverable error in one of its jobs. */
+  async failRun(job: StepJob, error: { code: string; message: string }): Promise<void> {
+    await this.finishAgent(job, "failed", `${error.code}: ${error.message}`);
+  }
+
+  /** Starts the oldest queued run of a thread when none is active. */
+  async startNext(threadId: string): Promise<void> {
+    const runs = await this.deps.store.runs.active(threadId);
+    if (runs.some((run) => run.status !== "queued")) return;
+    const next = runs.filter((run) => run.status === "queued").sort((a, b) => a.createdAt - b.createdAt)[0];
+    if (next) await this.startRun(next);
+  }
+
+  /** Cancels a run: its queued jobs are removed; running steps are aborted through the control channel. */
+  async cancel(runId: string, reason = "cancelled by user"): Promise<Run> {
+    const { store, scheduler } = this.deps;
+    const run = await store.runs.get(runId);
+    if (!run) throw new LongrunError("not_found", `run ${runId} not found`);
+    if (run.finishedAt) return run;
+    const agents = await store.agents.listByThread(run.threadId);
+    const cancelled = await commit(this.deps, async (unit, announce) => {
+      const current = await unit.updateRun(runId, {});
+      if (current.finishedAt) return false;
+      await unit.updateRun(runId, { status: "cancelled", finishedAt: this.deps.now() });
+      for (const agent of agents) {
+        if (TERMINAL_AGENT.has(agent.status) || agent.status === "idle") continue;
+        await agentStatusIn(
+          unit,
+          announce,
+          { threadId: run.threadId, agentId: agent.id, runId },
+          agent.parentAgentId ? "cancelled" : "idle",
+          reason,
+        );
+      }
+      announce({
+        threadId: run.threadId,
+        agentId: run.agentId,
+        runId,
+        type: "run.cancelled",
+        data: { reason },
+      });
+      await threadStatusIn(unit, announce, run.threadId, "idle");
+      return true;
+    });
+    if (cancelled) {
+      await scheduler.cancelRun(runId);
+      await this.startNext(run.threadId);
+    }
+    return (await store.runs.get(runId)) ?? run;
+  }
+
+  /**
+   * Records a user's decision on a parked tool call and resumes the agent. Exactly one decision per
+   * call wins, across every server instance: a second one is a conflict.
+   */
+  resolveApproval(input: { agentId: string; callId: string; decision: "approve" | "deny"; reason?: string }) {
+    return decideApproval(this.deps, input);
+  }
+
+  /**
+   * A team spawned through the API: once every member ended, the run completes and the reports reach
+   * the parent as one user-role fact (the parent made no tool call to answer).
+   */
+  async finishApiTeamRun(child: Agent): Promise<void> {
+    if (await finishApiTeam(this.deps, this.coordinator, child)) await this.startNext(child.threadId);
+  }
+
+  /** Marks a run that cannot progress, with the reason, so it is visible instead of silent. */
+  markStuck(run: Run, reason: string): Promise<void> {
+    return markRunStuck(this.deps, run, reason);
+  }
+
+  /** A stuck run that moves again is running again. */
+  markRunning(runId: string): Promise<void> {
+    return markRunMoving(this.deps, runId);
+  }
+
+  private async targetAgent(threadId: string, agentId?: string): Promise<Agent> {
+    const agents = await this.deps.store.agents.listByThread(threadId);
+    const agent = agentId
+      ? agents.find((candidate) => candidate.id === agentId)
+      : agents.find((candidate) => !candidate.parentAgentId);
+    if (!agent)
+      throw new LongrunError(
+        "not_found",
+        agentId ? `agent ${agentId} not in thread ${threadId}` : `thread ${threadId} has no root agent`,
+      );
+    return agent;
+  }
+
+  /** Persists a thread's status and announces it when it changed. */
+  async setThreadStatus(threadId: string, status: ThreadStatus): Promise<void> {
+    await commit(this.deps, (unit, announce) => threadStatusIn(unit, announce, threadId, status));
+  }
+
+  /** Persists an agent's status and announces it. */
+  async setAgentStatus(
+    threadId: string,
+    agentId: string,
+    runId: string,
+    status: Agent["status"],
+    reason?: string,
+  ) {
+    await commit(this.deps, (unit, announce) =>
+      agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
+    );
+  }
+}
+
+function where(job: StepJob) {
+  return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+}
+
+function waitReason(outcome: { until: number; reason: string }): string {
+  return `${outcome.reason}: waiting until ${new Date(outcome.until).toISOString()}`;
+}
+
+function parseJson<T>(text: string | null): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}

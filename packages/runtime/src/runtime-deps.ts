@@ -1,0 +1,37 @@
+import type { Tokenizer } from "@longrun/compaction";
+import type { Lease, Scheduler } from "@longrun/queue";
+import type { Store } from "@longrun/store";
+import type OpenAI from "openai";
+import type { Breaker } from "./breaker/index.ts";
+import type { EventSink } from "./events/event-sink.ts";
+import type { MessageCounter } from "./tokens/message-counter.ts";
+import type { ToolRegistry } from "./tools/index.ts";
+
+/**
+ * The resources every runtime system shares (runs, step, context, compaction, events, jobs, client
+ * turns): the same object in embedded and distributed mode.
+ */
+export interface RuntimeDeps {
+  store: Store;
+  model: OpenAI;
+  tools: ToolRegistry;
+  breaker: Breaker;
+  events: EventSink;
+  /** Where every job is enqueued (packages/queue). */
+  scheduler: Scheduler;
+  /** One holder per agent at a time, with a fencing token the store checks on append. */
+  lease: Lease;
+  tokenizer: Tokenizer;
+  now: () => number;
+  /** IANA zone the summarizer is told, so relative dates survive. */
+  timeZone: string;
+  /** Extra request headers per agent (tests inject sim-model faults this way). */
+  modelHeaders?: (agentId: string) => Record<string, string> | undefined;
+  /**
+   * Counts a message's tokens before its write transaction, large ones off the event loop; without it
+   * the store counts inline (tests).
+   */
+  counter?: MessageCounter;
+  /** Provider retry policy; tests shorten it. */
+  retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
+}

@@ -1,0 +1,193 @@
+import { hasProviderState, ReductionCache, sanitizeMessages, verifyProjection } from "@longrun/compaction";
+import { contentText, type NewEvent } from "@longrun/protocol";
+import type { StepJob } from "@longrun/queue";
+import { type AgentContext, loadAgentContext } from "../context/agent-context.ts";
+import { type AgentSession, recordFact } from "../context/agent-session.ts";
+import { measuredFigures, projectContext } from "../context/projection.ts";
+import { appendFactIn } from "../events/append-fact.ts";
+import { commit } from "../events/commit.ts";
+import type { Coordinator } from "../runs/coordinator.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { toolsFor } from "./agent-tools.ts";
+import { callModel } from "./model-call.ts";
+import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
+import { isContextOverflow, isInvalidEncryptedContent, withProviderRetry } from "./provider-retry.ts";
+import { runsDirectly, runToolPhase, type StartedCalls, startCallIn } from "./tool-phase.ts";
+
+/** What the worker should do after a step. */
+export type StepOutcome =
+  | { kind: "continue" }
+  | { kind: "compact"; trigger: "auto" | "overflow" }
+  | { kind: "completed"; report: string }
+  | { kind: "parked"; reason: "approval" | "children" }
+  | { kind: "wait"; until: number; reason: string }
+  | { kind: "exhausted"; reason: string }
+  | { kind: "failed"; reason: string }
+  | { kind: "cancelled" };
+
+/**
+ * One step of one agent: finish the tool calls left from an earlier step, measure, ask for a
+ * compaction when needed, call the model once, record its answer, run its tool calls.
+ * Idempotent under retry: every decision is read back from the log.
+ */
+export async function runAgentStep(
+  deps: RuntimeDeps,
+  coordinator: Coordinator,
+  job: StepJob & { fence: number; signal: AbortSignal; session: AgentSession },
+): Promise<StepOutcome> {
+  const where = { threadId: job.threadId, agentId: job.agentId, runId: job.runId, fence: job.fence };
+  const { session } = job;
+  const pending = pendingToolCalls(session.context.facts);
+  if (pending) {
+    const phase = await runToolPhase(
+      deps,
+      coordinator,
+      session,
+      where,
+      pending.message,
+      pending.calls,
+      job.signal,
+    );
+    if (job.signal.aborted) return { kind: "cancelled" };
+    if (phase !== "done") return parkedOutcome(phase);
+    // The coordinator wrote facts of its own: read the log again rather than guess.
+    if (session.stale) {
+      session.context = await loadAgentContext(deps, job.agentId);
+      session.lastSeq = session.context.facts.at(-1)?.seq ?? session.lastSeq;
+      session.stale = false;
+    }
+  }
+  const context = session.context;
+  const answer = finalAnswer(context.facts);
+  if (answer !== null) return { kind: "completed", report: answer };
+
+  session.reductions ??= new ReductionCache();
+  const projection = projectContext(deps, context, session.memo, session.reductions);
+  const measured: NewEvent = {
+    ...eventWhere(job),
+    type: "context.measured",
+    data: {
+      // The log's position, not the newest retained fact's: a compaction can leave no fact after its
+      // boundary, and the step is still the agent's real one (session.lastSeq follows the log).
+      step: session.lastSeq,
+      maxInputTokens: context.profile.maxInputTokens ?? null,
+      needsCompaction: projection.needsCompaction,
+      ...measuredFigures(projection),
+    },
+  };
+  // Persisted with the answer it led to; on its own when no model call follows.
+  let measuredSent = false;
+  const sendMeasured = async () => {
+    if (measuredSent) return;
+    measuredSent = true;
+    await deps.events.emit(measured);
+  };
+  if (projection.needsCompaction && !job.compactionDeferred) {
+    // peek, not check: the compaction runner takes the half-open trial, the step must not use it up.
+    const gate = await deps.breaker.peek(job.agentId);
+    if (gate.allowed) {
+      await sendMeasured();
+      return { kind: "compact", trigger: "auto" };
+    }
+    const verdict = verifyProjection(projection);
+    if (!verdict.ok) {
+      // Over the hard limit and the breaker forbids a summary: never send; wait for the cooldown.
+      await sendMeasured();
+      await deps.events.emit({
+        ...eventWhere(job),
+        type: "compaction.failed",
+        data: {
+          compactionKey: `${job.agentId}:breaker`,
+          trigger: "auto",
+          reason: `circuit breaker ${gate.state}: compaction skipped; retry after cooldown`,
+          breaker: gate.state,
+          contextExhausted: false,
+        },
+      });
+      return { kind: "wait", until: gate.retryAt ?? deps.now() + 30_000, reason: "breaker open" };
+    }
+  }
+  const verdict = verifyProjection(projection);
+  if (!verdict.ok) {
+    await sendMeasured();
+    return { kind: "exhausted", reason: verdict.reason };
+  }
+
+  const send = (messages: typeof projection.messages) =>
+    withProviderRetry(
+      () =>
+        callModel(deps.model, {
+          model: context.profile.model,
+          messages,
+          tools: toolsFor(deps, context.agent),
+          maxOutputTokens: context.profile.maxOutputTokens,
+          headers: deps.modelHeaders?.(job.agentId),
+          signal: job.signal,
+          onDelta: (text) =>
+            deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
+        }),
+      { ...deps.retry, signal: job.signal },
+    );
+  let assistant: Awaited<ReturnType<typeof callModel>>;
+  try {
+    try {
+      assistant = await send(projection.messages);
+    } catch (error) {
+      // The provider refused replayed reasoning state: it belongs to a chain this request left.
+      // Send once more without any provider-private state rather than failing the agent.
+      if (!isInvalidEncryptedContent(error) || !projection.messages.some(hasProviderState)) throw error;
+      assistant = await send(sanitizeMessages(projection.messages));
+    }
+  } catch (error) {
+    await sendMeasured();
+    if (job.signal.aborted) return { kind: "cancelled" };
+    if (isContextOverflow(error)) {
+      // The same oversized request is never sent twice: compact once (bypassing the breaker), then
+      // a second overflow ends the agent.
+      if (job.afterOverflow) {
+        return { kind: "exhausted", reason: "provider rejected the request as too long after compaction" };
+      }
+      return { kind: "compact", trigger: "overflow" };
+    }
+    throw error;
+  }
+  // The answer, the measurement of the request that produced it, and the start of its first call
+  // commit together; the call then runs at once.
+  const started: StartedCalls = new Map();
+  const stored = await commit(deps, async (unit, announce) => {
+    if (!measuredSent) announce(measured);
+    const fact = await appendFactIn(unit, announce, where, assistant);
+    const first = fact.toolCalls?.[0];
+    if (first && runsDirectly(deps, first))
+      started.set(first.id, await startCallIn(unit, announce, where, first));
+    return fact;
+  });
+  recordFact(session, stored);
+  // The request was sent: the next call keeps its forms (a call point is a model answer in the log).
+  session.memo = projection.memo ?? null;
+  if (!stored.toolCalls || stored.toolCalls.length === 0) {
+    return { kind: "completed", report: contentText(stored.content) };
+  }
+  const phase = await runToolPhase(
+    deps,
+    coordinator,
+    session,
+    where,
+    stored,
+    stored.toolCalls,
+    job.signal,
+    started,
+  );
+  if (job.signal.aborted) return { kind: "cancelled" };
+  return phase === "done" ? { kind: "continue" } : parkedOutcome(phase);
+}
+
+function parkedOutcome(phase: "parked_approval" | "parked_children"): StepOutcome {
+  return { kind: "parked", reason: phase === "parked_approval" ? "approval" : "children" };
+}
+
+function eventWhere(job: StepJob) {
+  return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
+}
+
+export type { AgentContext };
