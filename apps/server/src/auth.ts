@@ -1,16 +1,14 @@
 import { LongrunError } from "@longrun/protocol";
 import type { Store } from "@longrun/store";
 import type { MiddlewareHandler } from "hono";
+import { bearerToken } from "./bearer-token.ts";
 
 export type AuthEnv = { Variables: { tenantId: string } };
 
 /** Bearer tokens, stored hashed, each bound to one tenant; `?token=` is accepted for the dashboard. */
 export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
   return async (context, next) => {
-    const header = context.req.header("authorization");
-    const token = header?.toLowerCase().startsWith("bearer ")
-      ? header.slice(7).trim()
-      : context.req.query("token");
+    const token = bearerToken(context.req.header("authorization")) ?? context.req.query("token");
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const key = await store.apiKeys.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");

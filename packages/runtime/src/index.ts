@@ -47,7 +47,7 @@ export {
   SIM_DEFAULT_MAX_INPUT_TOKENS,
 } from "./profiles.ts";
 export { Coordinator } from "./runs/coordinator.ts";
-export { type CreateThreadInput, createThreadWithRoot } from "./runs/create-thread.ts";
+export { createThreadWithRoot, type ThreadWithRootInput } from "./runs/create-thread.ts";
 export {
   createReconciler,
   type MaintenanceOptions,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
+import { bearerToken } from "../bearer-token.ts";
 import { LiveFanout } from "./live-fanout.ts";
 import { createSession, type SocketSession } from "./session.ts";
 import { CLOSE_CODES, type SocketDeps, type SocketOptions } from "./types.ts";
@@ -53,7 +54,7 @@ export function attachSocketServer(
       return;
     }
     socket.on("error", () => socket.destroy());
-    const token = bearerToken(request) ?? url.searchParams.get("token");
+    const token = bearerToken(request.headers.authorization) ?? url.searchParams.get("token");
     const authenticated = token ? deps.authenticate(token) : Promise.resolve(null);
     authenticated.then(
       (identity) => {
@@ -105,13 +106,6 @@ export function attachSocketServer(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
-}
-
-function bearerToken(request: IncomingMessage): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return match?.[1] ?? null;
 }
 
 function rawText(data: WebSocket.RawData): string {

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import type { z } from "zod";
 import { folder, folderList, integer, nameList, systemTimeZone, text, timeZone, url } from "./schemas.ts";
 
@@ -158,7 +159,7 @@ export const VARIABLES = {
   }),
   LONGRUN_LEASE_MS: variable({
     key: "leaseMs",
-    schema: integer(100).default(30_000),
+    schema: integer(100).default(DEFAULT_LEASE_MS),
     description: "agent lease; a crashed worker's agents are free again after this",
     commands: RUNNING,
   }),

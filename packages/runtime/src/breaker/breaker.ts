@@ -57,8 +57,6 @@ export interface Breaker {
    * queue an attempt (the attempt itself then calls `check`).
    */
   peek(agentId: string, options?: CheckOptions): Promise<CheckResult>;
-  /** Alias of `check`. */
-  allow(agentId: string, options?: CheckOptions): Promise<CheckResult>;
   /**
    * A summary succeeded; `closed` is true when the breaker was open or half-open (emit breaker.closed),
    * `failures` the consecutive failures it had counted.
@@ -153,7 +151,6 @@ export function createBreaker(options: BreakerOptions): Breaker {
 
   return {
     check,
-    allow: check,
     async peek(agentId, checkOptions = {}) {
       return decide((await store.get(agentId)) ?? closedRecord(), now(), checkOptions).result;
     },

@@ -8,6 +8,7 @@ import {
   textOf,
 } from "@longrun/openai-compat";
 import type { ModelProfile, StoredMessage } from "@longrun/protocol";
+import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { appendFact } from "../events/append-fact.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -43,7 +44,7 @@ export async function answerClientCompaction(
   let tokens = 0;
   if (thread && agentId) {
     const leaseSettings = {
-      leaseMs: options.leaseMs ?? 30_000,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       waitMs: options.leaseWaitMs ?? 60_000,
       signal: input.signal,
     };

@@ -1,5 +1,6 @@
 import type { Answer, AnswerEvent, ClientTurn, HeaderReader } from "@longrun/openai-compat";
 import type { StoredMessage } from "@longrun/protocol";
+import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import { resolveProfile } from "../profiles.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { type ClientTurnOptions, COMPACTION_HEADER, MAX_INPUT_TOKENS_HEADER } from "./client-turn-options.ts";
@@ -46,7 +47,7 @@ export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
 export type TurnSettings = ReturnType<typeof settingsOf>;
 
 export function leaseOptions(options: ClientTurnOptions, signal: AbortSignal) {
-  return { leaseMs: options.leaseMs ?? 30_000, waitMs: options.leaseWaitMs ?? 60_000, signal };
+  return { leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, waitMs: options.leaseWaitMs ?? 60_000, signal };
 }
 
 /** The conversation's facts, the system prompt fact left out (the client sends its own each time). */

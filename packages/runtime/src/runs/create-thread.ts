@@ -1,21 +1,16 @@
-import type { ModelProfile, Thread } from "@longrun/protocol";
+import type { Thread } from "@longrun/protocol";
+import type { CreateThreadInput as StoredThreadInput } from "@longrun/store";
 import { DEFAULT_SYSTEM_PROMPT } from "../context/system-prompt.ts";
 import { withTokenCount } from "../events/append-fact.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 
-export interface CreateThreadInput {
-  id?: string;
-  tenantId: string;
-  title: string;
-  workspaceDir: string;
-  modelProfile: ModelProfile;
-  systemPrompt?: string;
-}
+/** A new thread as the store takes it (always created idle), plus its root agent's system prompt. */
+export type ThreadWithRootInput = Omit<StoredThreadInput, "status"> & { systemPrompt?: string };
 
 /** Creates a thread with its root agent and system prompt, and announces it. */
 export async function createThreadWithRoot(
   deps: RuntimeDeps,
-  input: CreateThreadInput,
+  input: ThreadWithRootInput,
 ): Promise<{ thread: Thread; rootAgentId: string }> {
   const { store } = deps;
   const thread = await store.threads.create({
