@@ -1,3 +1,5 @@
+import { backoffDelay } from "@longrun/protocol";
+
 /** Reconnect delay policy. */
 export interface BackoffOptions {
   initialDelayMs: number;
@@ -7,14 +9,17 @@ export interface BackoffOptions {
 export const DEFAULT_BACKOFF: BackoffOptions = { initialDelayMs: 250, maxDelayMs: 10_000 };
 
 /**
- * Delay before reconnect attempt `attempt` (0-based): exponential, capped, with "equal jitter" (half fixed,
- * half random) so a fleet of clients dropped at once does not reconnect in lockstep.
+ * Delay before reconnect attempt `attempt` (0-based): the protocol's one backoff formula with "equal
+ * jitter" (half fixed, half random), so a fleet of clients dropped at once does not reconnect in lockstep.
  */
-export function backoffDelay(
+export function reconnectDelay(
   attempt: number,
   options: BackoffOptions,
   random: () => number = Math.random,
 ): number {
-  const ceiling = Math.min(options.maxDelayMs, options.initialDelayMs * 2 ** Math.min(attempt, 30));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+  return backoffDelay(
+    attempt + 1,
+    { baseMs: options.initialDelayMs, capMs: options.maxDelayMs, jitter: 0.5 },
+    random,
+  );
 }

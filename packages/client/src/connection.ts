@@ -1,7 +1,9 @@
-import { type ClientFrame, type Command, ServerFrame } from "@longrun/protocol";
-import { type BackoffOptions, backoffDelay } from "./backoff.ts";
+import type { ClientFrame, Command } from "@longrun/protocol";
+import { type BackoffOptions, reconnectDelay } from "./backoff.ts";
 import type { ClientSubscription, ConnectionStatus } from "./client-subscription.ts";
 import { LongrunApiError } from "./errors.ts";
+import { PendingCommands } from "./pending-commands.ts";
+import { dispatchServerFrame, type FrameTarget } from "./server-frames.ts";
 import { SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.ts";
 
 export interface ConnectionOptions {
@@ -21,12 +23,6 @@ export interface ConnectionOptions {
   probeAuth?: () => Promise<boolean>;
 }
 
-interface PendingCommand {
-  resolve(result: unknown): void;
-  reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
 /** How long an otherwise unused socket stays open after a command. */
 const LINGER_MS = 1_000;
 /** Subscription refusals that a retry cannot fix. */
@@ -40,7 +36,7 @@ const PERMANENT_CODES = new Set(["forbidden", "not_found", "bad_frame", "conflic
 export class Connection {
   private socket: WebSocketLike | null = null;
   private readonly subscriptions = new Map<string, ClientSubscription>();
-  private readonly commands = new Map<string, PendingCommand>();
+  private readonly commands: PendingCommands;
   /** Frames waiting for the socket to open (commands issued while connecting). */
   private readonly outbox: ClientFrame[] = [];
   private attempt = 0;
@@ -52,7 +48,9 @@ export class Connection {
   private lingerTimer: ReturnType<typeof setTimeout> | null = null;
   private lastClosingReason: string | undefined;
 
-  constructor(private readonly options: ConnectionOptions) {}
+  constructor(private readonly options: ConnectionOptions) {
+    this.commands = new PendingCommands(options.commandTimeoutMs, () => this.closeIfUnused());
+  }
 
   /** A fresh id for a subscription or command. */
   newId(prefix: string): string {
@@ -80,20 +78,14 @@ export class Connection {
   command(command: Command): Promise<unknown> {
     if (this.closed) return Promise.reject(new LongrunApiError(0, "unavailable", "client is closed"));
     const id = this.newId("c");
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.commands.delete(id);
-        reject(new LongrunApiError(0, "unavailable", "command timed out"));
-        this.closeIfUnused();
-      }, this.options.commandTimeoutMs);
-      this.commands.set(id, { resolve, reject, timer });
-      const frame: ClientFrame = { type: "command", id, command };
-      if (this.socket?.readyState === SOCKET_OPEN) this.write(frame);
-      else {
-        this.outbox.push(frame);
-        this.ensureConnecting("connecting");
-      }
-    });
+    const acknowledged = this.commands.wait(id);
+    const frame: ClientFrame = { type: "command", id, command };
+    if (this.socket?.readyState === SOCKET_OPEN) this.write(frame);
+    else {
+      this.outbox.push(frame);
+      this.ensureConnecting("connecting");
+    }
+    return acknowledged;
   }
 
   /** Closes the socket for good and ends every subscription and command. */
@@ -105,7 +97,7 @@ export class Connection {
     socket?.close(1000, "client closed");
     for (const subscription of this.subscriptions.values()) subscription.handlers.onStatus?.("closed");
     this.subscriptions.clear();
-    this.rejectCommands("client closed");
+    this.commands.rejectAll("client closed");
   }
 
   /** Asks for the subscriptions' acknowledgements to be sent, now or after a short delay. */
@@ -164,14 +156,14 @@ export class Connection {
     if (this.socket !== socket) return;
     this.socket = null;
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.rejectCommands(`connection closed (${code})`);
+    this.commands.rejectAll(`connection closed (${code})`);
     this.outbox.length = 0;
     this.scheduleReconnect(this.lastClosingReason ?? (reason || `closed with code ${code}`), !opened);
   }
 
   private scheduleReconnect(reason: string, neverOpened: boolean): void {
     if (this.closed || this.subscriptions.size === 0) return;
-    const delayMs = backoffDelay(this.attempt, this.options.backoff);
+    const delayMs = reconnectDelay(this.attempt, this.options.backoff);
     this.attempt += 1;
     this.broadcastStatus("reconnecting", { attempt: this.attempt, delayMs, reason });
     // The timer handle stays set while reconnecting (probe included), so nothing opens a second socket.
@@ -197,68 +189,19 @@ export class Connection {
   }
 
   private receive(text: string): void {
-    let parsed: ReturnType<typeof ServerFrame.safeParse>;
-    try {
-      parsed = ServerFrame.safeParse(JSON.parse(text));
-    } catch {
-      this.broadcastError(new LongrunApiError(0, "bad_frame", "server sent invalid JSON"));
-      return;
-    }
-    if (!parsed.success) {
-      this.broadcastError(new LongrunApiError(0, "bad_frame", "server sent an unknown frame"));
-      return;
-    }
-    const frame = parsed.data;
-    switch (frame.type) {
-      case "event":
-        this.subscriptions.get(frame.subscription)?.onEvent(frame.event);
-        return;
-      case "subscribed":
-        this.subscriptions.get(frame.id)?.onSubscribed(frame.headSeq, frame.heads);
-        return;
-      case "resync":
-        this.subscriptions.get(frame.id)?.onResync({
-          threadId: frame.threadId,
-          reason: frame.reason,
-          requestedSince: frame.requestedSince,
-          oldestSeq: frame.oldestSeq,
-          resumeAfter: frame.resumeAfter,
-        });
-        return;
-      case "ack": {
-        const pending = this.commands.get(frame.id);
-        if (!pending) return;
-        this.settleCommand(frame.id);
-        if (frame.ok) pending.resolve(frame.result);
-        else pending.reject(new LongrunApiError(0, "internal", "command was not acknowledged"));
-        return;
-      }
-      case "error":
-        this.onErrorFrame(frame.id, new LongrunApiError(0, frame.code, frame.message));
-        return;
-      case "heartbeat":
-        // Only proof that the server is alive (touch() above); the server's own liveness check uses
-        // protocol pings, which the WebSocket implementation answers, so nothing is sent back.
-        return;
-      case "closing":
-        this.lastClosingReason = frame.reason;
-        return;
-      case "pong":
-        return;
-      default: {
-        const exhaustive: never = frame;
-        throw new Error(`unhandled frame ${JSON.stringify(exhaustive)}`);
-      }
-    }
+    dispatchServerFrame(text, {
+      subscription: (id) => this.subscriptions.get(id),
+      settleCommand: (id, outcome) => this.settleCommand(id, outcome),
+      onErrorFrame: (id, error) => this.onErrorFrame(id, error),
+      onClosing: (reason) => {
+        this.lastClosingReason = reason;
+      },
+      onBadFrame: (error) => this.broadcastError(error),
+    });
   }
 
   private onErrorFrame(id: string | undefined, error: LongrunApiError): void {
-    const pending = id === undefined ? undefined : this.commands.get(id);
-    if (pending && id !== undefined) {
-      this.settleCommand(id);
-      pending.reject(error);
-      return;
-    }
+    if (id !== undefined && this.settleCommand(id, { ok: false, error })) return;
     const subscription = id === undefined ? undefined : this.subscriptions.get(id);
     if (!subscription) {
       this.broadcastError(error);
@@ -273,7 +216,7 @@ export class Connection {
     }
     // A transient server failure dropped the subscription: resubscribe from where it stood.
     subscription.handlers.onError?.(error);
-    const delayMs = backoffDelay(0, this.options.backoff);
+    const delayMs = reconnectDelay(0, this.options.backoff);
     setTimeout(() => {
       if (
         this.subscriptions.get(subscription.id) === subscription &&
@@ -284,11 +227,10 @@ export class Connection {
     }, delayMs);
   }
 
-  private settleCommand(id: string): void {
-    const pending = this.commands.get(id);
-    if (pending) clearTimeout(pending.timer);
-    this.commands.delete(id);
+  private settleCommand(id: string, outcome: Parameters<FrameTarget["settleCommand"]>[1]): boolean {
+    if (!this.commands.settle(id, outcome)) return false;
     this.lingerThenClose();
+    return true;
   }
 
   /** After a command, keep the socket briefly: commands often come in bursts. */
@@ -299,14 +241,6 @@ export class Connection {
       this.lingerTimer = null;
       this.closeIfUnused();
     }, LINGER_MS);
-  }
-
-  private rejectCommands(reason: string): void {
-    for (const [id, pending] of this.commands) {
-      clearTimeout(pending.timer);
-      this.commands.delete(id);
-      pending.reject(new LongrunApiError(0, "unavailable", reason));
-    }
   }
 
   /** With nothing left to serve, the socket is closed so a Node process can exit. */

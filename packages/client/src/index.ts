@@ -1,4 +1,4 @@
-export { type BackoffOptions, backoffDelay, DEFAULT_BACKOFF } from "./backoff.ts";
+export { type BackoffOptions, DEFAULT_BACKOFF, reconnectDelay } from "./backoff.ts";
 export { type ClientOptions, createClient, type LongrunClient, socketUrl } from "./client.ts";
 export type {
   ConnectionStatus,

@@ -9,6 +9,7 @@ import {
   WaitingError,
   Worker,
 } from "bullmq";
+import { listLiveJobs, queueStats, removeQueued, removeQueuedWhere } from "./bullmq-inspect.ts";
 import {
   type JobName,
   type PolicyOverrides,
@@ -20,7 +21,7 @@ import {
 import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
 import { createJobEvents } from "./job-events.ts";
-import type { JobHandlers, JobQueue, LiveJob, QueueCounts, QueueStats } from "./job-queue.ts";
+import type { JobHandlers, JobQueue } from "./job-queue.ts";
 import { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";
 import { runAttempt } from "./run-attempt.ts";
 
@@ -232,74 +233,10 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       await Promise.all(started);
     },
 
-    async remove(jobId) {
-      for (const queue of Object.values(queues)) {
-        const job = await queue.getJob(jobId);
-        if (!job) continue;
-        const state = await job.getState();
-        if (state !== "waiting" && state !== "delayed" && state !== "prioritized") return false;
-        return (await queue.remove(jobId)) === 1;
-      }
-      return false;
-    },
-
-    async listLive() {
-      const live: LiveJob[] = [];
-      for (const queue of Object.values(queues)) {
-        for (const [state, types] of [
-          ["waiting", ["wait", "prioritized"]],
-          ["delayed", ["delayed"]],
-          ["active", ["active"]],
-        ] as const) {
-          for (const job of await queue.getJobs([...types])) {
-            if (!job?.id) continue;
-            live.push({ id: job.id, name: job.name as JobName, payload: job.data, state });
-          }
-        }
-      }
-      return live;
-    },
-
-    async removeWhere(match) {
-      let removed = 0;
-      for (const queue of Object.values(queues)) {
-        for (const job of await queue.getJobs(["wait", "prioritized", "delayed"])) {
-          if (!job?.id || !match({ name: job.name as JobName, payload: job.data })) continue;
-          // A job that started meanwhile cannot be removed (remove answers 0); it finds its run finished.
-          removed += (await queue.remove(job.id)) === 1 ? 1 : 0;
-        }
-      }
-      return removed;
-    },
-
-    async stats() {
-      const now = Date.now();
-      const counts = async (queue: Queue<unknown, unknown, string>): Promise<QueueCounts> => {
-        const raw = await queue.getJobCounts(
-          "waiting",
-          "prioritized",
-          "active",
-          "delayed",
-          "failed",
-          "completed",
-        );
-        const [oldest] = await queue.getJobs(["wait"], 0, 0, true);
-        const readyAt = oldest ? oldest.timestamp + (oldest.delay ?? 0) : undefined;
-        return {
-          waiting: (raw.waiting ?? 0) + (raw.prioritized ?? 0),
-          active: raw.active ?? 0,
-          delayed: raw.delayed ?? 0,
-          failed: raw.failed ?? 0,
-          completed: raw.completed ?? 0,
-          oldestWaitMs: readyAt === undefined ? null : Math.max(0, now - readyAt),
-        };
-      };
-      const stats: QueueStats = {
-        agent: await counts(queues.agent),
-        compaction: await counts(queues.compaction),
-      };
-      return stats;
-    },
+    remove: (jobId) => removeQueued(queues, jobId),
+    listLive: () => listLiveJobs(queues),
+    removeWhere: (match) => removeQueuedWhere(queues, match),
+    stats: () => queueStats(queues),
 
     onJobEvent: (listener) => events.on(listener),
     waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),

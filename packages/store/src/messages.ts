@@ -1,14 +1,19 @@
-import type { Row } from "@libsql/client";
 import { LongrunError, type NewMessage, type StoredMessage } from "@longrun/protocol";
 import { and, asc, count, desc, eq, gt, gte, lte } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { checkFence } from "./fence.ts";
-import { newId } from "./ids.ts";
-import { json, parsed, textOrNull } from "./rows.ts";
+import {
+  argsOf,
+  COLUMNS,
+  fromRaw,
+  INSERT_CHUNK,
+  type MessageRow,
+  PLACEHOLDERS,
+  rowOf,
+  toStoredMessage,
+} from "./message-rows.ts";
 import { messages } from "./schema.ts";
 import type { SqlExecutor } from "./sql-engine.ts";
-
-type MessageRow = typeof messages.$inferSelect;
 
 /**
  * A message to append, optionally with a caller-chosen id (appending the same id twice is a no-op)
@@ -50,96 +55,6 @@ export interface MessageRepository {
   count(agentId: string): Promise<number>;
   /** The tool result recorded for `callId`, if any (idempotent tool execution). */
   findByToolCallId(agentId: string, callId: string): Promise<StoredMessage | null>;
-}
-
-/** Maps a row to the protocol shape, leaving absent optional fields out rather than null. */
-export function toStoredMessage(row: MessageRow): StoredMessage {
-  const message: StoredMessage = {
-    id: row.id,
-    agentId: row.agentId,
-    seq: row.seq,
-    role: row.role,
-    content: row.content ?? null,
-    tokenCount: row.tokenCount,
-    createdAt: row.createdAt,
-  };
-  if (row.name !== null) message.name = row.name;
-  if (row.toolCalls !== null) message.toolCalls = row.toolCalls;
-  if (row.toolCallId !== null) message.toolCallId = row.toolCallId;
-  if (row.toolStatus !== null) message.toolStatus = row.toolStatus;
-  if (row.usage !== null) message.usage = row.usage;
-  if (row.providerState !== null) message.providerState = row.providerState;
-  return message;
-}
-
-const COLUMNS =
-  "id, agent_id, seq, role, content, name, tool_calls, tool_call_id, tool_status, usage, provider_state, token_count, created_at";
-const PLACEHOLDERS = `(${COLUMNS.split(",")
-  .map(() => "?")
-  .join(", ")})`;
-const INSERT_CHUNK = 200;
-
-/** Maps a raw `SELECT *` row (snake_case, JSON as text) to a drizzle-shaped row. */
-function fromRaw(row: Row): MessageRow {
-  return {
-    id: String(row.id),
-    agentId: String(row.agent_id),
-    seq: Number(row.seq),
-    role: String(row.role) as MessageRow["role"],
-    content: parsed<MessageRow["content"]>(row.content),
-    name: textOrNull(row.name),
-    toolCalls: parsed<NonNullable<MessageRow["toolCalls"]>>(row.tool_calls),
-    toolCallId: textOrNull(row.tool_call_id),
-    toolStatus: textOrNull(row.tool_status) as MessageRow["toolStatus"],
-    usage: parsed<NonNullable<MessageRow["usage"]>>(row.usage),
-    providerState: parsed<NonNullable<MessageRow["providerState"]>>(row.provider_state),
-    tokenCount: Number(row.token_count),
-    createdAt: Number(row.created_at),
-  };
-}
-
-/** The row of a new fact (seq filled in by the caller or by the insert itself). */
-function rowOf(
-  context: StoreContext,
-  agentId: string,
-  input: MessageInput,
-  seq: number,
-  now: number,
-): MessageRow {
-  return {
-    id: input.id ?? newId(now),
-    agentId,
-    seq,
-    role: input.role,
-    content: input.content,
-    name: input.name ?? null,
-    toolCalls: input.toolCalls ?? null,
-    toolCallId: input.toolCallId ?? null,
-    toolStatus: input.toolStatus ?? null,
-    usage: input.usage ?? null,
-    providerState: input.providerState ?? null,
-    tokenCount: input.tokenCount ?? context.countTokens(input),
-    createdAt: now,
-  };
-}
-
-/** A row's values in COLUMNS order, JSON columns as text. */
-function argsOf(row: MessageRow): Array<string | number | null> {
-  return [
-    row.id,
-    row.agentId,
-    row.seq,
-    row.role,
-    json(row.content),
-    row.name,
-    json(row.toolCalls),
-    row.toolCallId,
-    row.toolStatus,
-    json(row.usage),
-    json(row.providerState),
-    row.tokenCount,
-    row.createdAt,
-  ];
 }
 
 /**

@@ -1,35 +1,20 @@
-import {
-  type KeyboardEvent,
-  useDeferredValue,
-  useEffect,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
-import { textOf } from "../lib/format.ts";
-import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
-import {
-  buildTranscript,
-  entryText,
-  passesFilter,
-  runningTools,
-  type TranscriptEntry,
-  type TranscriptFilter,
-} from "../state/transcript.ts";
+import type { ThreadState } from "../state/thread-state.ts";
+import { runningTools } from "../state/transcript.ts";
 import type { HistoryRange } from "./history-panel.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 import { Entry } from "./transcript-entry.tsx";
+import { inField, moveFocus, newSince, spawnedByCall } from "./transcript-navigation.ts";
 import { TranscriptToolbar } from "./transcript-toolbar.tsx";
 import { useCompactionDetails } from "./use-compaction-details.ts";
+import { useTranscriptEntries } from "./use-transcript-entries.ts";
 
 /** Seqs of the log read at a time when the reader asks for messages older than those read. */
 const EARLIER_SEQS = 400;
 /** A scroll this soon after a wheel, touch, key or scrollbar press is the reader's. */
 const INTENT_MS = 600;
-const messageText = (message: TranscriptMessage) => textOf(message.content);
 
 /**
  * The selected agent's transcript, virtualized and scroll-anchored: only the entries near the view are
@@ -55,47 +40,10 @@ export function Transcript({
   /** A step picked on the chart: the transcript shows and focuses its entry. */
   pickedStep?: { step: number; at: number } | null;
 }) {
-  // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
-  // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
-  const agentMessages = useDeferredValue(thread.messages[agentId]);
-  // Deferred with the messages, so it always describes the messages this render shows.
-  const readFrom = useDeferredValue(thread.messagesReadFrom[agentId]);
-  /** Older messages exist that have not been read. */
-  const unread = readFrom !== undefined && readFrom > -1;
-  const compactions = useDeferredValue(thread.compactions);
-  const runs = useDeferredValue(thread.runs);
-  const { agents } = thread;
-  const entries = useMemo(
-    () =>
-      buildTranscript(
-        {
-          messages: { [agentId]: agentMessages ?? {} },
-          messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
-          compactions,
-          runs,
-        },
-        agentId,
-      ),
-    [agentMessages, readFrom, compactions, runs, agentId],
-  );
-  const spawned = useMemo(() => spawnedByCall(agents), [agents]);
+  const { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter } =
+    useTranscriptEntries(thread, agentId, earlier);
+  const spawned = useMemo(() => spawnedByCall(thread.agents), [thread.agents]);
   const details = useCompactionDetails(agentId, entries);
-  const [query, setQuery] = useState("");
-  const [filter, setFilter] = useState<TranscriptFilter>("all");
-  const shown = useMemo(() => {
-    const needle = query.trim().toLowerCase();
-    if (!needle && filter === "all") return entries;
-    return entries.filter(
-      (entry) =>
-        passesFilter(entry, filter) &&
-        (!needle || entryText(entry, messageText).toLowerCase().includes(needle)),
-    );
-  }, [entries, query, filter]);
-  // Searching or filtering covers the whole log: read what is not read yet.
-  const narrowed = query.trim() !== "" || filter !== "all";
-  useEffect(() => {
-    if (narrowed && unread) earlier.load(null);
-  }, [narrowed, unread, earlier]);
   const [following, setFollowing] = useState(true);
   /** While the reader is scrolled up: the last entry there was when they did, by key. */
   const lastSeen = useRef<string | null>(null);
@@ -240,7 +188,7 @@ export function Transcript({
           {shown.length === 0 && !streaming && (
             <p className="muted">{entries.length === 0 ? "No messages yet." : "Nothing matches."}</p>
           )}
-          {unread && (
+          {unread && readFrom !== undefined && (
             <button
               type="button"
               className="link"
@@ -303,53 +251,4 @@ export function Transcript({
       )}
     </section>
   );
-}
-
-/** Entries after the one last seen (by key); none when it is no longer shown. */
-function newSince(shown: readonly TranscriptEntry[], lastKey: string | null): number {
-  if (lastKey === null) return 0;
-  for (let index = shown.length - 1; index >= 0; index--) {
-    if (shown[index]?.key === lastKey) return shown.length - 1 - index;
-  }
-  return 0;
-}
-
-/** True when a key press is typing into a field. */
-function inField(target: EventTarget): boolean {
-  return (target as HTMLElement).closest("input, textarea, select") !== null;
-}
-
-/** Sub-agents by the spawn_agents call that created them. */
-function spawnedByCall(agents: ThreadState["agents"]): Record<string, AgentNode[]> {
-  const byCall: Record<string, AgentNode[]> = {};
-  for (const agent of Object.values(agents)) {
-    if (!agent.spawnCallId) continue;
-    byCall[agent.spawnCallId] = [...(byCall[agent.spawnCallId] ?? []), agent];
-  }
-  return byCall;
-}
-
-/** Arrow keys (and j/k) move focus between entries; Home and End go to the first and last. */
-function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
-  const keys: Record<string, number> = {
-    ArrowDown: 1,
-    j: 1,
-    ArrowUp: -1,
-    k: -1,
-    Home: -Infinity,
-    End: Infinity,
-  };
-  const step = keys[event.key];
-  if (step === undefined || inField(event.target)) return;
-  const items = [...event.currentTarget.querySelectorAll<HTMLElement>("[data-entry]")];
-  if (items.length === 0) return;
-  event.preventDefault();
-  const current = items.indexOf(document.activeElement as HTMLElement);
-  const next =
-    step === -Infinity
-      ? 0
-      : step === Infinity
-        ? items.length - 1
-        : Math.min(items.length - 1, Math.max(0, current === -1 ? items.length - 1 : current + step));
-  items[next]?.focus();
 }

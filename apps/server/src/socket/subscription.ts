@@ -1,50 +1,16 @@
-import {
-  eventTypeMatches,
-  type LongrunEvent,
-  type ServerFrame,
-  type SubscribeFrame,
-} from "@longrun/protocol";
-import type { LiveFanout, LiveListener } from "./live-fanout.ts";
-import type { LiveEvent, SessionTransport, SocketDeps, SocketOptions } from "./types.ts";
+import type { SubscribeFrame } from "@longrun/protocol";
+import { AckWindow } from "./ack-window.ts";
+import { EventFilter } from "./event-filter.ts";
+import type { LiveListener } from "./live-fanout.ts";
+import { aheadResync, expiredResync } from "./resync.ts";
+import type { SubscriptionContext, SubscriptionStart, ThreadState } from "./subscription-context.ts";
+import type { LiveEvent, SessionTransport } from "./types.ts";
 
-/** What a subscription needs from its session. */
-export interface SubscriptionContext {
-  tenantId: string;
-  deps: SocketDeps;
-  options: SocketOptions;
-  /** The live event source, shared by the sessions of one gateway. */
-  fanout: LiveFanout;
-  /** Sends a control frame (subscribed, resync, error) unless the session is closed. */
-  send(frame: ServerFrame): void;
-  /** The session's transport, for event frames: the hot path skips the session's wrappers. */
-  transport: SessionTransport;
-  /** Called when the client cannot keep up; the session closes the connection. */
-  slow(reason: string): void;
-  /** Called when a dependency fails mid-stream; the session reports it and drops the subscription. */
-  fail(error: unknown): void;
-  /** True when the socket is congested enough that droppable frames should be dropped. */
-  congested(): boolean;
-}
-
-/** Start point of a subscription, reported in the `subscribed` frame. */
-export interface SubscriptionStart {
-  headSeq: number;
-  heads?: Record<string, number>;
-}
+export type { SubscriptionContext, SubscriptionStart } from "./subscription-context.ts";
 
 const ALL_THREADS = "*";
 /** Not persisted: never replayed, never counted against acknowledgements, dropped when congested. */
 const EPHEMERAL_TYPE = "message.delta";
-
-/** Delivery state of one thread within a subscription. */
-interface ThreadState {
-  /** Highest seq processed (sent or filtered out); undefined until the thread's start is known. */
-  cursor: number | undefined;
-  /** Whether the tenant may see the thread; undefined until checked. */
-  visible: boolean | undefined;
-  /** Seqs sent and not yet acknowledged, ascending. */
-  unacked: number[];
-}
 
 /**
  * One subscription of one session. Every persisted event of a covered thread is delivered exactly once and
@@ -61,25 +27,19 @@ export class Subscription implements LiveListener {
   private readonly queue: LiveEvent[] = [];
   /** Threads whose live events were dropped on overflow; read from the log instead. */
   private readonly catchUp = new Set<string>();
-  private outstanding = 0;
-  private readonly maxUnacked: number;
+  private readonly window: AckWindow;
   private readonly maxBufferedBytes: number;
   private readonly transport: SessionTransport;
-  /** No type or agent filter: every event of a visible thread matches. */
-  private readonly unfiltered: boolean;
-  /** Whether the type filter admits an event type. */
-  private readonly admitted = new Map<string, boolean>();
+  private readonly filter: EventFilter;
   private attached = false;
   private running = false;
   private started = false;
   private live = false;
   private closed = false;
-  private creditWaiter: (() => void) | null = null;
   /** Threads whose start lies below their head when the subscription started: they need a replay. */
   private readonly behind = new Set<string>();
   /** Threads whose requested start lay above their head: requested seq and head, answered with a resync. */
   private readonly ahead = new Map<string, { requested: number; head: number }>();
-  private stallTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly frame: SubscribeFrame,
@@ -87,10 +47,12 @@ export class Subscription implements LiveListener {
   ) {
     this.id = frame.id;
     this.scope = frame.threadId;
-    this.maxUnacked = context.options.maxUnacked;
+    this.window = new AckWindow(context.options.maxUnacked, context.options.stallTimeoutMs, () =>
+      context.slow("slow consumer"),
+    );
     this.maxBufferedBytes = context.options.maxBufferedBytes;
     this.transport = context.transport;
-    this.unfiltered = frame.agentId === undefined && (frame.types === undefined || frame.types.length === 0);
+    this.filter = new EventFilter(frame);
   }
 
   /** Authorizes, attaches to live events (buffered), and fixes each thread's start; false when forbidden. */
@@ -124,17 +86,9 @@ export class Subscription implements LiveListener {
   /** Replays from each thread's start, then processes live events until closed. */
   async run(): Promise<void> {
     for (const [threadId, { requested, head }] of this.ahead) {
-      const oldest = await this.context.deps.log.oldest(threadId);
+      const frame = await aheadResync(this.context.deps, this.id, threadId, requested, head);
       if (this.closed) return;
-      this.context.send({
-        type: "resync",
-        id: this.id,
-        threadId,
-        reason: "ahead",
-        requestedSince: requested,
-        oldestSeq: oldest ?? head + 1,
-        resumeAfter: head,
-      });
+      this.context.send(frame);
     }
     this.ahead.clear();
     for (const threadId of this.behind) this.catchUp.add(threadId);
@@ -147,17 +101,7 @@ export class Subscription implements LiveListener {
   /** Handles a client acknowledgement of everything up to `seq` of a thread. */
   acknowledge(threadId: string | undefined, seq: number): void {
     const pending = this.threads.get(threadId ?? this.frame.threadId)?.unacked;
-    if (!pending) return;
-    let released = 0;
-    while (released < pending.length && (pending[released] ?? Number.POSITIVE_INFINITY) <= seq) released += 1;
-    pending.splice(0, released);
-    this.outstanding -= released;
-    if (this.creditWaiter && this.outstanding < this.maxUnacked) {
-      const resolve = this.creditWaiter;
-      this.creditWaiter = null;
-      this.clearStall();
-      resolve();
-    }
+    if (pending) this.window.acknowledge(pending, seq);
   }
 
   /** Detaches from live events and releases anything waiting. */
@@ -166,14 +110,12 @@ export class Subscription implements LiveListener {
     if (this.attached) this.context.fanout.remove(this);
     this.attached = false;
     this.queue.length = 0;
-    this.clearStall();
-    this.creditWaiter?.();
-    this.creditWaiter = null;
+    this.window.close();
   }
 
   /** Number of events sent and not yet acknowledged. */
   unackedCount(): number {
-    return this.outstanding;
+    return this.window.count;
   }
 
   private setStart(threadId: string, head: number): void {
@@ -198,7 +140,7 @@ export class Subscription implements LiveListener {
     }
     this.queue.push(event);
     if (this.queue.length > this.context.options.maxQueued) {
-      if (this.creditWaiter) {
+      if (this.window.waiting) {
         this.context.slow("slow consumer");
         return;
       }
@@ -223,11 +165,11 @@ export class Subscription implements LiveListener {
     if (state.visible === undefined || cursor === undefined) return false;
     if (event.seq <= cursor) return true;
     if (event.seq !== cursor + 1) return false;
-    if (!this.unfiltered && !this.matches(event)) {
+    if (!this.filter.matches(event)) {
       state.cursor = event.seq;
       return true;
     }
-    if (this.outstanding >= this.maxUnacked) return false;
+    if (this.window.full) return false;
     state.cursor = event.seq;
     this.transmit(state, event);
     return true;
@@ -241,10 +183,10 @@ export class Subscription implements LiveListener {
   }
 
   private forwardEphemeral(event: LiveEvent): void {
-    if (!this.live || this.creditWaiter || this.context.congested()) return;
+    if (!this.live || this.window.waiting || this.context.congested()) return;
     const visible = this.threads.get(event.threadId)?.visible === true;
     if (!visible && event.tenantId !== this.context.tenantId) return;
-    if (!this.matches(event)) return;
+    if (!this.filter.matches(event)) return;
     this.sendEvent(event);
   }
 
@@ -309,32 +251,21 @@ export class Subscription implements LiveListener {
   }
 
   private async checkRetention(threadId: string, cursor: number): Promise<void> {
-    const oldest = await this.context.deps.log.oldest(threadId);
-    // Seqs start at 1 (the store's numbering); a cursor of -1 or 0 both mean "from the beginning".
-    if (oldest === null || oldest <= Math.max(cursor, 0) + 1) return;
-    this.context.send({
-      type: "resync",
-      id: this.id,
-      threadId,
-      reason: "expired",
-      requestedSince: cursor,
-      oldestSeq: oldest,
-      resumeAfter: oldest - 1,
-    });
+    const frame = await expiredResync(this.context.deps, this.id, threadId, cursor);
+    if (frame) this.context.send(frame);
   }
 
   private async deliver(state: ThreadState, event: LiveEvent): Promise<void> {
     state.cursor = event.seq;
-    if (!this.unfiltered && !this.matches(event)) return;
-    if (this.outstanding >= this.maxUnacked) await this.waitForCredit();
+    if (!this.filter.matches(event)) return;
+    if (this.window.full) await this.window.room();
     if (this.closed) return;
     this.transmit(state, event);
   }
 
   /** Counts the event against the acknowledgement window and sends it. */
   private transmit(state: ThreadState, event: LiveEvent): void {
-    state.unacked.push(event.seq);
-    this.outstanding += 1;
+    this.window.sent(state.unacked, event.seq);
     this.sendEvent(event);
   }
 
@@ -353,30 +284,5 @@ export class Subscription implements LiveListener {
       this.threads.set(threadId, state);
     }
     return state;
-  }
-
-  private matches(event: LongrunEvent): boolean {
-    if (this.frame.agentId !== undefined && event.agentId !== this.frame.agentId) return false;
-    let admitted = this.admitted.get(event.type);
-    if (admitted === undefined) {
-      admitted = eventTypeMatches(event.type, this.frame.types);
-      this.admitted.set(event.type, admitted);
-    }
-    return admitted;
-  }
-
-  private waitForCredit(): Promise<void> {
-    return new Promise((resolve) => {
-      this.creditWaiter = resolve;
-      this.stallTimer = setTimeout(
-        () => this.context.slow("slow consumer"),
-        this.context.options.stallTimeoutMs,
-      );
-    });
-  }
-
-  private clearStall(): void {
-    if (this.stallTimer) clearTimeout(this.stallTimer);
-    this.stallTimer = null;
   }
 }

@@ -7,17 +7,15 @@ import {
   type ThreadStatus,
 } from "@longrun/protocol";
 import type { StepJob } from "@longrun/queue";
-import type { RunRecord } from "@longrun/store";
-import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { StepOutcome } from "../step/agent-step.ts";
 import { finishApiTeam } from "./api-team-run.ts";
 import { decideApproval } from "./approval-decision.ts";
 import type { Coordinator } from "./coordinator.ts";
+import { admitRun, recordRunStart } from "./run-admission.ts";
+import { endCompactionRun, endRootRun, recordCancel } from "./run-ending.ts";
 import { agentStatusIn, markRunMoving, markRunStuck, threadStatusIn } from "./run-status.ts";
-
-const TERMINAL_AGENT = new Set(["completed", "failed", "cancelled", "context_exhausted"]);
 
 /**
  * The life of runs: admission (one active run per thread, later ones queued behind it), what happens
@@ -37,7 +35,7 @@ export class RunControl {
   }): Promise<PostMessageResult> {
     const agent = await this.targetAgent(input.threadId, input.agentId);
     const kind = input.content.trim() === "/compact" ? "compact" : "message";
-    const { run, position } = await this.admit({
+    const { run, position } = await admitRun(this.deps, {
       threadId: input.threadId,
       agentId: agent.id,
       kind,
@@ -52,7 +50,7 @@ export class RunControl {
   async admitCompaction(agentId: string, options: { strategy?: "partial" | "full" } = {}): Promise<Run> {
     const agent = await this.deps.store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
-    const { run, position } = await this.admit({
+    const { run, position } = await admitRun(this.deps, {
       threadId: agent.threadId,
       agentId,
       kind: "compact",
@@ -67,7 +65,7 @@ export class RunControl {
   async admitSpawn(agentId: string, specs: SpawnAgentSpec[]): Promise<{ run: Run; agents: Agent[] }> {
     const agent = await this.deps.store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
-    const { run, position } = await this.admit({
+    const { run, position } = await admitRun(this.deps, {
       threadId: agent.threadId,
       agentId,
       kind: "spawn",
@@ -81,58 +79,13 @@ export class RunControl {
     return { run: (await this.deps.store.runs.get(run.id)) ?? run, agents };
   }
 
-  /** Creates a run; when another is active in the thread it waits behind it (position > 0). */
-  private async admit(input: {
-    threadId: string;
-    agentId: string;
-    kind: Run["kind"];
-    input: string | null;
-  }): Promise<{ run: RunRecord; position: number }> {
-    if (this.deps.scheduler.available?.() === false) {
-      throw new LongrunError(
-        "unavailable",
-        "the job queue is unreachable; nothing was started, try again shortly",
-      );
-    }
-    const active = await this.deps.store.runs.active(input.threadId);
-    const run = await this.deps.store.runs.create({ ...input, status: "queued" });
-    if (active.length === 0) return { run, position: 0 };
-    await this.deps.events.emit({
-      threadId: input.threadId,
-      agentId: input.agentId,
-      runId: run.id,
-      type: "run.queued",
-      data: { kind: input.kind, position: active.length },
-    });
-    return { run, position: active.length };
-  }
-
   /**
    * Starts a run in one transaction (run, thread and agent status, the user message and their events),
    * then schedules its first job. A crash before the schedule leaves a running run with a queued
    * agent and no job: the reconciler schedules it.
    */
   private async startRun(run: Run): Promise<string | null> {
-    const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
-    const input =
-      run.kind === "message"
-        ? await withTokenCount(this.deps, { role: "user", content: run.input ?? "" })
-        : null;
-    const messageId = await commit(this.deps, async (unit, announce) => {
-      const current = await unit.updateRun(run.id, {});
-      if (current.status !== "queued") return null;
-      await unit.updateRun(run.id, { status: "running", startedAt: this.deps.now() });
-      await threadStatusIn(unit, announce, run.threadId, "running");
-      announce({ ...where, type: "run.started", data: { kind: run.kind } });
-      if (run.kind === "compact") {
-        await agentStatusIn(unit, announce, where, "compacting");
-        return null;
-      }
-      if (run.kind === "spawn") return null;
-      const message = await appendFactIn(unit, announce, where, input ?? { role: "user", content: "" });
-      await agentStatusIn(unit, announce, where, "queued");
-      return message.id;
-    });
+    const messageId = await recordRunStart(this.deps, run);
     try {
       await this.scheduleRunStart(run);
     } catch (error) {
@@ -229,46 +182,13 @@ export class RunControl {
       await this.finishApiTeamRun(finished);
       return;
     }
-    await commit(this.deps, async (unit, announce) => {
-      await agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
-      const run = await unit.updateRun(job.runId, {}).catch(() => null);
-      if (!run || run.finishedAt) return;
-      if (status === "completed") {
-        await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
-        announce({ ...where(job), type: "run.completed", data: { report: detail.slice(0, 4_000) } });
-        await threadStatusIn(unit, announce, job.threadId, "idle");
-      } else {
-        const error = { code: status, message: detail };
-        await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
-        announce({ ...where(job), type: "run.failed", data: { error } });
-        await threadStatusIn(
-          unit,
-          announce,
-          job.threadId,
-          status === "context_exhausted" ? "context_exhausted" : "failed",
-        );
-      }
-    });
+    await endRootRun(this.deps, job, status, detail);
     await this.startNext(job.threadId);
   }
 
   /** Ends a manual compaction run: the turn is over until the next user message (I7). */
   async finishCompactionRun(job: StepJob, ok: boolean, detail: string): Promise<void> {
-    await commit(this.deps, async (unit, announce) => {
-      await agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
-      const run = await unit.updateRun(job.runId, {}).catch(() => null);
-      if (run && !run.finishedAt) {
-        if (ok) {
-          await unit.updateRun(run.id, { status: "completed", finishedAt: this.deps.now(), error: null });
-          announce({ ...where(job), type: "run.completed", data: { report: detail } });
-        } else {
-          const error = { code: "compaction_failed", message: detail };
-          await unit.updateRun(run.id, { status: "failed", finishedAt: this.deps.now(), error });
-          announce({ ...where(job), type: "run.failed", data: { error } });
-        }
-      }
-      await threadStatusIn(unit, announce, job.threadId, "idle");
-    });
+    await endCompactionRun(this.deps, job, ok, detail);
     await this.startNext(job.threadId);
   }
 
@@ -291,31 +211,7 @@ export class RunControl {
     const run = await store.runs.get(runId);
     if (!run) throw new LongrunError("not_found", `run ${runId} not found`);
     if (run.finishedAt) return run;
-    const agents = await store.agents.listByThread(run.threadId);
-    const cancelled = await commit(this.deps, async (unit, announce) => {
-      const current = await unit.updateRun(runId, {});
-      if (current.finishedAt) return false;
-      await unit.updateRun(runId, { status: "cancelled", finishedAt: this.deps.now() });
-      for (const agent of agents) {
-        if (TERMINAL_AGENT.has(agent.status) || agent.status === "idle") continue;
-        await agentStatusIn(
-          unit,
-          announce,
-          { threadId: run.threadId, agentId: agent.id, runId },
-          agent.parentAgentId ? "cancelled" : "idle",
-          reason,
-        );
-      }
-      announce({
-        threadId: run.threadId,
-        agentId: run.agentId,
-        runId,
-        type: "run.cancelled",
-        data: { reason },
-      });
-      await threadStatusIn(unit, announce, run.threadId, "idle");
-      return true;
-    });
+    const cancelled = await recordCancel(this.deps, run, reason);
     if (cancelled) {
       await scheduler.cancelRun(runId);
       await this.startNext(run.threadId);
@@ -379,10 +275,6 @@ export class RunControl {
       agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
     );
   }
-}
-
-function where(job: StepJob) {
-  return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
 }
 
 function waitReason(outcome: { until: number; reason: string }): string {

@@ -1,0 +1,53 @@
+import { useDeferredValue, useEffect, useMemo, useState } from "react";
+import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
+import { textOf } from "../lib/format.ts";
+import type { ThreadState, TranscriptMessage } from "../state/thread-state.ts";
+import { buildTranscript, entryText, passesFilter, type TranscriptFilter } from "../state/transcript.ts";
+
+const messageText = (message: TranscriptMessage) => textOf(message.content);
+
+/**
+ * An agent's transcript entries and the ones the search and filter let through. Searching or filtering
+ * covers the whole log, so it reads what is not read yet.
+ */
+export function useTranscriptEntries(thread: ThreadState, agentId: string, earlier: EarlierMessages) {
+  // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
+  // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
+  const agentMessages = useDeferredValue(thread.messages[agentId]);
+  // Deferred with the messages, so it always describes the messages this render shows.
+  const readFrom = useDeferredValue(thread.messagesReadFrom[agentId]);
+  /** Older messages exist that have not been read. */
+  const unread = readFrom !== undefined && readFrom > -1;
+  const compactions = useDeferredValue(thread.compactions);
+  const runs = useDeferredValue(thread.runs);
+  const entries = useMemo(
+    () =>
+      buildTranscript(
+        {
+          messages: { [agentId]: agentMessages ?? {} },
+          messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
+          compactions,
+          runs,
+        },
+        agentId,
+      ),
+    [agentMessages, readFrom, compactions, runs, agentId],
+  );
+  const [query, setQuery] = useState("");
+  const [filter, setFilter] = useState<TranscriptFilter>("all");
+  const shown = useMemo(() => {
+    const needle = query.trim().toLowerCase();
+    if (!needle && filter === "all") return entries;
+    return entries.filter(
+      (entry) =>
+        passesFilter(entry, filter) &&
+        (!needle || entryText(entry, messageText).toLowerCase().includes(needle)),
+    );
+  }, [entries, query, filter]);
+  // Searching or filtering covers the whole log: read what is not read yet.
+  const narrowed = query.trim() !== "" || filter !== "all";
+  useEffect(() => {
+    if (narrowed && unread) earlier.load(null);
+  }, [narrowed, unread, earlier]);
+  return { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter };
+}

@@ -1,0 +1,46 @@
+import type { ResyncFrame } from "@longrun/protocol";
+import type { z } from "zod";
+import type { SocketDeps } from "./types.ts";
+
+type Resync = z.infer<typeof ResyncFrame>;
+
+/** A `since` above the thread's head: the stream starts at the head instead, and the client is told. */
+export async function aheadResync(
+  deps: SocketDeps,
+  id: string,
+  threadId: string,
+  requested: number,
+  head: number,
+): Promise<Resync> {
+  const oldest = await deps.log.oldest(threadId);
+  return {
+    type: "resync",
+    id,
+    threadId,
+    reason: "ahead",
+    requestedSince: requested,
+    oldestSeq: oldest ?? head + 1,
+    resumeAfter: head,
+  };
+}
+
+/** A cursor older than the retained log: the events between are gone, the stream goes on after them. */
+export async function expiredResync(
+  deps: SocketDeps,
+  id: string,
+  threadId: string,
+  cursor: number,
+): Promise<Resync | null> {
+  const oldest = await deps.log.oldest(threadId);
+  // Seqs start at 1 (the store's numbering); a cursor of -1 or 0 both mean "from the beginning".
+  if (oldest === null || oldest <= Math.max(cursor, 0) + 1) return null;
+  return {
+    type: "resync",
+    id,
+    threadId,
+    reason: "expired",
+    requestedSince: cursor,
+    oldestSeq: oldest,
+    resumeAfter: oldest - 1,
+  };
+}

@@ -1,0 +1,258 @@
+import { appendFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  compactionFields,
+  DEFAULT_RESTORATION_BUDGETS,
+  type FittedFields,
+  fitCompaction,
+  ledgerSources,
+  type Projection,
+  type ProjectionInput,
+  type ProjectionMemo,
+  planCompaction,
+  project,
+  ReductionCache,
+  sanitizeMessages,
+  type Tokenizer,
+  type ToolSpec,
+  toChatMessages,
+  updateLedger,
+  verbatimPart,
+  verifyProjection,
+} from "@longrun/compaction";
+import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
+import type { Store } from "@longrun/store";
+import { cacheShareOf, type SentRequest } from "./cache-share.ts";
+import type { ReplayOptions } from "./replay.ts";
+import type { ReplayStep } from "./report.ts";
+import { retentionOf, WorkingFactsTracker } from "./retention.ts";
+import type { Summarizer } from "./sim-summarizer.ts";
+import { deriveToolSchemas } from "./tool-schemas.ts";
+import { callPoints } from "./transcript.ts";
+import { toMessageInput } from "./transcript-facts.ts";
+
+const AGENT_ID = "replay";
+const DEFAULT_START_AT = Date.UTC(2026, 0, 5, 9, 0, 0);
+const MINUTE = 60_000;
+
+/** The state of one replay as it walks the transcript. */
+export class ReplayWalk {
+  readonly profile: ModelProfile;
+  private readonly tools: ToolSpec[];
+  /** Facts from the boundary of the compaction in force (what the runtime reads), in seq order. */
+  private facts: StoredMessage[] = [];
+  private compaction: CompactionEvent | null = null;
+  private historyTokens = 0;
+  private compactions = 0;
+  /** What the last call sent, handed to the next projection (cache-stable mode, as the runtime). */
+  private memo: ProjectionMemo | null = null;
+  /** Per-fact stage results, reused from call to call (as the runtime's session keeps them). */
+  private readonly reductions = new ReductionCache();
+  /** The last request written, to measure how much of the next one a prefix cache could serve. */
+  private previousRequest: SentRequest | null = null;
+  /** What the agent knew so far, from the raw facts (the yardstick of retention). */
+  private readonly known = new WorkingFactsTracker();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ReplayOptions,
+    private readonly tokenizer: Tokenizer,
+    private readonly summarize: Summarizer,
+    private readonly historyFile: string,
+    private readonly requestsDir: string,
+  ) {
+    // The profile a thread gets with {model, maxInputTokens}: every other knob at its default.
+    this.profile = ModelProfile.parse({
+      model: options.model ?? "sim",
+      maxInputTokens: options.maxInputTokens,
+    });
+    this.tools = deriveToolSchemas(options.transcript.messages);
+  }
+
+  private clock(index: number): number {
+    return (this.options.startAt ?? DEFAULT_START_AT) + index * MINUTE;
+  }
+
+  async run(): Promise<ReplayStep[]> {
+    const { transcript } = this.options;
+    const points = callPoints(transcript);
+    const steps: ReplayStep[] = [];
+    let next = transcript.firstFactIndex;
+    for (const index of points) {
+      await this.appendFacts(next, index);
+      next = index;
+      steps.push(await this.step(index));
+      this.options.onProgress?.({
+        done: steps.length,
+        total: points.length,
+        index,
+        compactions: this.compactions,
+        exhausted: steps.filter((step) => step.status === "context_exhausted").length,
+      });
+    }
+    return steps;
+  }
+
+  /** Appends transcript[from, to) to the store, as the runtime appends facts as they happen. */
+  private async appendFacts(from: number, to: number): Promise<void> {
+    if (to <= from) return;
+    const inputs = this.options.transcript.messages
+      .slice(from, to)
+      .map((message, offset) => ({ ...toMessageInput(message), id: messageId(from + offset) }));
+    const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
+    this.known.add(ledgerSources(stored));
+    stored.forEach((fact, offset) => {
+      // The store stamps wall-clock time; the replay's clock is the transcript position, so the
+      // projection (idle gaps, usage anchors) and every output are the same on every run.
+      this.facts.push({ ...fact, createdAt: this.clock(from + offset) });
+      this.historyTokens += fact.tokenCount;
+    });
+  }
+
+  private input(now: number): ProjectionInput {
+    return {
+      systemPrompt: this.options.transcript.systemPrompt,
+      messages: this.facts,
+      compaction: this.compaction,
+      state: null,
+      profile: this.profile,
+      now,
+      tokenizer: this.tokenizer,
+      tools: this.tools,
+      memo: this.memo,
+      reductions: this.reductions,
+      ...(this.options.rewriteMinTokens === undefined
+        ? {}
+        : { rewriteMinTokens: this.options.rewriteMinTokens }),
+    };
+  }
+
+  private async step(index: number): Promise<ReplayStep> {
+    const now = this.clock(index);
+    const before = project(this.input(now));
+    let projection: Projection = before;
+    const step: ReplayStep = {
+      index,
+      rawTokens: before.rawTokens,
+      projectedTokens: before.tokens,
+      saved: before.saved,
+      status: "ok",
+      historyTokens: this.historyTokens,
+    };
+    if (before.needsCompaction) {
+      const compacted = await this.compact(before, now);
+      if (compacted) {
+        projection = compacted.projection;
+        step.compaction = compacted.summary;
+      }
+    }
+    step.projectedTokens = projection.tokens;
+    step.saved = projection.saved;
+    this.memo = projection.memo ?? null;
+    if (projection.rewrite?.rewritten) step.rewrite = projection.rewrite.reason;
+    const verdict = verifyProjection(projection);
+    if (!verdict.ok) {
+      // I6: an oversized request is never sent; the walk goes on with the next call point.
+      step.status = "context_exhausted";
+      step.reason = verdict.reason;
+      step.verbatimTokens = verbatimPart(projection).tokens;
+      return step;
+    }
+    if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
+    const sent: SentRequest = {
+      messages: projection.messages,
+      messageTokens: projection.messageTokens,
+      toolsTokens: projection.toolsTokens,
+    };
+    if (this.previousRequest !== null && step.compaction === undefined) {
+      step.cache = cacheShareOf(this.previousRequest, sent);
+    }
+    this.previousRequest = sent;
+    const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
+    await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
+    return step;
+  }
+
+  /** One partial LLM compaction, as the runtime's compaction runner does it (without a workspace). */
+  private async compact(
+    before: Projection,
+    now: number,
+  ): Promise<{ projection: Projection; summary: NonNullable<ReplayStep["compaction"]> } | null> {
+    const input = this.input(now);
+    const plan = planCompaction(input, {
+      strategy: "partial",
+      timeZone: this.options.timeZone ?? "UTC",
+    });
+    if (!plan) return null;
+    const summaryText = await this.summarize(plan.request);
+    // Offload the compacted source (sanitized, I5), as the runtime does into the workspace.
+    const offloaded = sanitizeMessages(toChatMessages(plan.toSummarize)).map(
+      (message: ChatMessage, offset) => ({
+        ...message,
+        id: plan.toSummarize[offset]?.id,
+        seq: plan.toSummarize[offset]?.seq,
+      }),
+    );
+    await appendFile(this.historyFile, offloaded.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    this.compactions += 1;
+    const fixed = compactionFields(plan, summaryText);
+    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+    const draft = (fields: FittedFields): CompactionEvent => ({
+      id: `compaction-${String(this.compactions).padStart(4, "0")}`,
+      agentId: AGENT_ID,
+      ...fixed,
+      summaryMessage: fields.summaryMessage,
+      ledger: fields.ledger,
+      shrunk: fields.shrunk,
+      historyFile: this.historyFile,
+      trigger: "auto",
+      tokensBefore: before.tokens,
+      tokensAfter: 0,
+      restored: fields.restored,
+      createdAt: now,
+    });
+    // As the runtime's compaction runner does it, without a workspace: nothing to restore.
+    const fit = fitCompaction({
+      plan,
+      summaryText,
+      ledger: updateLedger({ previous: this.compaction?.ledger ?? null, messages: plan.ledgerSources }),
+      files: [],
+      restorationCap: DEFAULT_RESTORATION_BUDGETS,
+      historyFile: this.historyFile,
+      profile: this.profile,
+      tokenizer: this.tokenizer,
+      measure: (fields) => project({ ...input, messages: retained, compaction: draft(fields) }),
+    });
+    const event = await this.store.compactions.insert({
+      ...draft(fit.fields),
+      tokensAfter: fit.projection.tokens,
+    });
+    this.compaction = event;
+    this.facts = retained;
+    // The request after a compaction is the cache-stable projection of the new epoch (as the runtime sends it).
+    return {
+      projection: project({ ...this.input(now), memo: null }),
+      summary: {
+        strategy: event.strategy,
+        trigger: event.trigger,
+        tokensBefore: event.tokensBefore,
+        tokensAfter: event.tokensAfter,
+        cutoffMessageId: event.cutoffMessageId,
+        ledgerTokens: fit.ledgerTokens,
+        ...(fit.fields.shrunk.length > 0
+          ? { shrunk: fit.fields.shrunk.map((shrink) => `${shrink.what}: ${shrink.detail}`) }
+          : {}),
+      },
+    };
+  }
+}
+
+/** Request file name of a call point: the index zero-padded to at least four digits. */
+export function requestFileName(index: number): string {
+  return `${String(index).padStart(4, "0")}.json`;
+}
+
+/** Fact id of the transcript message at `index`, so a report's cutoff points back into the transcript. */
+function messageId(index: number): string {
+  return `msg-${String(index).padStart(4, "0")}`;
+}

@@ -1,0 +1,73 @@
+import { ServerFrame } from "@longrun/protocol";
+import type { ClientSubscription } from "./client-subscription.ts";
+import { LongrunApiError } from "./errors.ts";
+
+/** What a frame from the server can act on: the connection's subscriptions and pending commands. */
+export interface FrameTarget {
+  subscription(id: string): ClientSubscription | undefined;
+  /** An acknowledgement (or refusal) of command `id`. */
+  settleCommand(id: string, outcome: { ok: true; result: unknown } | { ok: false; error: Error }): boolean;
+  /** An error frame, about a command, a subscription or (no id) the connection. */
+  onErrorFrame(id: string | undefined, error: LongrunApiError): void;
+  /** The server said why it is about to close the socket. */
+  onClosing(reason: string): void;
+  /** The server sent something that is not a frame of the protocol. */
+  onBadFrame(error: LongrunApiError): void;
+}
+
+/** Parses one text frame from the server and hands it to `target`. */
+export function dispatchServerFrame(text: string, target: FrameTarget): void {
+  let parsed: ReturnType<typeof ServerFrame.safeParse>;
+  try {
+    parsed = ServerFrame.safeParse(JSON.parse(text));
+  } catch {
+    target.onBadFrame(new LongrunApiError(0, "bad_frame", "server sent invalid JSON"));
+    return;
+  }
+  if (!parsed.success) {
+    target.onBadFrame(new LongrunApiError(0, "bad_frame", "server sent an unknown frame"));
+    return;
+  }
+  const frame = parsed.data;
+  switch (frame.type) {
+    case "event":
+      target.subscription(frame.subscription)?.onEvent(frame.event);
+      return;
+    case "subscribed":
+      target.subscription(frame.id)?.onSubscribed(frame.headSeq, frame.heads);
+      return;
+    case "resync":
+      target.subscription(frame.id)?.onResync({
+        threadId: frame.threadId,
+        reason: frame.reason,
+        requestedSince: frame.requestedSince,
+        oldestSeq: frame.oldestSeq,
+        resumeAfter: frame.resumeAfter,
+      });
+      return;
+    case "ack":
+      target.settleCommand(
+        frame.id,
+        frame.ok
+          ? { ok: true, result: frame.result }
+          : { ok: false, error: new LongrunApiError(0, "internal", "command was not acknowledged") },
+      );
+      return;
+    case "error":
+      target.onErrorFrame(frame.id, new LongrunApiError(0, frame.code, frame.message));
+      return;
+    case "heartbeat":
+      // Only proof that the server is alive (the connection saw traffic); the server's own liveness check
+      // uses protocol pings, which the WebSocket implementation answers, so nothing is sent back.
+      return;
+    case "closing":
+      target.onClosing(frame.reason);
+      return;
+    case "pong":
+      return;
+    default: {
+      const exhaustive: never = frame;
+      throw new Error(`unhandled frame ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { LongrunError, type Run } from "@longrun/protocol";
+import type { RunRecord } from "@longrun/store";
+import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
+import { commit } from "../events/commit.ts";
+import type { RuntimeDeps } from "../runtime-deps.ts";
+import { agentStatusIn, threadStatusIn } from "./run-status.ts";
+
+/** Creates a run; when another is active in the thread it waits behind it (position > 0). */
+export async function admitRun(
+  deps: RuntimeDeps,
+  input: { threadId: string; agentId: string; kind: Run["kind"]; input: string | null },
+): Promise<{ run: RunRecord; position: number }> {
+  if (!deps.scheduler.available()) {
+    throw new LongrunError(
+      "unavailable",
+      "the job queue is unreachable; nothing was started, try again shortly",
+    );
+  }
+  const active = await deps.store.runs.active(input.threadId);
+  const run = await deps.store.runs.create({ ...input, status: "queued" });
+  if (active.length === 0) return { run, position: 0 };
+  await deps.events.emit({
+    threadId: input.threadId,
+    agentId: input.agentId,
+    runId: run.id,
+    type: "run.queued",
+    data: { kind: input.kind, position: active.length },
+  });
+  return { run, position: active.length };
+}
+
+/**
+ * Records a run's start in one transaction — run, thread and agent status, the user message and their
+ * events — and returns the message's id (null for runs without one, or a run that was not queued).
+ */
+export async function recordRunStart(deps: RuntimeDeps, run: Run): Promise<string | null> {
+  const where = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
+  const input =
+    run.kind === "message" ? await withTokenCount(deps, { role: "user", content: run.input ?? "" }) : null;
+  return commit(deps, async (unit, announce) => {
+    const current = await unit.updateRun(run.id, {});
+    if (current.status !== "queued") return null;
+    await unit.updateRun(run.id, { status: "running", startedAt: deps.now() });
+    await threadStatusIn(unit, announce, run.threadId, "running");
+    announce({ ...where, type: "run.started", data: { kind: run.kind } });
+    if (run.kind === "compact") {
+      await agentStatusIn(unit, announce, where, "compacting");
+      return null;
+    }
+    if (run.kind === "spawn") return null;
+    const message = await appendFactIn(unit, announce, where, input ?? { role: "user", content: "" });
+    await agentStatusIn(unit, announce, where, "queued");
+    return message.id;
+  });
+}
