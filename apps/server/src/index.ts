@@ -9,11 +9,11 @@ export {
   type ServerDeps,
   type ThreadModelSetup,
 } from "./server-deps.ts";
+export { MemorySocketDeps } from "./socket/memory-socket-deps.ts";
 export {
   type AttachSocketOptions,
   attachSocketServer,
   type SocketAdapterDeps,
   type SocketServer,
-} from "./socket/index.ts";
-export { MemorySocketDeps } from "./socket/memory-socket-deps.ts";
+} from "./socket/ws-adapter.ts";
 export { type RunningServer, startServer } from "./start-server.ts";

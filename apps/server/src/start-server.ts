@@ -4,8 +4,8 @@ import { serve } from "@hono/node-server";
 import { createApp } from "./app.ts";
 import { createFailureLog } from "./failure-log.ts";
 import type { ServerDeps } from "./server-deps.ts";
-import { attachSocketServer } from "./socket/index.ts";
 import { createSocketDeps } from "./socket/socket-deps.ts";
+import { attachSocketServer } from "./socket/ws-adapter.ts";
 
 export interface RunningServer {
   url: string;

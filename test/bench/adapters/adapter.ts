@@ -32,13 +32,3 @@ export interface BenchAdapter {
   samplesPerFile?: number;
   prepare(messages: readonly ChatMessage[], budget: number): PreparedAdapter;
 }
-
-/** Run an adapter once on one prefix: the plain `(prefix, budget) → ChatMessage[]` form. */
-export async function runOnce(
-  adapter: BenchAdapter,
-  prefix: readonly ChatMessage[],
-  budget: number,
-): Promise<ChatMessage[]> {
-  const result = await adapter.prepare(prefix, budget).call(prefix.length);
-  return result.output;
-}

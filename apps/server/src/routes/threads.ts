@@ -4,7 +4,6 @@ import {
   EventsPage,
   EventsQuery,
   Id,
-  LongrunError,
   PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,

@@ -1,7 +1,7 @@
 import { hasProviderState, ReductionCache, sanitizeMessages, verifyProjection } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
 import type { StepJob } from "@longrun/queue";
-import { type AgentContext, loadAgentContext } from "../context/agent-context.ts";
+import { loadAgentContext } from "../context/agent-context.ts";
 import { type AgentSession, recordFact } from "../context/agent-session.ts";
 import { measuredFigures, projectContext } from "../context/projection.ts";
 import { appendFactIn } from "../events/append-fact.ts";
@@ -189,5 +189,3 @@ function parkedOutcome(phase: "parked_approval" | "parked_children"): StepOutcom
 function eventWhere(job: StepJob) {
   return { threadId: job.threadId, agentId: job.agentId, runId: job.runId };
 }
-
-export type { AgentContext };
