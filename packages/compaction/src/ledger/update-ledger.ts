@@ -10,7 +10,7 @@ import type {
 import { contentText } from "@longrun/protocol";
 import { toChatMessage } from "../to-chat.ts";
 import { callEffects, editorFileOf } from "./call-effects.ts";
-import { foldNames, type NameSighting, namesIn } from "./names.ts";
+import { foldNames, type NameSighting, namesIn, namesInArguments } from "./names.ts";
 import { clipLine, resultOutcome } from "./result-outcome.ts";
 import { isWorkingStateNote } from "./user-notes.ts";
 
@@ -125,8 +125,8 @@ export function updateLedger(input: LedgerInput): Ledger {
     if (step !== null) ledger.throughStep = Math.max(ledger.throughStep ?? step, step);
     const text = contentText(message.content);
     if (message.role === "assistant") {
-      const said = [text, ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
-      sightings.push({ names: namesIn(said), step, used: true });
+      const inCalls = (message.tool_calls ?? []).flatMap((call) => namesInArguments(call.function.arguments));
+      sightings.push({ names: [...new Set([...namesIn(text), ...inCalls])], step, used: true });
     } else if (message.role === "user") sightings.push({ names: namesIn(text), step, used: false });
     if (message.role === "user") {
       if (isWorkingStateNote(message, text)) {
