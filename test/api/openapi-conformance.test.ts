@@ -206,10 +206,12 @@ function expectDocumented(
   expect(validate(answer.body), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
 }
 
-/** Requests to the OpenAI-compatible gateway that its upstream (the sim model) can answer. */
+/** Requests to the gateway (OpenAI and Anthropic APIs) that its upstream (the sim model) can answer. */
 const GATEWAY_REQUESTS: Record<string, unknown> = {
   createChatCompletion: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
   createResponse: { model: "sim", input: "Say hello." },
+  createMessage: { model: "sim", max_tokens: 256, messages: [{ role: "user", content: "Say hello." }] },
+  countMessageTokens: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
 };
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -307,6 +309,6 @@ describe("every documented operation against the running server", () => {
         checked.invalid++;
       }
     }
-    expect(checked.operations).toBe(24);
+    expect(checked.operations).toBe(26);
   }, 120_000);
 });

@@ -5,10 +5,16 @@ import { bearerToken } from "./bearer-token.ts";
 
 export type AuthEnv = { Variables: { tenantId: string } };
 
-/** Bearer tokens, stored hashed, each bound to one tenant; `?token=` is accepted for the dashboard. */
+/**
+ * Bearer tokens, stored hashed, each bound to one tenant. The same token is accepted in `x-api-key`
+ * (Anthropic clients send their key there) and as `?token=` for the dashboard.
+ */
 export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
   return async (context, next) => {
-    const token = bearerToken(context.req.header("authorization")) ?? context.req.query("token");
+    const token =
+      bearerToken(context.req.header("authorization")) ??
+      (context.req.header("x-api-key")?.trim() || undefined) ??
+      context.req.query("token");
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const key = await store.apiKeys.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
