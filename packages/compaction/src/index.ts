@@ -62,7 +62,20 @@ export {
   updateLedger,
 } from "./ledger/update-ledger.ts";
 export { type WorkingFile, workingFiles } from "./ledger/working-files.ts";
-export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
+export {
+  clearedMarker,
+  isIdle,
+  lastActivityOf,
+  type MicrocompactOptions,
+  microcompact,
+} from "./microcompact.ts";
+export {
+  PLAIN_SUMMARY_INSTRUCTION,
+  type PlainCallPoint,
+  type PlainRequest,
+  PlainStrategy,
+  type PlainStrategyOptions,
+} from "./plain-strategy.ts";
 export {
   type CompactionPlan,
   type CompactionPlanOptions,
@@ -81,6 +94,16 @@ export {
 export { type Projection, type ProjectionInput, project, type StageReport } from "./project.ts";
 export { memoized, ReductionCache } from "./reductions.ts";
 export { cancelledResultText, type RepairResult, repairToolPairs } from "./repair.ts";
+export {
+  BILLING_PROFILES,
+  type BillableRequest,
+  type BillingProfile,
+  type BillingRates,
+  billRequest,
+  DEFAULT_OUTPUT_RATIO,
+  type RequestBill,
+  sharedPrefixParts,
+} from "./request-billing.ts";
 export {
   DEFAULT_RESTORATION_BUDGETS,
   planRestoration,

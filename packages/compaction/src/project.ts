@@ -11,7 +11,7 @@ import type { Boundary } from "./boundary.ts";
 import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
 import { type CompactionDecision, decideCompaction } from "./compaction-need.ts";
-import { clearOlderResults, microcompact } from "./microcompact.ts";
+import { clearOlderResults, lastActivityOf, microcompact } from "./microcompact.ts";
 import { measurePressure } from "./pressure.ts";
 import { projectionReason } from "./projection-reason.ts";
 import type { ReductionCache } from "./reductions.ts";
@@ -139,8 +139,7 @@ export function project(input: ProjectionInput): Projection {
   };
 
   const rawTokens = measure(raw.items, 0);
-  const lastActivityAt =
-    input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
+  const lastActivityAt = lastActivityOf(input.messages);
   const microcompactKeep = profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep;
   /**
    * The stages as a call runs them; `horizon`: as a rewrite runs them, taking what would come due soon

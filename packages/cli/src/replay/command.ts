@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { costLines, costTable } from "./cost-lines.ts";
 import { createProgressReporter, type ProgressStream } from "./progress.ts";
 import { replayTranscript } from "./replay.ts";
 import type { ReplayReport } from "./report.ts";
@@ -18,7 +19,10 @@ the built-in sim model, verification. Writes:
                            (files written, last 10 files read, last error, TODOs still in the request)
                            and, per step without compaction, the share of the request a prefix cache
                            could serve from the previous request (cacheable-prefix share) against an
-                           append-only history (previous size ÷ size), with totals
+                           append-only history (previous size ÷ size), with totals; the billed-equivalent
+                           cost of every call (summary calls as sent) beside the plain strategy's (append
+                           until 75 % of the window, one summary of 5 % of it, keep the newest 10 %), and
+                           forward-use recall (identifiers of the next assistant messages still in the request)
   DIR/history.jsonl        the messages each compaction summarized (sanitized)
 With several transcripts, each gets DIR/<name>/ and DIR/summary.json pools their figures.
 
@@ -27,6 +31,8 @@ Options:
   --out DIR                output folder (required; old request files in DIR/requests are replaced)
   --model NAME             model string written into the requests (default: sim)
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
+  --output-ratio R         output tokens cost R input tokens in the cost figures (default: 4)
+  --forward-n N            assistant messages ahead that forward-use recall looks at (default: 10)
   --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
                            (default: three fifths of the trigger, at least the room between trigger and limit)
   --help                   show this help`;
@@ -44,6 +50,13 @@ function positiveInteger(flag: string, value: string | undefined): number {
   if (value === undefined) throw new UsageError(`missing --${flag} N`);
   if (!/^\d+$/.test(value) || Number(value) <= 0) {
     throw new UsageError(`--${flag} must be a positive integer, got "${value}"`);
+  }
+  return Number(value);
+}
+
+function positiveNumber(flag: string, value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) {
+    throw new UsageError(`--${flag} must be a positive number, got "${value}"`);
   }
   return Number(value);
 }
@@ -68,6 +81,8 @@ function parseReplayArgs(args: string[]) {
         model: { type: "string" },
         "time-zone": { type: "string" },
         "rewrite-min-tokens": { type: "string" },
+        "output-ratio": { type: "string" },
+        "forward-n": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -98,6 +113,12 @@ function parseReplayArgs(args: string[]) {
       values["rewrite-min-tokens"] === undefined
         ? undefined
         : positiveInteger("rewrite-min-tokens", values["rewrite-min-tokens"]),
+    outputRatio:
+      values["output-ratio"] === undefined
+        ? undefined
+        : positiveNumber("output-ratio", values["output-ratio"]),
+    forwardN:
+      values["forward-n"] === undefined ? undefined : positiveInteger("forward-n", values["forward-n"]),
   };
 }
 
@@ -144,6 +165,8 @@ export async function runReplayCommand(
         timeZone: options.timeZone,
         ...(options.model ? { model: options.model } : {}),
         ...(options.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: options.rewriteMinTokens }),
+        ...(options.outputRatio === undefined ? {} : { outputRatio: options.outputRatio }),
+        ...(options.forwardN === undefined ? {} : { forwardN: options.forwardN }),
         onProgress: (update) => progress.update(update),
       });
     } finally {
@@ -175,6 +198,7 @@ function reportLines(report: ReplayReport, outDir: string, seconds: number): str
     `  cache: cacheable-prefix share ${share(totals.cache.cacheableShare)}, append-only share ${share(totals.cache.appendOnlyShare)} (ratio ${share(totals.cache.ratio)}) over ${totals.cache.steps} steps without compaction; ${totals.cache.rewrites} rewrote a sent message`,
     "  retention after the first compaction (share of the raw prefix's facts still in the request):",
     ...retentionLines(totals.retention),
+    ...costLines(totals.cost, totals.forwardUse),
     `  report: ${join(outDir, "report.json")}`,
     "",
   ];
@@ -199,6 +223,14 @@ function summaryLines(summary: ReplaySummary, path: string): string[] {
         ]
       : []),
     `  cache (median / worst file): cacheable-prefix share ${medianWorst(cache.cacheableShare)}, append-only share ${medianWorst(cache.appendOnlyShare)}, ratio ${medianWorst(cache.ratio)}`,
+    ...costTable([
+      ...summary.cost.files.map((file, at) => ({
+        name: file.transcript,
+        cost: file.cost,
+        forwardUse: summary.forwardUse.files[at]?.forwardUse ?? summary.forwardUse.pooled,
+      })),
+      { name: "pooled", cost: summary.cost.pooled, forwardUse: summary.forwardUse.pooled },
+    ]),
     `  summary: ${path}`,
     "",
   ];

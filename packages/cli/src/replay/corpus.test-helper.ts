@@ -139,6 +139,15 @@ export interface CorpusRow {
   written: number | null;
   read: number | null;
   error: number | null;
+  /** Billed-equivalent cost, longrun ÷ plain (openai, anthropic), and the main requests' and summary calls' ratios (openai). */
+  costOpenai: number | null;
+  costAnthropic: number | null;
+  mainOpenai: number | null;
+  summariesOpenai: number | null;
+  plainCompactions: number;
+  /** Forward-use recall after the first compaction: whole request, and without the summarizer's text. */
+  forwardWhole: number | null;
+  forwardWithoutSummary: number | null;
 }
 
 /** A transcript to replay: a corpus file, or a sim transcript generated on the spot. */
@@ -277,6 +286,13 @@ function describeWindow(
           written: report.totals.retention.filesWritten.mean,
           read: report.totals.retention.filesRead.mean,
           error: report.totals.retention.lastError.mean,
+          costOpenai: report.totals.cost.ratio.total.openai,
+          costAnthropic: report.totals.cost.ratio.total.anthropic,
+          mainOpenai: report.totals.cost.ratio.main.openai,
+          summariesOpenai: report.totals.cost.ratio.summaries.openai,
+          plainCompactions: report.totals.cost.plain.compactions,
+          forwardWhole: report.totals.forwardUse.whole,
+          forwardWithoutSummary: report.totals.forwardUse.withoutSummary,
         });
         await rm(outDir, { recursive: true, force: true });
       });

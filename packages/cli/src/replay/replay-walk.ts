@@ -2,6 +2,7 @@ import { appendFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   compactionFields,
+  DEFAULT_OUTPUT_RATIO,
   DEFAULT_RESTORATION_BUDGETS,
   type FittedFields,
   fitCompaction,
@@ -23,7 +24,9 @@ import {
 import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
 import type { Store } from "@longrun/store";
 import { cacheShareOf, type SentRequest } from "./cache-share.ts";
+import { DEFAULT_FORWARD_N } from "./forward-use.ts";
 import type { ReplayOptions } from "./replay.ts";
+import { ReplayMeter } from "./replay-meter.ts";
 import type { ReplayStep } from "./report.ts";
 import { retentionOf, WorkingFactsTracker } from "./retention.ts";
 import type { Summarizer } from "./sim-summarizer.ts";
@@ -38,7 +41,9 @@ const MINUTE = 60_000;
 /** The state of one replay as it walks the transcript. */
 export class ReplayWalk {
   readonly profile: ModelProfile;
-  private readonly tools: ToolSpec[];
+  readonly tools: ToolSpec[];
+  /** Prices every call sent and measures forward-use recall. */
+  readonly meter: ReplayMeter;
   /** Facts from the boundary of the compaction in force (what the runtime reads), in seq order. */
   private facts: StoredMessage[] = [];
   private compaction: CompactionEvent | null = null;
@@ -67,6 +72,13 @@ export class ReplayWalk {
       maxInputTokens: options.maxInputTokens,
     });
     this.tools = deriveToolSchemas(options.transcript.messages);
+    this.meter = new ReplayMeter({
+      transcript: options.transcript,
+      tools: this.tools,
+      tokenizer,
+      outputRatio: options.outputRatio ?? DEFAULT_OUTPUT_RATIO,
+      forwardN: options.forwardN ?? DEFAULT_FORWARD_N,
+    });
   }
 
   private clock(index: number): number {
@@ -156,6 +168,7 @@ export class ReplayWalk {
       step.status = "context_exhausted";
       step.reason = verdict.reason;
       step.verbatimTokens = verbatimPart(projection).tokens;
+      this.meter.stepDone(step, null, false);
       return step;
     }
     if (this.compactions > 0) step.retention = retentionOf(projection.messages, this.known.facts());
@@ -168,6 +181,7 @@ export class ReplayWalk {
       step.cache = cacheShareOf(this.previousRequest, sent);
     }
     this.previousRequest = sent;
+    this.meter.stepDone(step, projection.messages, this.compactions > 0);
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     return step;
@@ -185,6 +199,7 @@ export class ReplayWalk {
     });
     if (!plan) return null;
     const summaryText = await this.summarize(plan.request);
+    this.meter.summarySent(plan.request, summaryText);
     // Offload the compacted source (sanitized, I5), as the runtime does into the workspace.
     const offloaded = sanitizeMessages(toChatMessages(plan.toSummarize)).map(
       (message: ChatMessage, offset) => ({

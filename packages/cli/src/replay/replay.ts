@@ -1,8 +1,11 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createTokenizer, estimateStoredTokens, thresholds } from "@longrun/compaction";
+import { createTokenizer, DEFAULT_OUTPUT_RATIO, estimateStoredTokens, thresholds } from "@longrun/compaction";
 import { openStore, type Store } from "@longrun/store";
+import { costTotalsOf, forwardUseTotalOf, strategyCostOf } from "./cost-report.ts";
+import { DEFAULT_FORWARD_N } from "./forward-use.ts";
+import { replayPlain } from "./plain-replay.ts";
 import { ReplayWalk } from "./replay-walk.ts";
 import { type ReplayReport, totalsOf } from "./report.ts";
 import { type ReplaySummarizer, type Summarizer, startSimSummarizer } from "./sim-summarizer.ts";
@@ -33,6 +36,10 @@ export interface ReplayOptions {
   startAt?: number;
   /** Least tokens a batched rewrite of sent messages must save (default: the projection's). */
   rewriteMinTokens?: number;
+  /** Output tokens cost this many input tokens (default 4). */
+  outputRatio?: number;
+  /** Assistant messages looked ahead by forward-use recall (default 10). */
+  forwardN?: number;
   /** Summaries come from here; default: the sim model started in-process for this replay. */
   summarizer?: Summarizer;
   onProgress?: (progress: ReplayProgress) => void;
@@ -68,6 +75,28 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
     const walk = new ReplayWalk(store, options, tokenizer, summarize, historyFile, requestsDir);
     const steps = await walk.run();
     const limits = thresholds(walk.profile);
+    const outputRatio = options.outputRatio ?? DEFAULT_OUTPUT_RATIO;
+    // The baseline on the same transcript, tools, window and tokenizer, held to the same limit.
+    const plain = replayPlain({
+      transcript: options.transcript,
+      tools: walk.tools,
+      tokenizer,
+      counter: walk.meter.counter,
+      windowTokens: options.maxInputTokens,
+      limitTokens: limits.limitTokens,
+      outputRatio,
+    });
+    const longrunCost = strategyCostOf(
+      steps.map((step) => ({
+        index: step.index,
+        ...step.cost,
+        ...(step.compaction ? { compaction: step.compaction } : {}),
+      })),
+    );
+    const forwardUse = forwardUseTotalOf(
+      steps.flatMap((step) => (step.forwardUse ? [step.forwardUse] : [])),
+      options.forwardN ?? DEFAULT_FORWARD_N,
+    );
     const report: ReplayReport = {
       transcript: options.transcript.source,
       model: walk.profile.model,
@@ -75,7 +104,11 @@ export async function replayTranscript(options: ReplayOptions): Promise<ReplayRe
       triggerTokens: limits.triggerTokens,
       limitTokens: limits.limitTokens,
       steps,
-      totals: totalsOf(steps, limits.limitTokens),
+      plain: { compactions: plain.compactions },
+      totals: totalsOf(steps, limits.limitTokens, {
+        cost: costTotalsOf(outputRatio, longrunCost, strategyCostOf(plain.points)),
+        forwardUse,
+      }),
     };
     await writeFile(join(outDir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
     return report;

@@ -1,5 +1,9 @@
 import type { CompactionStrategy, CompactionTrigger, StageSavings } from "@longrun/protocol";
 import { type CacheShare, type CacheTotals, cacheTotalsOf } from "./cache-share.ts";
+import type { CostTotals, ForwardUseTotal } from "./cost-report.ts";
+import type { ForwardUseCount } from "./forward-use.ts";
+import type { PlainCompaction } from "./plain-replay.ts";
+import type { PricedCall } from "./request-cost.ts";
 import { RETENTION_CATEGORIES, type Retention, type RetentionCategory } from "./retention.ts";
 
 /** The compaction a call point ran before its request. */
@@ -42,6 +46,10 @@ export interface ReplayStep {
   cache?: CacheShare;
   /** A refused call point: the verbatim part's size (system prompt, latest user message, active tool loop, tools). */
   verbatimTokens?: number;
+  /** What this call point's calls cost: its summary call (if it compacted) and its request (if sent). */
+  cost?: { main?: PricedCall; summary?: PricedCall };
+  /** After the first compaction, for a written request: identifiers of the next assistant messages it carries. */
+  forwardUse?: ForwardUseCount;
 }
 
 /** One category's retention over the requests after the first compaction. */
@@ -71,6 +79,9 @@ export interface ReplayTotals {
   retention: Record<RetentionCategory, RetentionTotal>;
   /** Cacheable-prefix and append-only shares over the steps that measured them. */
   cache: CacheTotals;
+  /** Billed-equivalent cost of longrun's calls beside the plain strategy's. */
+  cost: CostTotals;
+  forwardUse: ForwardUseTotal;
 }
 
 /** DIR/report.json. */
@@ -81,6 +92,8 @@ export interface ReplayReport {
   triggerTokens: number;
   limitTokens: number;
   steps: ReplayStep[];
+  /** The plain strategy on the same transcript and window: its compactions (tokens before and after). */
+  plain: { compactions: PlainCompaction[] };
   totals: ReplayTotals;
 }
 
@@ -109,8 +122,12 @@ export function retentionTotals(steps: readonly ReplayStep[]): Record<RetentionC
   return totals;
 }
 
-/** Totals of a list of steps. */
-export function totalsOf(steps: readonly ReplayStep[], limitTokens?: number): ReplayTotals {
+/** Totals of a list of steps (the cost and forward-use figures come from the caller, who has the plain walk). */
+export function totalsOf(
+  steps: readonly ReplayStep[],
+  limitTokens: number,
+  measured: Pick<ReplayTotals, "cost" | "forwardUse">,
+): ReplayTotals {
   const saved: StageSavings = { collapse: 0, truncate: 0, microcompact: 0 };
   let maxProjectedTokens = 0;
   for (const step of steps) {
@@ -130,10 +147,10 @@ export function totalsOf(steps: readonly ReplayStep[], limitTokens?: number): Re
       (step) =>
         step.status === "context_exhausted" &&
         step.verbatimTokens !== undefined &&
-        limitTokens !== undefined &&
         step.verbatimTokens <= limitTokens,
     ).length,
     retention: retentionTotals(steps),
     cache: cacheTotalsOf(steps.flatMap((step) => (step.cache ? [step.cache] : []))),
+    ...measured,
   };
 }

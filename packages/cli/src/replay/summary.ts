@@ -1,3 +1,4 @@
+import { type CostTotals, type ForwardUseTotal, forwardUseTotalOf, pooledCostOf } from "./cost-report.ts";
 import { type ReplayReport, type ReplayStep, type RetentionTotal, retentionTotals } from "./report.ts";
 import { RETENTION_CATEGORIES, type RetentionCategory } from "./retention.ts";
 
@@ -15,6 +16,10 @@ export interface ReplaySummary {
   ledgerTokens: Distribution | null;
   /** Cacheable-prefix and append-only shares per transcript, and their median and worst file. */
   cache: CacheSummary;
+  /** Billed-equivalent cost against the plain strategy: per transcript, and summed over them. */
+  cost: { files: { transcript: string; cost: CostTotals }[]; pooled: CostTotals };
+  /** Forward-use recall per transcript, and the mean over every request of every transcript. */
+  forwardUse: { files: { transcript: string; forwardUse: ForwardUseTotal }[]; pooled: ForwardUseTotal };
 }
 
 /** One transcript's cache totals. */
@@ -104,6 +109,20 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
     retention,
     ledgerTokens: distributionOf(ledgerTokens),
     cache: cacheSummaryOf(reports),
+    cost: {
+      files: reports.map((report) => ({ transcript: report.transcript, cost: report.totals.cost })),
+      pooled: pooledCostOf(reports.map((report) => report.totals.cost)),
+    },
+    forwardUse: {
+      files: reports.map((report) => ({
+        transcript: report.transcript,
+        forwardUse: report.totals.forwardUse,
+      })),
+      pooled: forwardUseTotalOf(
+        steps.flatMap((step) => (step.forwardUse ? [step.forwardUse] : [])),
+        reports[0]?.totals.forwardUse.forwardN ?? 0,
+      ),
+    },
   };
 }
 

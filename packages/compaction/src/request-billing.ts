@@ -1,0 +1,78 @@
+/** Pricing profiles: how a provider bills input against its prefix cache. */
+export type BillingProfile = "openai" | "anthropic";
+
+/** Prices per token, as a multiple of one uncached input token. */
+export interface BillingRates {
+  /** A token read from the prefix cache. */
+  cacheRead: number;
+  /** A token written to the cache; null: the provider charges no write, the rest is plain input (1.0). */
+  cacheWrite: number | null;
+}
+
+/** Cached input at a tenth; Anthropic charges 1.25 for each token it writes to the cache, OpenAI nothing extra. */
+export const BILLING_PROFILES: Readonly<Record<BillingProfile, BillingRates>> = {
+  openai: { cacheRead: 0.1, cacheWrite: null },
+  anthropic: { cacheRead: 0.1, cacheWrite: 1.25 },
+};
+
+/** Output tokens cost this many input tokens unless told otherwise. */
+export const DEFAULT_OUTPUT_RATIO = 4;
+
+/** One request sent to a provider, as token counts per prefix part. */
+export interface BillableRequest {
+  /**
+   * Tokens of each part in the order a prefix cache sees them: the header (system prompt and tool
+   * definitions) first, then one entry per message.
+   */
+  partTokens: readonly number[];
+  /** Leading parts byte-identical to the previous request on the same thread (see sharedPrefixParts). */
+  sharedParts: number;
+  /** Tokens the call produced. */
+  outputTokens: number;
+}
+
+/** What one request costs under one profile (token counts, and the billed sum in input-token units). */
+export interface RequestBill {
+  /** Input tokens served by the prefix cache. */
+  cacheRead: number;
+  /** Input tokens written to the cache (profiles that charge writes). */
+  cacheWrite: number;
+  /** Input tokens billed as plain input (profiles without a write charge). */
+  uncached: number;
+  output: number;
+  /** cacheRead × read price + rest × write (or plain) price + output × outputRatio. */
+  billed: number;
+}
+
+/**
+ * How many leading parts two requests share byte for byte. Parts are serialized: the header (system
+ * prompt and tools) first, then the messages; a request whose header differs shares nothing.
+ */
+export function sharedPrefixParts(previous: readonly string[] | null, current: readonly string[]): number {
+  if (previous === null) return 0;
+  const limit = Math.min(previous.length, current.length);
+  let shared = 0;
+  while (shared < limit && previous[shared] === current[shared]) shared++;
+  return shared;
+}
+
+/** Prices one request under every profile: its shared prefix is read from cache, the rest is written. */
+export function billRequest(
+  request: BillableRequest,
+  outputRatio: number = DEFAULT_OUTPUT_RATIO,
+): Record<BillingProfile, RequestBill> {
+  let cached = 0;
+  let rest = 0;
+  request.partTokens.forEach((tokens, index) => {
+    if (index < request.sharedParts) cached += tokens;
+    else rest += tokens;
+  });
+  const bill = (rates: BillingRates): RequestBill => ({
+    cacheRead: cached,
+    cacheWrite: rates.cacheWrite === null ? 0 : rest,
+    uncached: rates.cacheWrite === null ? rest : 0,
+    output: request.outputTokens,
+    billed: cached * rates.cacheRead + rest * (rates.cacheWrite ?? 1) + request.outputTokens * outputRatio,
+  });
+  return { openai: bill(BILLING_PROFILES.openai), anthropic: bill(BILLING_PROFILES.anthropic) };
+}
