@@ -22,7 +22,20 @@ export {
   ledgerBudgetTokens,
   POST_COMPACTION_SHARE,
   postCompactionTargetTokens,
+  SUMMARY_BUDGET,
+  summaryBudgetTokens,
 } from "./compaction-budget.ts";
+export {
+  type CompactionNeed,
+  compactionEconomy,
+  DEFAULT_PRICES,
+  type EconomyInput,
+  type EconomyVerdict,
+  isNoProgress,
+  MIN_COMPACTION_PROGRESS,
+  type TokenPrices,
+} from "./compaction-economy.ts";
+export type { CompactionDecision } from "./compaction-need.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
 export {
@@ -66,6 +79,7 @@ export {
 export {
   type CompactionPlan,
   type CompactionPlanOptions,
+  type CompactionProgress,
   compactionFields,
   planCompaction,
 } from "./plan-compaction.ts";
@@ -110,6 +124,12 @@ export {
   rawKey,
 } from "./stable.ts";
 export { rebuildMemo } from "./stable-fold.ts";
+export {
+  type AgentRequest,
+  buildContinuationRequest,
+  type ContinuationInput,
+  continuationInstruction,
+} from "./summary-continuation.ts";
 export {
   buildSummaryMessage,
   SUMMARY_HEADER,
