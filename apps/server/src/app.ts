@@ -17,6 +17,7 @@ import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -60,6 +61,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   // POST /v1/chat/completions and /v1/responses; their GET /v1/models is the route above.
   app.route("/v1", openAiGatewayRoutes(deps));
   app.route("/v1/ops", opsRoutes(deps, failures));
+  app.route("/v1/tokens", tokenRoutes(deps));
   registerWebSocketRoute(app);
 
   // Unknown API paths are JSON 404s, not the dashboard's index.html served by the catch-all below.
