@@ -20,6 +20,7 @@ import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
@@ -73,6 +74,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/v1", openAiGatewayRoutes(deps, gatewayOptions));
   app.route("/v1", anthropicGatewayRoutes(deps, gatewayOptions));
   app.route("/v1/ops", opsRoutes(deps, failures));
+  app.route("/v1/tokens", tokenRoutes(deps));
   registerWebSocketRoute(app);
 
   // Unknown API paths are JSON 404s, not the dashboard's index.html served by the catch-all below.

@@ -3,11 +3,13 @@ import type { Store } from "@longrun/store";
 import type { MiddlewareHandler } from "hono";
 import { bearerToken } from "./bearer-token.ts";
 
-export type AuthEnv = { Variables: { tenantId: string } };
+/** What a request's token says: its tenant, its key (for revocation) and whether it is an admin key. */
+export type AuthEnv = { Variables: { tenantId: string; keyId: string; admin: boolean } };
 
 /**
  * Bearer tokens, stored hashed, each bound to one tenant. The same token is accepted in `x-api-key`
- * (Anthropic clients send their key there) and as `?token=` for the dashboard.
+ * (Anthropic clients send their key there) and as `?token=` for the dashboard. Every request is
+ * checked against the store (no cache), so a revoked key is refused by every instance at once.
  */
 export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
   return async (context, next) => {
@@ -19,6 +21,8 @@ export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
     const key = await store.apiKeys.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
     context.set("tenantId", key.tenantId);
+    context.set("keyId", key.keyId);
+    context.set("admin", key.admin);
     await next();
   };
 }

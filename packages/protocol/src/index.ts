@@ -117,6 +117,7 @@ export {
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";
+export { ApiKey, ApiKeyList, RevokedApiKey } from "./tokens.ts";
 export {
   AgentActivity,
   ApprovalInbox,
