@@ -38,7 +38,7 @@ const SECTION_TITLES: Record<SectionName, string> = {
   plan: "Plan",
   agents: "Sub-agents",
   notes: "User said",
-  commands: "Commands run (exit code)",
+  commands: "Commands run (exit code, else the outcome shown; ? = none shown)",
   errors: "Earlier unresolved errors",
 };
 /** Display order: what was done, then what is in flight, then context. */
@@ -70,6 +70,16 @@ function at(step: number | null): string {
 }
 
 const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+
+/**
+ * A command's exit code when its result carried one, else the outcome the result shows: `ok`,
+ * `failed`, or `?` (it shows none). Ledgers recorded before outcomes held a null code only for failures.
+ */
+function commandOutcome(command: Ledger["commands"][number]): string {
+  if (command.exitCode !== null) return String(command.exitCode);
+  const outcome = command.outcome ?? "failed";
+  return outcome === "unknown" ? "?" : outcome;
+}
 
 /** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
 function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
@@ -120,8 +130,7 @@ function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
     push("notes", index, `${at(note.step).trim()} "${note.text}"`.trim(), 4);
   });
   ledger.commands.forEach((command, index) => {
-    const code = command.exitCode === null ? "failed" : String(command.exitCode);
-    push("commands", index, `\`${command.command}\` ${code}${at(command.step)}`, 5);
+    push("commands", index, `\`${command.command}\` ${commandOutcome(command)}${at(command.step)}`, 5);
   });
   return entries;
 }

@@ -111,8 +111,9 @@ function reportLines(text: string, names: readonly string[]): Map<string, string
 /**
  * Folds the facts being compacted into the previous ledger: pure and deterministic (same facts,
  * same ledger). Only message text, tool calls and results are read, never provider-private state.
- * Failed calls change nothing (a shell command's redirections still count: they ran first); a later
- * success of the same call (same tool and target) marks an error resolved.
+ * Failed calls change nothing, and a shell command changes files only when its result shows it
+ * succeeded; exit codes are the result's own, never guessed. A later success of the same call (same
+ * tool and target) marks an error resolved.
  */
 export function updateLedger(input: LedgerInput): Ledger {
   const ledger: Ledger = structuredClone(input.previous ?? emptyLedger());
@@ -137,10 +138,12 @@ export function updateLedger(input: LedgerInput): Ledger {
     calls.delete(message.tool_call_id);
     const effects = callEffects(made.call, text, openFile);
     openFile = editorFileOf(text) ?? openFile;
-    const outcome = resultOutcome(text, status, { readOnly: effects.readOnly });
+    const outcome = resultOutcome(text, status, effects);
     const at = made.step;
     if (status === "cancelled") continue;
-    if (!outcome.failed || effects.command !== null) {
+    // A shell command's text names the files it would change, its result does not report them: only
+    // a success it shows confirms them. An editor tool's result is its own report on its file.
+    if (effects.shell ? outcome.outcome === "ok" : !outcome.failed) {
       for (const change of effects.changes) {
         upsert(ledger.changedFiles, { path: change.path, action: change.action, step: at }, (item) => {
           return item.path === change.path;
@@ -150,7 +153,8 @@ export function updateLedger(input: LedgerInput): Ledger {
     if (effects.command !== null) {
       ledger.commands.push({
         command: effects.command,
-        exitCode: outcome.exitCode ?? (outcome.failed ? null : 0),
+        exitCode: outcome.exitCode,
+        outcome: outcome.outcome,
         step: at,
       });
     }
@@ -165,8 +169,10 @@ export function updateLedger(input: LedgerInput): Ledger {
       });
       continue;
     }
-    for (const error of ledger.errors) {
-      if (error.resolvedAt === null && error.key === effects.key) error.resolvedAt = at;
+    if (outcome.outcome === "ok") {
+      for (const error of ledger.errors) {
+        if (error.resolvedAt === null && error.key === effects.key) error.resolvedAt = at;
+      }
     }
     for (const read of effects.reads) {
       upsert(
