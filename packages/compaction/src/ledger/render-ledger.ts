@@ -76,6 +76,8 @@ const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as co
  * `failed`, or `?` (it shows none). Ledgers recorded before outcomes held a null code only for failures.
  */
 function commandOutcome(command: Ledger["commands"][number]): string {
+  // Exit 0 whose output shows a failure (a pipe's last program succeeded).
+  if (command.exitCode === 0 && command.outcome === "failed") return "0 but failed";
   if (command.exitCode !== null) return String(command.exitCode);
   const outcome = command.outcome ?? "failed";
   return outcome === "unknown" ? "?" : outcome;

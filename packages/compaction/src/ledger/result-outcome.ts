@@ -101,9 +101,10 @@ function outcomeOf(outcome: Outcome, exitCode: number | null, line = ""): Result
 }
 
 /**
- * Reads a tool result. An exit code it carries decides (`<returncode>N</returncode>`, Claude Code's
- * `Exit code N`, longrun's `[exit code: N]`, OpenHands' and Gemini CLI's lines); else a recorded
- * `error` status or `<tool_use_error>`; else its own words, read in `options.scope` (shell errors,
+ * Reads a tool result. A recorded `error` status or `<tool_use_error>` is a failure; so is an exit
+ * code other than 0 it carries (`<returncode>N</returncode>`, Claude Code's `Exit code N`, longrun's
+ * `[exit code: N]`, OpenHands' and Gemini CLI's lines); exit 0 is success unless a command's output
+ * shows it failed (a pipe hides the code). Without a code, its own words, read in `options.scope` (shell errors,
  * tracebacks, compiler and test-runner failures, tool error prefixes). Only then does a recorded `ok`
  * (or words of success) make it `ok`: a harness that records "ok" without knowing does not hide a
  * failure the text shows. What none of these tells is `unknown`. A read-only command that exits
@@ -116,16 +117,19 @@ export function resultOutcome(
 ): ResultOutcome {
   if (status === "cancelled") return outcomeOf("unknown", null);
   const exitCode = exitCodeOf(text);
-  if (exitCode !== null) {
-    if (exitCode === 0) return outcomeOf("ok", 0);
+  const nonZero = exitCode !== null && exitCode !== 0;
+  if (status === "error" || TOOL_USE_ERROR.test(text) || nonZero) {
     const line = errorLine(text);
     // A read-only command that printed nothing found nothing (grep 1, xargs grep 123): not a failure.
-    if (options.readOnly && line === "") return outcomeOf("ok", exitCode);
+    if (options.readOnly && nonZero && line === "") return outcomeOf("ok", exitCode);
     return outcomeOf("failed", exitCode, line);
   }
-  if (status === "error" || TOOL_USE_ERROR.test(text)) return outcomeOf("failed", null, errorLine(text));
   const output = body(text);
-  const said = failureInText(output, options.scope ?? "report", options.programs ?? null);
+  const scope = options.scope ?? "report";
+  // Exit 0 settles it, except for a command whose output shows it failed (`python x.py | tail`).
+  if (exitCode === 0 && scope !== "run") return outcomeOf("ok", 0);
+  const said = failureInText(output, scope, options.programs ?? null);
+  if (exitCode === 0) return said === null ? outcomeOf("ok", 0) : outcomeOf("failed", 0, clipLine(said));
   if (said !== null) return outcomeOf("failed", null, clipLine(said));
   if (status === "ok" || successInText(output)) return outcomeOf("ok", null);
   return outcomeOf("unknown", null);
