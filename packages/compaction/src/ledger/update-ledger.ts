@@ -10,6 +10,7 @@ import type {
 import { contentText } from "@longrun/protocol";
 import { toChatMessage } from "../to-chat.ts";
 import { callEffects, editorFileOf } from "./call-effects.ts";
+import { LEDGER_LIMITS } from "./ledger-limits.ts";
 import { clipLine, resultOutcome } from "./result-outcome.ts";
 import { isWorkingStateNote } from "./user-notes.ts";
 
@@ -34,19 +35,6 @@ export interface LedgerInput {
   messages: readonly LedgerSource[];
   state?: LedgerState | null;
 }
-
-/** How many entries of each kind a ledger keeps (rendering keeps fewer when the budget is tight). */
-export const LEDGER_LIMITS = {
-  changedFiles: 300,
-  readFiles: 30,
-  commands: 30,
-  errors: 5,
-  subAgents: 20,
-  userNotes: 10,
-  planChars: 2_000,
-  noteChars: 200,
-  reportChars: 160,
-} as const;
 
 /** A ledger with nothing in it. */
 export function emptyLedger(): Ledger {
