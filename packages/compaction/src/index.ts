@@ -46,6 +46,7 @@ export {
   type RefitCompactionInput,
   refitCompaction,
 } from "./fit-compaction.ts";
+export { unshownOutcomes } from "./ledger/outcome-check.ts";
 export {
   LEDGER_FOOTER,
   LEDGER_HEADER,

@@ -29,6 +29,7 @@ export {
   CompactionTrigger,
   Ledger,
   LedgerFileAction,
+  LedgerOutcome,
   RestoredItem,
   StageSavings,
 } from "./compaction.ts";
