@@ -3,12 +3,12 @@ import { ESTIMATE_PAD } from "./pressure.ts";
 import { thresholds } from "./thresholds.ts";
 
 /**
- * A ledger may take 5 % of the request limit, but at least `floorTokens` (or 8 % of the limit when
+ * A ledger may take 6 % of the request limit, but at least `floorTokens` (or 8 % of the limit when
  * that is less: small windows need the floor, tiny ones cannot afford it), and at most 4,000 tokens.
  * On the corpus a working set — every changed file, the last 10 reads, the last error — needs about
  * 450–600 tokens, which 5 % of an 8k window does not hold.
  */
-export const LEDGER_BUDGET = { share: 0.05, floorTokens: 480, floorShare: 0.08, maxTokens: 4_000 } as const;
+export const LEDGER_BUDGET = { share: 0.06, floorTokens: 480, floorShare: 0.08, maxTokens: 4_000 } as const;
 
 /**
  * Where a compaction aims the context: half the window (two thirds of the trigger without one), so
@@ -21,7 +21,7 @@ export const POST_COMPACTION_SHARE = 0.45;
 /** What the kept-tail budget reserves for the summarizer's text, as a share of the window. */
 export const SUMMARY_ALLOWANCE_SHARE = 0.1;
 
-/** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 640 at 16k, 2,560 at 64k. */
+/** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 768 at 16k, 3,594 at 64k. */
 export function ledgerBudgetTokens(profile: Partial<ModelProfile>): number {
   const { limitTokens } = thresholds(profile);
   const share = Math.floor(limitTokens * LEDGER_BUDGET.share);

@@ -49,7 +49,13 @@ export {
   updateLedger,
 } from "./ledger/update-ledger.ts";
 export { type WorkingFile, workingFiles } from "./ledger/working-files.ts";
-export { clearedMarker, isIdle, type MicrocompactOptions, microcompact } from "./microcompact.ts";
+export {
+  clearedMarker,
+  isIdle,
+  lastActivityOf,
+  type MicrocompactOptions,
+  microcompact,
+} from "./microcompact.ts";
 export {
   PLAIN_SUMMARY_INSTRUCTION,
   type PlainCallPoint,

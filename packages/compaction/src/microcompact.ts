@@ -33,7 +33,21 @@ export function clearedMarker(chars: number, why: ClearedWhy = "idle", failure =
     : `[older result cleared: ${size}${failed}; re-run the call if needed]`;
 }
 
-/** True when the gap between the newest fact and now reaches the idle threshold. */
+/**
+ * When the agent last did something, as the idle gap is met: the newest message that is not part of
+ * the run of user messages at the end. A user who comes back after hours sends a new message first,
+ * so measuring from the newest message would make every resume look busy; the gap that matters is
+ * the one before that message. Null for a history of user messages only (nothing to clear).
+ */
+export function lastActivityOf(messages: readonly { role: string; createdAt: number }[]): number | null {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as { role: string; createdAt: number };
+    if (message.role !== "user") return message.createdAt;
+  }
+  return null;
+}
+
+/** True when the gap between the last activity (lastActivityOf) and now reaches the idle threshold. */
 export function isIdle(options: Pick<MicrocompactOptions, "lastActivityAt" | "now" | "idleGapMs">): boolean {
   return options.lastActivityAt !== null && options.now - options.lastActivityAt >= options.idleGapMs;
 }

@@ -76,6 +76,31 @@ describe("project", () => {
     );
   });
 
+  it("microcompacts when a thread idle for 7 h resumes with a new user message", () => {
+    const facts = history();
+    const idleSince = (facts[facts.length - 1] as StoredMessage).createdAt;
+    const resumedAt = idleSince + 7 * HOUR;
+    facts.push({
+      id: "resume",
+      agentId: "a",
+      seq: facts.length,
+      role: "user",
+      content: "Back again: carry on with the parser.",
+      tokenCount: 12,
+      createdAt: resumedAt,
+    });
+    const profile = { maxInputTokens: 800, microcompactKeep: 1 };
+    const resumed = project(input({ messages: facts, profile, now: resumedAt + 50 }));
+    expect(resumed.saved.microcompact).toBeGreaterThan(0);
+    expect(resumed.messages.at(-1)?.content).toBe("Back again: carry on with the parser.");
+    // The same message a minute after the agent's last result is no resume: nothing is cleared.
+    const quick = facts.map((fact) =>
+      fact.id === "resume" ? { ...fact, createdAt: idleSince + 60_000 } : fact,
+    );
+    const busy = project(input({ messages: quick, profile, now: idleSince + 60_050 }));
+    expect(busy.saved.microcompact).toBe(0);
+  });
+
   it("plans a compaction, then projects summary + restored + pinned + tail without provider state", () => {
     const base = input({ profile: { maxInputTokens: 2_000 } });
     const plan = planCompaction(base, { timeZone: "UTC" });

@@ -10,7 +10,7 @@ import { type AssembledRaw, assembleHeader, assembleRaw, type RepairReport } fro
 import type { Boundary } from "./boundary.ts";
 import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
-import { clearOlderResults, microcompact } from "./microcompact.ts";
+import { clearOlderResults, lastActivityOf, microcompact } from "./microcompact.ts";
 import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
@@ -147,8 +147,7 @@ export function project(input: ProjectionInput): Projection {
   };
 
   const rawTokens = measure(raw.items, 0);
-  const lastActivityAt =
-    input.messages.length > 0 ? (input.messages[input.messages.length - 1] as StoredMessage).createdAt : null;
+  const lastActivityAt = lastActivityOf(input.messages);
   const microcompactKeep = profile.microcompactKeep ?? PROFILE_DEFAULTS.microcompactKeep;
   /**
    * The stages as a call runs them; `horizon`: as a rewrite runs them, taking what would come due soon

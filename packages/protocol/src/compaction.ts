@@ -86,6 +86,20 @@ export const Ledger = z.object({
   ),
   /** What the user said after the task (corrections, decisions), most recent last. */
   userNotes: z.array(z.object({ step: z.number().int().nullable(), text: z.string() })),
+  /**
+   * Identifiers (files, symbols) the compacted facts hold: the file a name was first seen in, how
+   * many of the agent's own messages used it, the step of its latest sighting (absent on old ledgers).
+   */
+  names: z
+    .array(
+      z.object({
+        name: z.string(),
+        file: z.string().nullable(),
+        uses: z.number().int().nonnegative(),
+        step: z.number().int().nullable(),
+      }),
+    )
+    .optional(),
 });
 export type Ledger = z.infer<typeof Ledger>;
 

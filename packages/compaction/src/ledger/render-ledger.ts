@@ -1,10 +1,17 @@
 import type { Ledger } from "@longrun/protocol";
 import type { Tokenizer } from "../tokenizer.ts";
+import { namesRanked } from "./names.ts";
 import { clipLine } from "./result-outcome.ts";
 
 export const LEDGER_HEADER =
   "[Working state — recorded by the runtime from the log, not summarized; #N = step]";
 export const LEDGER_FOOTER = "[End of working state]";
+
+/** Ledger budgets below this hold only the essentials: no names index. */
+export const NAMES_MIN_BUDGET = 600;
+
+/** The most of a ledger's budget the names index may take. */
+export const NAMES_SHARE = 0.4;
 
 /** Read files every rendering tries to keep (more only when the budget allows). */
 export const RECENT_READS = 10;
@@ -27,7 +34,8 @@ type SectionName =
   | "agents"
   | "notes"
   | "commands"
-  | "errors";
+  | "errors"
+  | "names";
 
 const SECTION_TITLES: Record<SectionName, string> = {
   error: "Last error",
@@ -40,6 +48,7 @@ const SECTION_TITLES: Record<SectionName, string> = {
   notes: "User said",
   commands: "Commands run (exit code)",
   errors: "Earlier unresolved errors",
+  names: "Names in use (file: names)",
 };
 /** Display order: what was done, then what is in flight, then context. */
 const DISPLAY: SectionName[] = [
@@ -53,6 +62,7 @@ const DISPLAY: SectionName[] = [
   "approvals",
   "agents",
   "notes",
+  "names",
 ];
 
 interface Entry {
@@ -63,6 +73,8 @@ interface Entry {
   rank: number;
   /** Step of the fact behind it, for newest-first within a rank across sections (-1: unknown). */
   recency: number;
+  /** A name's file: names are shown under the file they were seen in. */
+  group?: string;
 }
 
 function at(step: number | null): string {
@@ -72,7 +84,7 @@ function at(step: number | null): string {
 const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
 
 /** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
-function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
+function entriesOf(ledger: Ledger, root: string | null = null, withNames = false): Entry[] {
   const entries: Entry[] = [];
   const show = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
   const push = (
@@ -119,6 +131,27 @@ function entriesOf(ledger: Ledger, root: string | null = null): Entry[] {
   ledger.userNotes.forEach((note, index) => {
     push("notes", index, `${at(note.step).trim()} "${note.text}"`.trim(), 4);
   });
+  if (withNames) {
+    const listed = new Set<string>();
+    for (const file of [...ledger.changedFiles, ...ledger.readFiles]) {
+      listed.add(file.path);
+      listed.add(file.path.split("/").pop() ?? file.path);
+    }
+    namesRanked(ledger.names ?? [])
+      .filter((entry) => !listed.has(entry.name))
+      .forEach((entry, index) => {
+        const rank = entry.uses > 0 ? 5 : 6;
+        const group = entry.file === null ? undefined : show(entry.file);
+        entries.push({
+          section: "names",
+          order: index,
+          text: entry.name,
+          rank,
+          recency: entry.step ?? -1,
+          ...(group ? { group } : {}),
+        });
+      });
+  }
   ledger.commands.forEach((command, index) => {
     const code = command.exitCode === null ? "failed" : String(command.exitCode);
     push("commands", index, `\`${command.command}\` ${code}${at(command.step)}`, 5);
@@ -146,6 +179,10 @@ function renderEntries(
       continue;
     }
     const more = omitted > 0 ? ` (+${omitted} older not shown)` : "";
+    if (section === "names") {
+      lines.push(`${SECTION_TITLES[section]}${more}: ${groupedNames(kept)}`);
+      continue;
+    }
     const separator = section === "plan" ? " " : "; ";
     lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(separator)}`);
   }
@@ -155,6 +192,18 @@ function renderEntries(
   else if (total > 0 && note === "count") lines.push(`(${total} entries not shown for space)`);
   lines.push(LEDGER_FOOTER);
   return lines.join("\n");
+}
+
+/** Names under their files (`a.py: load, save; other, names`), files in order of their first name. */
+function groupedNames(entries: readonly Entry[]): string {
+  const groups = new Map<string, string[]>();
+  for (const entry of entries) {
+    const key = entry.group ?? "";
+    groups.set(key, [...(groups.get(key) ?? []), entry.text]);
+  }
+  return [...groups]
+    .map(([file, names]) => (file === "" ? names.join(", ") : `${file}: ${names.join(", ")}`))
+    .join("; ");
 }
 
 /**
@@ -198,7 +247,11 @@ export function renderLedger(
 ): RenderedLedger {
   const { tokenizer } = options;
   const root = commonRoot([...ledger.changedFiles, ...ledger.readFiles].map((file) => file.path));
-  const all = entriesOf(ledger, root);
+  // Names only where the budget holds the essentials and room besides, and never more than their share.
+  const withNames = options.budgetTokens >= NAMES_MIN_BUDGET;
+  const all = entriesOf(ledger, root, withNames);
+  const namesBudget = Math.floor(options.budgetTokens * NAMES_SHARE);
+  let namesUsed = 0;
   const ordered = [...all].sort(
     (a, b) =>
       a.rank - b.rank || b.recency - a.recency || a.section.localeCompare(b.section) || b.order - a.order,
@@ -216,12 +269,14 @@ export function renderLedger(
       ? 0
       : tokenizer.count(SECTION_TITLES[entry.section]) + 8;
     const cost = tokenizer.count(entry.text) + 1 + title;
-    if (used + cost > options.budgetTokens) {
+    const overShare = entry.section === "names" && namesUsed + cost > namesBudget;
+    if (used + cost > options.budgetTokens || overShare) {
       // Keep newest-first runs unbroken: an older entry never shows while a newer one is left out.
       closed.add(entry.section);
       continue;
     }
     used += cost;
+    if (entry.section === "names") namesUsed += cost;
     kept.push(entry);
   }
   const omittedBySection = (entries: readonly Entry[]) => {

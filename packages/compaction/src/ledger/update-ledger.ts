@@ -10,6 +10,7 @@ import type {
 import { contentText } from "@longrun/protocol";
 import { toChatMessage } from "../to-chat.ts";
 import { callEffects, editorFileOf } from "./call-effects.ts";
+import { foldNames, type NameSighting, namesIn } from "./names.ts";
 import { clipLine, resultOutcome } from "./result-outcome.ts";
 import { isWorkingStateNote } from "./user-notes.ts";
 
@@ -62,6 +63,7 @@ export function emptyLedger(): Ledger {
     pendingApprovals: [],
     subAgents: [],
     userNotes: [],
+    names: [],
   };
 }
 
@@ -118,9 +120,14 @@ export function updateLedger(input: LedgerInput): Ledger {
   const ledger: Ledger = structuredClone(input.previous ?? emptyLedger());
   const calls = new Map<string, { call: ToolCall; step: number | null }>();
   let openFile: string | null = null;
+  const sightings: NameSighting[] = [];
   for (const { message, step, status } of input.messages) {
     if (step !== null) ledger.throughStep = Math.max(ledger.throughStep ?? step, step);
     const text = contentText(message.content);
+    if (message.role === "assistant") {
+      const said = [text, ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
+      sightings.push({ names: namesIn(said), step, used: true });
+    } else if (message.role === "user") sightings.push({ names: namesIn(text), step, used: false });
     if (message.role === "user") {
       if (isWorkingStateNote(message, text)) {
         ledger.userNotes.push({ step, text: clipLine(text, LEDGER_LIMITS.noteChars) });
@@ -137,6 +144,8 @@ export function updateLedger(input: LedgerInput): Ledger {
     calls.delete(message.tool_call_id);
     const effects = callEffects(made.call, text, openFile);
     openFile = editorFileOf(text) ?? openFile;
+    const file = effects.reads.length === 1 ? (effects.reads[0]?.path ?? null) : null;
+    sightings.push({ names: namesIn(text), step: made.step, used: false, file });
     const outcome = resultOutcome(text, status, { readOnly: effects.readOnly });
     const at = made.step;
     if (status === "cancelled") continue;
@@ -193,6 +202,7 @@ export function updateLedger(input: LedgerInput): Ledger {
       .filter((approval) => approval.decision === undefined)
       .map(({ callId, toolName, arguments: args }) => ({ callId, toolName, arguments: args.slice(0, 300) }));
   } else ledger.pendingApprovals = [];
+  ledger.names = foldNames(ledger.names ?? [], sightings);
   ledger.changedFiles = keepLast(ledger.changedFiles, LEDGER_LIMITS.changedFiles);
   ledger.readFiles = keepLast(ledger.readFiles, LEDGER_LIMITS.readFiles);
   ledger.commands = keepLast(ledger.commands, LEDGER_LIMITS.commands);

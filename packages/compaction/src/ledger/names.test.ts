@@ -1,0 +1,86 @@
+import type { ChatMessage } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { createTokenizer } from "../tokenizer.ts";
+import { foldNames, isName, namesIn } from "./names.ts";
+import { NAMES_MIN_BUDGET, NAMES_SHARE, renderLedger } from "./render-ledger.ts";
+import { type LedgerSource, updateLedger } from "./update-ledger.ts";
+
+const tokenizer = createTokenizer("o200k_base");
+
+function call(id: string, name: string, args: unknown, step: number): LedgerSource {
+  const message: ChatMessage = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
+  };
+  return { message, step };
+}
+
+function result(id: string, content: string, step: number): LedgerSource {
+  return { message: { role: "tool", tool_call_id: id, content }, step };
+}
+
+describe("names index", () => {
+  it("takes files and symbols an agent names, not plain words, numbers or URLs", () => {
+    expect(namesIn("Fix load_config in src/app/config.py; parseArgs and HttpServer too.")).toEqual([
+      "load_config",
+      "src/app/config.py",
+      "parseArgs",
+      "HttpServer",
+    ]);
+    for (const word of ["Error", "the", "README", "1.2.3", "https://x.org/a.html", "and/or", "__"])
+      expect(isName(word), word).toBe(false);
+    for (const word of ["setup.cfg", "test_parse", "getUserName", "QuerySet", "MAX_RETRIES"])
+      expect(isName(word), word).toBe(true);
+  });
+
+  it("keeps the file a name was seen in and counts the agent's uses, used names ranked first", () => {
+    const sources = [
+      { message: { role: "user", content: "The parser drops comments." }, step: 0 } as LedgerSource,
+      call("c1", "read_file", { path: "src/lexer.py" }, 1),
+      result(
+        "c1",
+        "def tokenize_line(text):\n    ...\nclass CommentToken:\n    pass\ndef unused_helper():",
+        2,
+      ),
+      {
+        message: { role: "assistant", content: "tokenize_line skips CommentToken; I will patch it." },
+        step: 3,
+      } as LedgerSource,
+      call("c2", "run", { command: "pytest tests/test_lexer.py -k tokenize_line" }, 4),
+      result("c2", "1 failed", 5),
+    ];
+    const ledger = updateLedger({ messages: sources });
+    const names = ledger.names ?? [];
+    expect(names[0]).toMatchObject({ name: "tokenize_line", file: "src/lexer.py", uses: 2, step: 4 });
+    expect(names.find((entry) => entry.name === "CommentToken")).toMatchObject({
+      file: "src/lexer.py",
+      uses: 1,
+    });
+    expect(names.find((entry) => entry.name === "unused_helper")).toMatchObject({ uses: 0 });
+
+    const rendered = renderLedger(ledger, { budgetTokens: 800, tokenizer }).text;
+    expect(rendered).toMatch(/Names in use \(file: names\): .*src\/lexer\.py: tokenize_line, CommentToken/);
+    // A path the ledger lists as read is not repeated as a name.
+    expect(rendered.match(/src\/lexer\.py/g)?.length).toBe(2);
+  });
+
+  it("stays within its share of the budget, and small budgets hold no names", () => {
+    const sightings = Array.from({ length: 300 }, (_, index) => ({
+      names: [`symbol_number_${index}`],
+      step: index,
+      used: true,
+    }));
+    const ledger = { ...updateLedger({ messages: [] }), names: foldNames([], sightings) };
+    const budget = 1_000;
+    const rendered = renderLedger(ledger, { budgetTokens: budget, tokenizer });
+    const line = rendered.text.split("\n").find((text) => text.startsWith("Names in use")) ?? "";
+    expect(line.length).toBeGreaterThan(0);
+    expect(tokenizer.count(line)).toBeLessThanOrEqual(Math.ceil(budget * NAMES_SHARE) + 16);
+    // The newest names are the ones kept.
+    expect(line).toContain("symbol_number_299");
+    expect(line).not.toContain("symbol_number_0,");
+    const small = renderLedger(ledger, { budgetTokens: NAMES_MIN_BUDGET - 1, tokenizer });
+    expect(small.text).not.toContain("Names in use");
+  });
+});

@@ -1,0 +1,76 @@
+import type { Ledger } from "@longrun/protocol";
+
+/** One identifier the compacted part holds, where it was first seen, and how the agent used it. */
+export type LedgerName = NonNullable<Ledger["names"]>[number];
+
+/** Names a ledger keeps (the rendering keeps far fewer: what its share of the budget holds). */
+export const NAMES_KEPT = 200;
+
+/** Characters of one message searched for names: a huge tool result is not read to its end. */
+const SCAN_CHARS = 60_000;
+
+const WORD = /[A-Za-z_][A-Za-z0-9_./-]*[A-Za-z0-9_]/g;
+
+/**
+ * Whether a word is something an agent names rather than says: a file (`parser.py`, `src/app.ts`)
+ * or a symbol in snake_case, camelCase or PascalCase with an inner capital (`load_config`,
+ * `parseArgs`, `HttpServer`), at least four characters. Plain words, numbers and URLs are not.
+ */
+export function isName(word: string): boolean {
+  if (word.length < 4 || word.length > 120) return false;
+  if (word.includes("://") || word.startsWith("www.")) return false;
+  if (/^[A-Z0-9_]+$/.test(word) && !word.includes("_")) return false;
+  if (word.includes("_")) return /[A-Za-z]/.test(word) && !/^_+$/.test(word);
+  if (/\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(word)) return !/^\d/.test(word) && !/\.\./.test(word);
+  if (word.includes("/")) return false;
+  return /[a-z][A-Z]/.test(word) || /^[A-Z][a-z0-9]+[A-Z]/.test(word);
+}
+
+/** The names a text holds, in order of first appearance (each once). */
+export function namesIn(text: string): string[] {
+  const seen = new Set<string>();
+  for (const match of text.slice(0, SCAN_CHARS).matchAll(WORD)) {
+    const word = match[0].replace(/[./-]+$/, "");
+    if (isName(word)) seen.add(word);
+  }
+  return [...seen];
+}
+
+/** Where a name was seen in one fact: introduced (a result, the user) or used (the agent's own words). */
+export interface NameSighting {
+  names: readonly string[];
+  step: number | null;
+  used: boolean;
+  /** The file a result came from (a read), so its names are shown under it. */
+  file?: string | null;
+}
+
+/**
+ * Folds sightings into the ledger's names: a name keeps the file it was first seen in and counts the
+ * agent's uses, with the step of the latest sighting. Kept: the NAMES_KEPT ranked first by uses,
+ * then recency (namesRanked).
+ */
+export function foldNames(previous: readonly LedgerName[], sightings: readonly NameSighting[]): LedgerName[] {
+  const byName = new Map<string, LedgerName>(previous.map((entry) => [entry.name, { ...entry }]));
+  for (const sighting of sightings) {
+    for (const name of sighting.names) {
+      const entry = byName.get(name) ?? { name, file: sighting.file ?? null, uses: 0, step: sighting.step };
+      if (sighting.used) entry.uses += 1;
+      if (entry.file === null && sighting.file) entry.file = sighting.file;
+      if (sighting.step !== null) entry.step = Math.max(entry.step ?? sighting.step, sighting.step);
+      byName.set(name, entry);
+    }
+  }
+  return namesRanked([...byName.values()]).slice(0, NAMES_KEPT);
+}
+
+/** Names the agent used first (more uses first), then by the latest sighting, then by name. */
+export function namesRanked(names: readonly LedgerName[]): LedgerName[] {
+  return [...names].sort(
+    (a, b) =>
+      Number(b.uses > 0) - Number(a.uses > 0) ||
+      Math.min(b.uses, 3) - Math.min(a.uses, 3) ||
+      (b.step ?? -1) - (a.step ?? -1) ||
+      a.name.localeCompare(b.name),
+  );
+}
