@@ -199,6 +199,25 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
     expect(summary.forwardUse.pooled.requests).toBe(forwardUse.requests + beta.totals.forwardUse.requests);
   });
 
+  it("costs exactly what the plain strategy costs when neither compacts (both send the same requests)", async () => {
+    const file = join(scratch, "delta.jsonl");
+    await writeFile(
+      file,
+      `${session("delta")
+        .map((line) => JSON.stringify(line))
+        .join("\n")}\n`,
+    );
+    const outDir = join(scratch, "delta");
+    expect((await command([file, "--max-input-tokens", "64000", "--out", outDir])).code).toBe(0);
+    const { cost, forwardUse } = (await readJson<ReplayReport>(join(outDir, "report.json"))).totals;
+    expect(cost.longrun.compactions + cost.plain.compactions).toBe(0);
+    expect(cost.longrun.total.openai).toBeGreaterThan(0);
+    expect(cost.longrun.total).toEqual(cost.plain.total);
+    expect(cost.ratio.total).toEqual({ openai: 1, anthropic: 1 });
+    expect(cost.ratio.summaries).toEqual({ openai: null, anthropic: null });
+    expect(forwardUse).toMatchObject({ measured: 0, whole: null, withoutSummary: null });
+  });
+
   it("prices output at --output-ratio and looks --forward-n assistant messages ahead", async () => {
     const file = join(scratch, "gamma.jsonl");
     await writeFile(
