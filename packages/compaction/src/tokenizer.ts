@@ -5,6 +5,8 @@ import { countBpe } from "./bpe-count.ts";
 export interface Tokenizer {
   readonly family: TokenizerFamily;
   count(text: string): number;
+  /** Takes a count of `text` made elsewhere (by the same vocabulary, on another thread). */
+  remember?(text: string, tokens: number): void;
 }
 
 /** A tool definition as sent in `tools`; counted toward the request size. */
@@ -31,29 +33,33 @@ export function createTokenizer(family: TokenizerFamily = "o200k_base"): Tokeniz
   // into recounting it. Counting is linear, so one count per long text is what it should cost.
   const longMemo = new Map<string, number>();
   let longMemoChars = 0;
+  const keep = (text: string, tokens: number) => {
+    if (text.length <= MEMO_MAX_CHARS) {
+      if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+      memo.set(text, tokens);
+      return;
+    }
+    if (text.length > LONG_MEMO_MAX_TOTAL_CHARS || longMemo.has(text)) return;
+    // Oldest first out, until the new text fits the budget.
+    for (const [old] of longMemo) {
+      if (longMemoChars + text.length <= LONG_MEMO_MAX_TOTAL_CHARS) break;
+      longMemo.delete(old);
+      longMemoChars -= old.length;
+    }
+    longMemo.set(text, tokens);
+    longMemoChars += text.length;
+  };
   return {
     family,
     count: (text) => {
       if (text.length === 0) return 0;
-      const short = text.length <= MEMO_MAX_CHARS;
-      const known = (short ? memo : longMemo).get(text);
+      const known = (text.length <= MEMO_MAX_CHARS ? memo : longMemo).get(text);
       if (known !== undefined) return known;
       const tokens = countBpe(family, text);
-      if (short) {
-        if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
-        memo.set(text, tokens);
-      } else if (text.length <= LONG_MEMO_MAX_TOTAL_CHARS) {
-        // Oldest first out, until the new text fits the budget.
-        for (const [old] of longMemo) {
-          if (longMemoChars + text.length <= LONG_MEMO_MAX_TOTAL_CHARS) break;
-          longMemo.delete(old);
-          longMemoChars -= old.length;
-        }
-        longMemo.set(text, tokens);
-        longMemoChars += text.length;
-      }
+      keep(text, tokens);
       return tokens;
     },
+    remember: keep,
   };
 }
 

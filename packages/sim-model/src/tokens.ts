@@ -52,6 +52,17 @@ export function countText(text: string): number {
   return count;
 }
 
+/** True when the count of `text` is in the cache (no counting needed). */
+export function isCounted(text: string): boolean {
+  return cache.has(text);
+}
+
+/** Puts a count made elsewhere (the counting worker thread) into the cache. */
+export function rememberCount(text: string, tokens: number): void {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(text, tokens);
+}
+
 /** Tokens of one message: overhead + role + name + text + images + tool calls (name and arguments). */
 export function countMessage(message: WireMessage): number {
   let total = TOKEN_OVERHEAD.perMessage + countText(message.role) + countText(contentText(message.content));
