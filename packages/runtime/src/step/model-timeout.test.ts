@@ -1,7 +1,12 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ChatRequestBody, parseChatRequest } from "@longrun/openai-compat";
+import { contentText } from "@longrun/protocol";
+import { simModelName, toolDefinitions } from "@longrun/sim-model";
 import { afterEach, describe, expect, it } from "vitest";
+import { runClientTurn } from "../client-turns/client-turn.ts";
+import { ClientTurnError } from "../client-turns/client-turn-error.ts";
 import { createHarness, type Harness } from "../harness.test-helper.ts";
 
 /** A real model endpoint that misbehaves: `handle` decides what each request gets (often nothing). */
@@ -31,6 +36,18 @@ async function startEndpoint(
       await once(server, "close");
     },
   };
+}
+
+/** Passes a request on to the sim and its answer back. */
+function forward(url: string, body: string, response: ServerResponse): void {
+  void fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer sim" },
+    body,
+  }).then(async (upstream) => {
+    response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "" });
+    response.end(Buffer.from(await upstream.arrayBuffer()));
+  });
 }
 
 let harness: Harness | undefined;
@@ -101,14 +118,7 @@ describe("model calls are bounded", () => {
     // In front of the sim: agent calls (they carry tools) pass through, summaries (no tools) never answer.
     endpoint = await startEndpoint((request, response, body) => {
       if (!(JSON.parse(body) as { tools?: unknown[] }).tools) return;
-      void fetch(`${sim}${request.url?.replace(/^\/v1/, "")}`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: "Bearer sim" },
-        body,
-      }).then(async (upstream) => {
-        response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "" });
-        response.end(Buffer.from(await upstream.arrayBuffer()));
-      });
+      forward(`${sim}${request.url?.replace(/^\/v1/, "")}`, body, response);
     });
     harness = await createHarness({ simSteps: 60, maxInputTokens: 8_000, modelBaseURL: endpoint.baseURL });
     sim = harness.simBaseURL;
@@ -120,5 +130,54 @@ describe("model calls are bounded", () => {
       "summary failed: model did not answer within 300 ms",
     );
     await harness.runControl.cancel(runId);
+  });
+
+  it("answers a gateway client whose upstream never answers with a 502 and the reason", async () => {
+    let sim = "";
+    let silent = false;
+    endpoint = await startEndpoint((request, response, body) => {
+      if (!silent) forward(`${sim}${request.url?.replace(/^\/v1/, "")}`, body, response);
+    });
+    harness = await createHarness({ modelBaseURL: endpoint.baseURL });
+    sim = harness.simBaseURL;
+    const history: ChatRequestBody["messages"] = [{ role: "user", content: "Explore the project" }];
+    const turn = () =>
+      runClientTurn(
+        harness!.deps,
+        { workspaceFor: async () => harness!.workspace },
+        {
+          tenantId: "t1",
+          turn: parseChatRequest({
+            model: simModelName({ steps: 5 }),
+            messages: history,
+            tools: toolDefinitions(["read_file", "list_dir"]),
+          }),
+          header: (name) => (name === "x-longrun-conversation" ? "silent-upstream" : undefined),
+          signal: new AbortController().signal,
+          client: "test",
+        },
+        { begin: () => {}, event: () => {} },
+      );
+    // The first turn makes the conversation's thread; its profile then gets a short first-byte timeout.
+    const first = await turn();
+    const thread = await harness.store.threads.get(first.threadId);
+    await harness.store.threads.update(first.threadId, {
+      modelProfile: { ...thread!.modelProfile, modelFirstByteTimeoutMs: 200 },
+    });
+    const calls = first.answer.message.toolCalls ?? [];
+    history.push({
+      role: "assistant",
+      content: contentText(first.answer.message.content),
+      tool_calls: calls,
+    });
+    for (const call of calls) history.push({ role: "tool", tool_call_id: call.id, content: "README.md" });
+    if (calls.length === 0) history.push({ role: "user", content: "Go on" });
+    silent = true;
+    const failure = await turn().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(ClientTurnError.isInstance(failure)).toBe(true);
+    expect(failure).toMatchObject({ status: 502, message: "upstream model did not answer within 200 ms" });
   });
 });
