@@ -255,6 +255,26 @@ describe("request body over the server's limit → 413", () => {
   });
 });
 
+describe("the gateway's body limit (4 MiB) → 413", () => {
+  it("refuses an 8 MiB chat completion body with 413, and reads a 3 MiB one", async () => {
+    const post = (body: string) =>
+      fetch(`${instance.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${instance.token}`, "content-type": "application/json" },
+        body,
+      });
+    const content = "z".repeat(8 * 1024 * 1024);
+    const over = await post(JSON.stringify({ model: "sim", messages: [{ role: "user", content }] }));
+    expect(over.status).toBe(413);
+    expect(await over.json()).toMatchObject({ error: { code: "payload_too_large" } });
+    // Under the limit the body is read and judged: this one is not JSON, so 400, not 413.
+    const under = await post(`{"model":"sim","messages":[${"z".repeat(3 * 1024 * 1024)}`);
+    expect(under.status).toBe(400);
+    await under.text();
+    expect((await call("GET", "/v1/threads")).status).toBe(200);
+  });
+});
+
 describe("a body the answer never read", () => {
   it("is read to its end, so the keep-alive connection carries the next request (404, 401)", async () => {
     // A 400 kB body to a route that does not exist or without a token: answered before the body is

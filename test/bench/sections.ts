@@ -8,6 +8,7 @@ import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
 import { runLeanStepBench } from "./lean-step.ts";
+import { runLongTextBench } from "./long-text.ts";
 import { runPlanCompactionBench } from "./plan-compaction.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWorkerScalingBench } from "./worker-scaling.ts";
@@ -102,6 +103,17 @@ export const sections: BenchSection[] = [
       "per-step cost outside the model call, transactions and statements per step, vs a raw queue link",
     async run() {
       await runLeanStepBench({ simSteps: 120, links: 300 });
+    },
+  },
+  {
+    name: "long-text",
+    description:
+      "worst /healthz of an embedded server taking a fresh 200,000-character message without whitespace vs a short one (REST, gateway)",
+    async run() {
+      await runLongTextBench({
+        rounds: Number(process.env.LONGRUN_BENCH_LONG_TEXT_ROUNDS ?? 2),
+        chars: 200_000,
+      });
     },
   },
   {

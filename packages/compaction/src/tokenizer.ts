@@ -5,6 +5,8 @@ import { countBpe } from "./bpe-count.ts";
 export interface Tokenizer {
   readonly family: TokenizerFamily;
   count(text: string): number;
+  /** Takes a count of `text` made elsewhere (by the same vocabulary, on another thread). */
+  remember?(text: string, tokens: number): void;
 }
 
 /** A tool definition as sent in `tools`; counted toward the request size. */
@@ -15,6 +17,8 @@ export interface ToolSpec {
 
 const MEMO_MAX_ENTRIES = 4_096;
 const MEMO_MAX_CHARS = 32_768;
+/** Longer texts are kept apart, by total length: a few pinned or recent long messages at most. */
+const LONG_MEMO_MAX_TOTAL_CHARS = 4_000_000;
 
 /**
  * A BPE tokenizer for a family. gpt-tokenizer measured ~8x faster than js-tiktoken on the
@@ -24,19 +28,38 @@ const MEMO_MAX_CHARS = 32_768;
 export function createTokenizer(family: TokenizerFamily = "o200k_base"): Tokenizer {
   // Prompts, markers and re-projected messages repeat across calls: a small memo pays off.
   const memo = new Map<string, number>();
+  // A long message is counted on every projection that sends it (a pinned user message is counted
+  // anew by each call point a compaction walks): 35 s of one 200,000-character message's step went
+  // into recounting it. Counting is linear, so one count per long text is what it should cost.
+  const longMemo = new Map<string, number>();
+  let longMemoChars = 0;
+  const keep = (text: string, tokens: number) => {
+    if (text.length <= MEMO_MAX_CHARS) {
+      if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
+      memo.set(text, tokens);
+      return;
+    }
+    if (text.length > LONG_MEMO_MAX_TOTAL_CHARS || longMemo.has(text)) return;
+    // Oldest first out, until the new text fits the budget.
+    for (const [old] of longMemo) {
+      if (longMemoChars + text.length <= LONG_MEMO_MAX_TOTAL_CHARS) break;
+      longMemo.delete(old);
+      longMemoChars -= old.length;
+    }
+    longMemo.set(text, tokens);
+    longMemoChars += text.length;
+  };
   return {
     family,
     count: (text) => {
       if (text.length === 0) return 0;
-      const known = memo.get(text);
+      const known = (text.length <= MEMO_MAX_CHARS ? memo : longMemo).get(text);
       if (known !== undefined) return known;
       const tokens = countBpe(family, text);
-      if (text.length <= MEMO_MAX_CHARS) {
-        if (memo.size >= MEMO_MAX_ENTRIES) memo.clear();
-        memo.set(text, tokens);
-      }
+      keep(text, tokens);
       return tokens;
     },
+    remember: keep,
   };
 }
 

@@ -12,6 +12,8 @@ export const PROFILE_DEFAULTS = {
   idleGapMs: 6 * 60 * 60 * 1000,
   microcompactKeep: 5,
   simSteps: 40,
+  modelFirstByteTimeoutMs: 60_000,
+  modelTimeoutMs: 10 * 60_000,
 } as const;
 
 /** What longrun knows about the model an agent talks to. */
@@ -43,6 +45,10 @@ export const ModelProfile = z
     fallbackKeepMessages: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackKeepMessages),
     idleGapMs: z.number().int().nonnegative().default(PROFILE_DEFAULTS.idleGapMs),
     microcompactKeep: z.number().int().nonnegative().default(PROFILE_DEFAULTS.microcompactKeep),
+    /** A model call with no byte of its answer after this long fails the step (retried by the job). */
+    modelFirstByteTimeoutMs: z.number().int().positive().default(PROFILE_DEFAULTS.modelFirstByteTimeoutMs),
+    /** A model call (or summary) still unfinished after this long fails likewise. */
+    modelTimeoutMs: z.number().int().positive().default(PROFILE_DEFAULTS.modelTimeoutMs),
     /** Sim model only: how many steps the scripted agent works before it reports. */
     simSteps: z.number().int().positive().optional(),
     /** Sim model only: which scripted agent plays (default "explorer"). */

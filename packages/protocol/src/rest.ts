@@ -50,6 +50,20 @@ export const ThreadProfileBody = z
       .max(30 * 24 * 60 * 60 * 1000)
       .optional(),
     microcompactKeep: z.number().int().min(0).max(1000).optional(),
+    /** A model call without a first byte of its answer after this long fails its step (default 60 s). */
+    modelFirstByteTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(60 * 60_000)
+      .optional(),
+    /** A model call or summary unfinished after this long fails likewise (default 10 min). */
+    modelTimeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(6 * 60 * 60_000)
+      .optional(),
   })
   .meta({ id: "ThreadProfileBody" });
 export type ThreadProfileBody = z.infer<typeof ThreadProfileBody>;

@@ -15,6 +15,7 @@ import {
   type JobPayload,
   type JobQueue,
   jobCatalog,
+  type PolicyOverrides,
   type SchedulingQueue,
 } from "@longrun/queue";
 import { type SimModelServer, simModelName } from "@longrun/sim-model";
@@ -44,6 +45,10 @@ export interface HarnessOptions {
   now?: () => number;
   /** Jobs wait in `pending` until the test runs them with runNext() (no queue workers). */
   manual?: boolean;
+  /** Another model endpoint than the sim (an endpoint that misbehaves); the sim still starts. */
+  modelBaseURL?: string;
+  /** Retry policy and timeouts of the in-process queue's jobs. */
+  policy?: PolicyOverrides;
 }
 
 export type PendingJob =
@@ -94,7 +99,7 @@ export async function createHarness(options: HarnessOptions = {}) {
   });
   const sim = await startTestSimModel(options.sim ?? {});
   const workspace = await createTempWorkspace();
-  const queue: JobQueue = createInProcessQueue();
+  const queue: JobQueue = createInProcessQueue(options.policy ? { policy: options.policy } : {});
   const bus = createMemoryBus();
   const events: LongrunEvent[] = [];
   const listeners = new Set<(event: LongrunEvent) => void>();
@@ -125,7 +130,7 @@ export async function createHarness(options: HarnessOptions = {}) {
   const extraHeaders = { ...options.headers };
   const deps: RuntimeDeps = {
     store,
-    model: new OpenAI({ baseURL: sim.baseURL, apiKey: "sim", maxRetries: 0 }),
+    model: new OpenAI({ baseURL: options.modelBaseURL ?? sim.baseURL, apiKey: "sim", maxRetries: 0 }),
     tools: createToolRegistry({
       ...(options.approvalRequired ? { approvalRequired: new Set(options.approvalRequired) } : {}),
     }),
@@ -180,6 +185,8 @@ export async function createHarness(options: HarnessOptions = {}) {
     deps,
     store,
     sim: sim.server as SimModelServer,
+    /** The sim's own endpoint (`…/v1`), also when the runtime talks to another one. */
+    simBaseURL: sim.baseURL,
     queue,
     coordinator,
     runControl,

@@ -5,6 +5,7 @@ import { errorBody, invalidRequest, isSimError, SIM_ERROR_CODES, type SimError }
 import { type FaultCounters, parseFaultHeaders, type SimFaultSpec } from "./faults.ts";
 import { prefixHashes } from "./message-hash.ts";
 import { parseModelName } from "./model-options.ts";
+import { countLongTextsOffThread } from "./off-thread-count.ts";
 import type { PrefixCache } from "./prefix-cache.ts";
 import { blankLogEntry, type RequestLog, type SimLogEntry } from "./request-log.ts";
 import { agentTurn } from "./scripts/agent-turn.ts";
@@ -106,6 +107,7 @@ export async function handleChat(
 
   const summary = isSummaryRequest(request);
   draft.summary = summary;
+  await countLongTextsOffThread(request);
   const toolTokens = countTools(request);
   const cumulative: number[] = [];
   let running = toolTokens;

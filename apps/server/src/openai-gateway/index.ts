@@ -88,7 +88,7 @@ const OpenAiError = z
 const openAiErrors = {
   400: "the request does not parse, asks for something unsupported, or the conversation cannot fit (`context_exhausted`)",
   404: "the upstream does not know the model",
-  413: "the body is over the gateway's body limit",
+  413: "the body is over the gateway's body limit (4 MiB)",
   415: "a body was sent with a content type other than application/json",
   429: "the upstream model is rate limited (Retry-After says when to try again)",
   500: "an unexpected server error (logged)",

@@ -10,6 +10,7 @@ import type { ChatMessage, ModelProfile } from "@longrun/protocol";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { measuredFigures } from "../context/projection.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { ModelTimeoutError } from "../step/model-deadline.ts";
 import { isContextOverflow, isInvalidEncryptedContent } from "../step/provider-retry.ts";
 import { type ClearedReasoning, clearOlderReasoning } from "./clear-reasoning.ts";
 import { ClientTurnError } from "./client-turn-error.ts";
@@ -149,6 +150,7 @@ export async function answerTurn(
       streamUpstream(deps.model, upstreamRequest(input.turn, messages, input.turn.model), {
         signal: AbortSignal.any([input.signal, lease.lost]),
         headers: deps.modelHeaders?.(agentId),
+        timeouts: { firstByteMs: profile.modelFirstByteTimeoutMs, totalMs: profile.modelTimeoutMs },
         onOpen: () => {
           begun = true;
           sink.begin({ threadId, replayed: false });
@@ -244,6 +246,10 @@ function describeFailure(
 ): { code: string; message: string; error: unknown } {
   if (ClientTurnError.isInstance(error)) return { code: error.code, message: error.message, error };
   if (signal.aborted) return { code: "cancelled", message: "the client went away", error };
+  if (ModelTimeoutError.isInstance(error)) {
+    const message = `upstream ${error.message}`;
+    return { code: "upstream_error", message, error: new ClientTurnError(502, "upstream_error", message) };
+  }
   const status = (error as { status?: unknown })?.status;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof Error && /APIConnection/.test(error.constructor.name)) {

@@ -29,6 +29,7 @@ export async function summarize(
           maxOutputTokens: plan.request.max_tokens,
           headers: deps.modelHeaders?.(job.agentId),
           signal: job.signal,
+          timeoutMs: context.profile.modelTimeoutMs,
         }),
       // Summary failures are counted by the breaker; only transient overload is retried here.
       { maxAttempts: 2, baseMs: deps.retry?.baseMs, maxMs: deps.retry?.maxMs, signal: job.signal },

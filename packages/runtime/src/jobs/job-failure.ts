@@ -4,6 +4,7 @@ import { type JobContext, UnrecoverableJobError } from "@longrun/queue";
 import { isForkAnchorMissing } from "../context/fork-prefix.ts";
 import type { RunControl } from "../runs/run-control.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { ModelTimeoutError } from "../step/model-deadline.ts";
 import { isPermanentProviderError } from "../step/provider-retry.ts";
 
 const FINISHED = new Set(["completed", "failed", "cancelled"]);
@@ -28,13 +29,22 @@ export async function settleJobError(
   runControl: RunControl,
   error: unknown,
   job: StepJob,
-  context: Pick<JobContext, "finalAttempt">,
+  context: Pick<JobContext, "finalAttempt" | "attempt" | "maxAttempts">,
   code: "step_failed" | "compaction_failed",
 ): Promise<Record<string, unknown>> {
   if (isLeaseLost(error)) return { skipped: "lease lost" };
   if (await runFinished(deps, job.runId)) return { skipped: "run finished" };
   const permanent = permanentReason(error);
-  if (permanent === null && !context.finalAttempt) throw error;
+  if (permanent === null && !context.finalAttempt) {
+    // A model that did not answer: the run cannot move until the retry, so it says so and why
+    // (the next attempt that moves it marks it running again).
+    if (ModelTimeoutError.isInstance(error)) {
+      const run = await deps.store.runs.get(job.runId);
+      const retry = `the step is retried (attempt ${context.attempt + 1} of ${context.maxAttempts})`;
+      if (run) await runControl.markStuck(run, `${error.message}; ${retry}`);
+    }
+    throw error;
+  }
   const message = permanent ?? errorMessage(error);
   await runControl.failRun(job, { code, message });
   // The run has failed where users see it; the job fails too, for the queue's own accounting.

@@ -123,6 +123,10 @@ export async function runAgentStep(
           maxOutputTokens: context.profile.maxOutputTokens,
           headers: deps.modelHeaders?.(job.agentId),
           signal: job.signal,
+          timeouts: {
+            firstByteMs: context.profile.modelFirstByteTimeoutMs,
+            totalMs: context.profile.modelTimeoutMs,
+          },
           onDelta: (text) =>
             deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
         }),

@@ -2,6 +2,7 @@ import type { ToolSpec } from "@longrun/compaction";
 import { createAnswerReader, type UpstreamChunk } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage } from "@longrun/protocol";
 import type OpenAI from "openai";
+import { type ModelTimeouts, startModelDeadline } from "./model-deadline.ts";
 
 export interface ModelCallRequest {
   model: string;
@@ -10,6 +11,8 @@ export interface ModelCallRequest {
   maxOutputTokens?: number;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** First-byte and total timeouts (the profile's); none: only the client's own. */
+  timeouts?: ModelTimeouts;
   /** Called with each visible text delta as it streams. */
   onDelta?: (text: string) => void;
 }
@@ -19,25 +22,35 @@ export interface ModelCallRequest {
  * append (provider-private reasoning kept apart in `providerState`).
  */
 export async function callModel(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
-  const stream = await client.chat.completions.create(
-    {
-      model: request.model,
-      messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-      ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
-      ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
-      stream: true,
-      stream_options: { include_usage: true },
-    },
-    { signal: request.signal, headers: request.headers },
-  );
-  // The same reader the gateway streams answers through: one way to turn chunks into the fact.
-  const reader = createAnswerReader();
-  for await (const chunk of stream) {
-    for (const event of reader.push(chunk as UpstreamChunk)) {
-      if (event.type === "text") request.onDelta?.(event.delta);
+  const deadline = startModelDeadline(request.timeouts, request.signal);
+  try {
+    const stream = await client.chat.completions.create(
+      {
+        model: request.model,
+        messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+        ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+        ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      { signal: deadline.signal, headers: request.headers },
+    );
+    // The same reader the gateway streams answers through: one way to turn chunks into the fact.
+    const reader = createAnswerReader();
+    for await (const chunk of stream) {
+      deadline.answered();
+      for (const event of reader.push(chunk as UpstreamChunk)) {
+        if (event.type === "text") request.onDelta?.(event.delta);
+      }
     }
+    // The client's stream ends quietly when its signal aborts: a cut-off answer must not pass as whole.
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    return reader.finish().message;
+  } catch (error) {
+    throw deadline.explain(error);
+  } finally {
+    deadline.clear();
   }
-  return reader.finish().message;
 }
 
 /**
@@ -55,22 +68,39 @@ export async function callSummarizer(
     maxOutputTokens?: number;
     signal?: AbortSignal;
     headers?: Record<string, string>;
+    /**
+     * Not streamed: the first byte comes with the whole answer, which a long summary takes a while to
+     * write, so one timer (the profile's total) bounds it.
+     */
+    timeoutMs?: number;
   },
 ): Promise<string> {
-  const completion = await client.chat.completions.create(
-    {
-      model: request.model,
-      messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
-      ...(request.tools && request.tools.length > 0
-        ? {
-            tools: [...request.tools] as OpenAI.Chat.Completions.ChatCompletionTool[],
-            tool_choice: request.toolChoice ?? "none",
-          }
-        : {}),
-      ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
-    },
-    { signal: request.signal, headers: request.headers },
+  const { timeoutMs } = request;
+  const deadline = startModelDeadline(
+    timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs },
+    request.signal,
   );
+  let completion: OpenAI.Chat.Completions.ChatCompletion;
+  try {
+    completion = await client.chat.completions.create(
+      {
+        model: request.model,
+        messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+        ...(request.tools && request.tools.length > 0
+          ? {
+              tools: [...request.tools] as OpenAI.Chat.Completions.ChatCompletionTool[],
+              tool_choice: request.toolChoice ?? "none",
+            }
+          : {}),
+        ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
+      },
+      { signal: deadline.signal, headers: request.headers },
+    );
+  } catch (error) {
+    throw deadline.explain(error);
+  } finally {
+    deadline.clear();
+  }
   const text = completion.choices[0]?.message?.content;
   if (!text || text.trim().length === 0) throw new Error("summarizer returned no text");
   return text;

@@ -3,6 +3,7 @@
 import { parentPort } from "node:worker_threads";
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
 import type { NewMessage } from "@longrun/protocol";
+import { longTextsOf } from "./message-counter.ts";
 
 const tokenizer = createTokenizer("o200k_base");
 
@@ -12,7 +13,10 @@ parentPort?.on("message", (request: { id: number; message?: NewMessage; text?: s
       request.message !== undefined
         ? estimateStoredTokens(request.message, tokenizer)
         : tokenizer.count(request.text ?? "");
-    parentPort?.postMessage({ id: request.id, tokens });
+    // The counts of the long texts, for the asking thread's tokenizer (already counted: memo hits).
+    const long = request.message !== undefined ? longTextsOf(request.message) : [request.text ?? ""];
+    const texts = long.map((text) => tokenizer.count(text));
+    parentPort?.postMessage({ id: request.id, tokens, texts });
   } catch (error) {
     parentPort?.postMessage({
       id: request.id,

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
+import { createTokenizer, estimateStoredTokens, MESSAGE_OVERHEAD } from "@longrun/compaction";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessageCounter, type MessageCounter, OFF_THREAD_CHARS } from "./message-counter.ts";
 
@@ -12,7 +12,11 @@ afterEach(async () => {
 
 describe("the message counter", () => {
   it("counts a large message off the event loop, to the same count as inline", async () => {
-    counter = createMessageCounter(tokenizer);
+    const remembered = new Map<string, number>();
+    counter = createMessageCounter({
+      ...tokenizer,
+      remember: (text, tokens) => remembered.set(text, tokens),
+    });
     const small = { role: "user" as const, content: "a short message" };
     expect(await counter.count(small)).toBe(estimateStoredTokens(small, tokenizer));
     // No whitespace at all: the text that used to take seconds to count.
@@ -36,6 +40,8 @@ describe("the message counter", () => {
     const inline = estimateStoredTokens(large, createTokenizer("o200k_base"));
     const blockedInline = performance.now() - started;
     expect(offThread).toBe(inline);
+    // The count of the long text came back with it, for this thread's tokenizer to keep.
+    expect(remembered.get(large.content)).toBe(inline - MESSAGE_OVERHEAD);
     console.log(
       `[counter] 200,000 characters without whitespace: inline blocks ${blockedInline.toFixed(0)} ms, off-thread the loop's worst delay was ${blockedOff.toFixed(0)} ms`,
     );

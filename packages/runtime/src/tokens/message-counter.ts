@@ -13,6 +13,23 @@ export interface MessageCounter {
 /** Characters of text above which a message is counted off the event loop (below: ~1 ms here). */
 export const OFF_THREAD_CHARS = 16_000;
 
+/**
+ * The texts of a message long enough to be counted off-thread: the worker sends their counts back and
+ * the tokenizer here keeps them, so a projection that sends the message again (a pinned user message
+ * after a compaction) finds its count instead of counting it on the loop.
+ */
+export function longTextsOf(message: NewMessage): string[] {
+  const texts: string[] = [];
+  const add = (text: string) => {
+    if (text.length > OFF_THREAD_CHARS) texts.push(text);
+  };
+  if (typeof message.content === "string") add(message.content);
+  else if (Array.isArray(message.content))
+    for (const part of message.content) if (part.type === "text") add(part.text);
+  for (const call of message.toolCalls ?? []) add(call.function.arguments);
+  return texts;
+}
+
 function textLength(message: NewMessage): number {
   let chars = 0;
   if (typeof message.content === "string") chars += message.content.length;
@@ -31,6 +48,8 @@ export function createMessageCounter(tokenizer: Tokenizer): MessageCounter {
   let worker: Worker | null = null;
   let nextId = 1;
   const waiting = new Map<number, { resolve(tokens: number): void; reject(error: Error): void }>();
+  // The long texts of each request in flight, in the order the worker counts them back.
+  const asked = new Map<number, string[]>();
   const start = (): Worker => {
     if (worker) return worker;
     // Runs the TypeScript source through tsx, like every longrun process (see count-worker.mjs).
@@ -38,12 +57,16 @@ export function createMessageCounter(tokenizer: Tokenizer): MessageCounter {
       execArgv: ["--conditions=@longrun/source"],
     });
     started.unref();
-    started.on("message", (answer: { id: number; tokens?: number; error?: string }) => {
+    started.on("message", (answer: { id: number; tokens?: number; texts?: number[]; error?: string }) => {
       const pending = waiting.get(answer.id);
       if (!pending) return;
       waiting.delete(answer.id);
-      if (answer.error !== undefined) pending.reject(new Error(answer.error));
-      else pending.resolve(answer.tokens ?? 0);
+      if (answer.error !== undefined) return pending.reject(new Error(answer.error));
+      asked.get(answer.id)?.forEach((text, index) => {
+        const tokens = answer.texts?.[index];
+        if (tokens !== undefined) tokenizer.remember?.(text, tokens);
+      });
+      pending.resolve(answer.tokens ?? 0);
     });
     const fail = (error: Error) => {
       for (const pending of waiting.values()) pending.reject(error);
@@ -61,11 +84,13 @@ export function createMessageCounter(tokenizer: Tokenizer): MessageCounter {
   const ask = (request: { message: NewMessage } | { text: string }): Promise<number> => {
     const target = start();
     const id = nextId++;
+    asked.set(id, "text" in request ? [request.text] : longTextsOf(request.message));
     return new Promise<number>((resolve, reject) => {
       waiting.set(id, { resolve, reject });
       target.ref();
       target.postMessage({ id, ...request });
     }).finally(() => {
+      asked.delete(id);
       if (waiting.size === 0) target.unref();
     });
   };
