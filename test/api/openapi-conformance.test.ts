@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
-import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
+import { type EmbeddedInstance, loadConfig, openLog, startEmbedded } from "@longrun/cli";
 import { createClient } from "@longrun/client";
 import { createTempWorkspace, type TempWorkspace } from "@longrun/testing";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -38,21 +38,24 @@ let roots: TempWorkspace;
 let instance: EmbeddedInstance;
 let document: Document;
 let ajv: Ajv2020;
-const fixture = { threadId: "", agentId: "", approvalAgentId: "", callId: "", runId: "" };
+const fixture = { threadId: "", agentId: "", approvalAgentId: "", callId: "", runId: "", keyId: "" };
 const checked = { operations: 0, valid: 0, invalid: 0 };
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "longrun-conformance-"));
   roots = await createTempWorkspace();
   await mkdir(join(roots.dir, "project"));
-  instance = await startEmbedded(
-    loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_WORKSPACE_ROOTS: roots.dir }),
-  );
+  const config = loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_WORKSPACE_ROOTS: roots.dir });
+  instance = await startEmbedded(config);
   document = (await (await fetch(`${instance.url}/v1/openapi.json`)).json()) as Document;
   ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   ajv.addSchema({ ...document, $id: "longrun-openapi" });
 
   const client = createClient({ baseUrl: instance.url, token: instance.token });
+  // A spare key for revokeToken to revoke (never the token this test calls with).
+  const store = await openLog(config);
+  fixture.keyId = (await store.apiKeys.create("spare")).id;
+  await store.close();
   const idle = await client.threads.create({ model: "sim", simSteps: 1 });
   fixture.threadId = idle.id;
   fixture.agentId = idle.agents[0]?.id ?? "";
@@ -154,6 +157,7 @@ function idsFor(path: string): Record<string, string> {
   if (path.startsWith("/v1/threads/")) return { id: fixture.threadId };
   if (path.startsWith("/v1/agents/")) return { id: fixture.agentId };
   if (path.startsWith("/v1/runs/")) return { id: fixture.runId };
+  if (path.startsWith("/v1/tokens/")) return { id: fixture.keyId };
   return {};
 }
 
@@ -206,10 +210,12 @@ function expectDocumented(
   expect(validate(answer.body), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
 }
 
-/** Requests to the OpenAI-compatible gateway that its upstream (the sim model) can answer. */
+/** Requests to the gateway (OpenAI and Anthropic APIs) that its upstream (the sim model) can answer. */
 const GATEWAY_REQUESTS: Record<string, unknown> = {
   createChatCompletion: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
   createResponse: { model: "sim", input: "Say hello." },
+  createMessage: { model: "sim", max_tokens: 256, messages: [{ role: "user", content: "Say hello." }] },
+  countMessageTokens: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
 };
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
@@ -307,6 +313,6 @@ describe("every documented operation against the running server", () => {
         checked.invalid++;
       }
     }
-    expect(checked.operations).toBe(24);
+    expect(checked.operations).toBe(28);
   }, 120_000);
 });

@@ -3,10 +3,13 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
+import { anthropicGatewayRoutes } from "./anthropic-gateway/index.ts";
+import { isMessagesPath, messagesErrorResponse } from "./anthropic-gateway/messages-error.ts";
 import { bearerAuth } from "./auth.ts";
 import { limitBody, readUnreadBody } from "./body-limit.ts";
 import { createRouter, registerSecuritySchemes } from "./contract.ts";
 import type { FailureLog } from "./failure-log.ts";
+import { gatewayTurnOptions } from "./gateway-turn-options.ts";
 import { errorResponse } from "./http-error.ts";
 import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
@@ -17,11 +20,17 @@ import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { systemRoutes } from "./routes/system.ts";
 import { threadRoutes } from "./routes/threads.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 const GATEWAY_BODY_LIMIT = 64 * 1024 * 1024;
-const GATEWAY_PATHS = new Set(["/v1/chat/completions", "/v1/responses"]);
+const GATEWAY_PATHS = new Set([
+  "/v1/chat/completions",
+  "/v1/responses",
+  "/v1/messages",
+  "/v1/messages/count_tokens",
+]);
 
 /**
  * The hono app: REST API under /v1, health, metrics, the OpenAPI document, and the dashboard at `/`.
@@ -32,7 +41,10 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   registerSecuritySchemes(app);
   // Before every route: a body left unread by its answer is read, so its connection stays usable.
   app.use("*", readUnreadBody(4 * DEFAULT_BODY_LIMIT));
-  app.onError((error, context) => errorResponse(error, context));
+  // Anthropic clients read errors in Anthropic's shape, a refused token included.
+  app.onError((error, context) =>
+    isMessagesPath(context.req.path) ? messagesErrorResponse(error, context) : errorResponse(error, context),
+  );
   app.notFound((context) =>
     errorResponse(
       new LongrunError("not_found", `no route ${context.req.method} ${context.req.path}`),
@@ -57,9 +69,12 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.route("/v1/runs", runRoutes(deps));
   app.route("/v1/approvals", approvalRoutes(deps));
   app.route("/v1/models", modelRoutes(deps));
-  // POST /v1/chat/completions and /v1/responses; their GET /v1/models is the route above.
-  app.route("/v1", openAiGatewayRoutes(deps));
+  // POST /v1/chat/completions, /v1/responses and /v1/messages (Anthropic); GET /v1/models is the route above.
+  const gatewayOptions = gatewayTurnOptions(deps);
+  app.route("/v1", openAiGatewayRoutes(deps, gatewayOptions));
+  app.route("/v1", anthropicGatewayRoutes(deps, gatewayOptions));
   app.route("/v1/ops", opsRoutes(deps, failures));
+  app.route("/v1/tokens", tokenRoutes(deps));
   registerWebSocketRoute(app);
 
   // Unknown API paths are JSON 404s, not the dashboard's index.html served by the catch-all below.

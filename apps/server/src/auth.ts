@@ -3,16 +3,26 @@ import type { Store } from "@longrun/store";
 import type { MiddlewareHandler } from "hono";
 import { bearerToken } from "./bearer-token.ts";
 
-export type AuthEnv = { Variables: { tenantId: string } };
+/** What a request's token says: its tenant, its key (for revocation) and whether it is an admin key. */
+export type AuthEnv = { Variables: { tenantId: string; keyId: string; admin: boolean } };
 
-/** Bearer tokens, stored hashed, each bound to one tenant; `?token=` is accepted for the dashboard. */
+/**
+ * Bearer tokens, stored hashed, each bound to one tenant. The same token is accepted in `x-api-key`
+ * (Anthropic clients send their key there) and as `?token=` for the dashboard. Every request is
+ * checked against the store (no cache), so a revoked key is refused by every instance at once.
+ */
 export function bearerAuth(store: Store): MiddlewareHandler<AuthEnv> {
   return async (context, next) => {
-    const token = bearerToken(context.req.header("authorization")) ?? context.req.query("token");
+    const token =
+      bearerToken(context.req.header("authorization")) ??
+      (context.req.header("x-api-key")?.trim() || undefined) ??
+      context.req.query("token");
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const key = await store.apiKeys.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
     context.set("tenantId", key.tenantId);
+    context.set("keyId", key.keyId);
+    context.set("admin", key.admin);
     await next();
   };
 }

@@ -95,8 +95,15 @@ export const BODY_ERRORS = {
   415: "a body was sent with a content type other than application/json",
 } as const;
 
-/** Both bearer schemes: the header, or `?token=` for the dashboard and browsers' WebSocket. */
-export const BEARER: Array<Record<string, string[]>> = [{ bearer: [] }, { queryToken: [] }];
+/**
+ * The token schemes: the bearer header, Anthropic clients' `x-api-key` header, or `?token=` for the
+ * dashboard and browsers' WebSocket.
+ */
+export const BEARER: Array<Record<string, string[]>> = [
+  { bearer: [] },
+  { apiKeyHeader: [] },
+  { queryToken: [] },
+];
 
 /** Registers the schemes named by BEARER on an app's document. */
 export function registerSecuritySchemes(app: OpenAPIHono<AuthEnv>): void {
@@ -104,6 +111,13 @@ export function registerSecuritySchemes(app: OpenAPIHono<AuthEnv>): void {
     type: "http",
     scheme: "bearer",
     description: "A tenant's token (`longrun token create --tenant T`); each token sees only its tenant.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "apiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "x-api-key",
+    description:
+      "The same token in the header Anthropic clients send it in (Claude Code's ANTHROPIC_API_KEY).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "queryToken", {
     type: "apiKey",

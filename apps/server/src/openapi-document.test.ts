@@ -121,7 +121,7 @@ describe("the OpenAPI document", () => {
         if ((op.security ?? []).length > 0) expect(statuses, where).toContain("401");
       }
     }
-    expect(ids.size).toBe(24);
+    expect(ids.size).toBe(28);
   });
 
   it("declares every query parameter with its bounds", () => {
@@ -205,10 +205,12 @@ describe("the SDK against the document", () => {
       .filter((operationId) => !called.has(operationId))
       .sort();
     // Metrics and readiness are for Prometheus and orchestrators, the document for tools; the SDK
-    // opens the WebSocket through its connection, not as a REST call; the OpenAI-compatible gateway is
-    // called with the OpenAI SDK (or any client of that API), not with longrun's.
+    // opens the WebSocket through its connection, not as a REST call; the gateway is called with the
+    // OpenAI and Anthropic SDKs (or any client of those APIs), not with longrun's.
     expect(uncalled).toEqual([
+      "countMessageTokens",
       "createChatCompletion",
+      "createMessage",
       "createResponse",
       "getMetrics",
       "getOpenApiDocument",

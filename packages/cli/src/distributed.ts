@@ -18,6 +18,7 @@ import {
   startProcessWorker,
 } from "./compose.ts";
 import { type Config, ConfigError } from "./config/load-config.ts";
+import { acquireDataDirLock } from "./data-dir-lock.ts";
 import { preflight } from "./preflight.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
@@ -116,22 +117,36 @@ export function redisDataLoss(redis: Redis, prefix: string): () => Promise<boole
   };
 }
 
-/** Checks every dependency, then connects: a process that starts can reach all it needs. */
+/**
+ * Checks every dependency, registers on the data dir (shared with the other serve and worker processes,
+ * refused while an embedded server runs it), then connects: a process that starts can reach all it needs.
+ */
 async function connectChecked(config: Config, role: "serve" | "worker") {
   const store = await preflight(config, role, () => openLog(config));
-  return connectDistributed(config, async () => store);
+  const lock = await acquireDataDirLock(config.dataDir, role).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  try {
+    return { ...(await connectDistributed(config, async () => store)), lock };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
 }
 
 /** `longrun serve`: the API and gateway; jobs run on `longrun worker` processes. */
 export async function startServe(config: Config) {
-  const { infra, redis } = await connectChecked(config, "serve");
+  const { infra, redis, lock } = await connectChecked(config, "serve");
   const runtime = buildRuntime(infra, config);
   const maintenance = startProcessMaintenance(runtime, config, {
     embedded: false,
     jobsLost: redisDataLoss(redis, config.queuePrefix),
   });
   // LONGRUN_TOKEN is registered for the default tenant, as in embedded mode (else: `longrun token create`).
-  if (config.token) await ensureToken(infra.store, config.dataDir, config.token);
+  const operator = config.token
+    ? await ensureToken(infra.store, config.dataDir, config.token, "serve")
+    : null;
   const api = await startApi(infra, runtime, config, "distributed", async () => ({
     database: await infra.store.ping().then(
       () => true,
@@ -145,6 +160,7 @@ export async function startServe(config: Config) {
   }));
   return {
     url: api.url,
+    notices: [...lock.notices, ...(operator?.notices ?? [])],
     async close() {
       await api.stop();
       await maintenance.stop();
@@ -152,6 +168,7 @@ export async function startServe(config: Config) {
       await infra.bus.close();
       await infra.store.close();
       redis.disconnect();
+      await lock.release();
     },
   };
 }
@@ -159,8 +176,8 @@ export async function startServe(config: Config) {
 /** `longrun worker`: processes agent steps and compactions from BullMQ. */
 export async function startDistributedWorker(
   config: Config,
-): Promise<{ worker: RunningWorker; close(): Promise<void> }> {
-  const { infra, redis } = await connectChecked(config, "worker");
+): Promise<{ worker: RunningWorker; notices: string[]; close(): Promise<void> }> {
+  const { infra, redis, lock } = await connectChecked(config, "worker");
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
   const maintenance = startProcessMaintenance(runtime, config, {
@@ -169,12 +186,14 @@ export async function startDistributedWorker(
   });
   return {
     worker,
+    notices: lock.notices,
     async close() {
       await maintenance.stop();
       await worker.close(config.workerDrainMs);
       await infra.bus.close();
       await infra.store.close();
       redis.disconnect();
+      await lock.release();
     },
   };
 }

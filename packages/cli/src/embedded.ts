@@ -17,6 +17,7 @@ import {
   startProcessWorker,
 } from "./compose.ts";
 import type { Config } from "./config/load-config.ts";
+import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
 
@@ -25,6 +26,8 @@ export interface EmbeddedInstance {
   token: string;
   dashboardUrl: string;
   simModelUrl: string | null;
+  /** Lines worth printing at start: stale data-dir locks taken over, previous tokens revoked. */
+  notices: string[];
   /**
    * This process's runtime (run control, coordinator, deps), for an embedder in the same process that
    * must act as the runtime itself would, with its events on this server's bus.
@@ -39,6 +42,17 @@ export interface EmbeddedInstance {
  */
 export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
   await mkdir(config.dataDir, { recursive: true });
+  // Before anything runs: a second process on this data dir would take this one's runs.
+  const lock = await acquireDataDirLock(config.dataDir, "start");
+  try {
+    return await startOnLockedDir(config, lock);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function startOnLockedDir(config: Config, lock: DataDirLock): Promise<EmbeddedInstance> {
   const sim = config.modelEndpoint ? null : await startSimModel({ port: 0 });
   const endpoint = config.modelEndpoint ?? {
     baseURL: (sim as NonNullable<typeof sim>).baseURL,
@@ -56,7 +70,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
     model,
   };
   const runtime = buildRuntime(infra, config);
-  const token = await ensureToken(store, config.dataDir, config.token);
+  const { token, notices } = await ensureToken(store, config.dataDir, config.token, "start");
   const worker = await startProcessWorker(infra, runtime, config, "embedded");
   // A restart on the same data dir: runs that were moving have no job in the new in-process queue.
   const maintenance = startProcessMaintenance(runtime, config, { embedded: true });
@@ -71,6 +85,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
     token,
     dashboardUrl: `${api.url}/?token=${encodeURIComponent(token)}`,
     simModelUrl: sim?.url ?? null,
+    notices: [...lock.notices, ...notices],
     runtime,
     async close() {
       await api.stop();
@@ -79,6 +94,7 @@ export async function startEmbedded(config: Config): Promise<EmbeddedInstance> {
       await infra.bus.close();
       await store.close();
       await sim?.close();
+      await lock.release();
     },
   };
 }

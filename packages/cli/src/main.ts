@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import { commandHelp, mainHelp } from "./config/help.ts";
 import { type Config, ConfigError, loadConfig } from "./config/load-config.ts";
 import type { ConfigCommand } from "./config/variables.ts";
@@ -41,6 +40,7 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       // Checked (and the database migrated) before anything listens; startEmbedded reopens the file.
       await (await preflight(settings, "start", () => openLog(settings))).close();
       const instance = await startEmbedded(settings);
+      for (const notice of instance.notices) console.log(notice);
       console.log(`longrun is running (embedded mode${instance.simModelUrl ? ", sim model" : ""})`);
       console.log(`  dashboard: ${instance.dashboardUrl}`);
       console.log(`  API:       ${instance.url}/v1   (Authorization: Bearer ${instance.token})`);
@@ -52,6 +52,7 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       const settings = config();
       const { startServe } = await import("./distributed.ts");
       const server = await startServe(settings);
+      for (const notice of server.notices) console.log(notice);
       console.log(`longrun server listening on ${server.url}`);
       onSignal(() => server.close());
       return RUNNING;
@@ -60,26 +61,21 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       const settings = config();
       const { startDistributedWorker } = await import("./distributed.ts");
       const worker = await startDistributedWorker(settings);
+      for (const notice of worker.notices) console.log(notice);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
       onSignal(() => worker.close());
       return RUNNING;
     }
     case "token": {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        options: { tenant: { type: "string" } },
-        allowPositionals: true,
-      });
-      if (positionals[0] !== "create" || positionals.length > 1) {
-        console.error(
-          `unknown token command: ${positionals.join(" ") || "(none)"}\n\n${commandHelp("token")}`,
-        );
-        return 2;
-      }
-      const settings = config();
-      const { createTokenCommand } = await import("./token-command.ts");
-      console.log(await createTokenCommand(settings, values.tenant ?? "default"));
-      return 0;
+      const { runTokenCommand } = await import("./token-command.ts");
+      return runTokenCommand(rest, config);
+    }
+    case "follow": {
+      const { runFollowCommand } = await import("./follow/command.ts");
+      const following = await runFollowCommand(rest);
+      process.once("SIGINT", () => following.close());
+      process.once("SIGTERM", () => following.close());
+      return following.done;
     }
     case "sim": {
       const { startSimCommand } = await import("./sim-command.ts");

@@ -15,7 +15,7 @@ export interface HttpOptions {
 export type QueryValue = string | number | undefined;
 
 export interface RequestInput {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   query?: Record<string, QueryValue>;
   body?: unknown;

@@ -1,5 +1,7 @@
 import {
   type Agent,
+  type ApiKey,
+  ApiKeyList,
   ApprovalBody,
   ApprovalInbox,
   ApprovalInboxQuery,
@@ -22,6 +24,7 @@ import {
   OpsView,
   PostMessageBody,
   PostMessageResult,
+  RevokedApiKey,
   type Run,
   RunResult,
   SpawnBody,
@@ -37,7 +40,7 @@ import { type HttpOptions, type QueryValue, requestJson } from "./http.ts";
 
 /** One operation of the API as the SDK calls it: the protocol schemas of its request and answer. */
 export interface RestEndpoint {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   /** OpenAPI path template: `{name}` segments are filled from the call's params. */
   path: string;
   query?: z.ZodType;
@@ -102,6 +105,8 @@ export const restEndpoints = {
     response: HistoryView,
   },
   getOps: { method: "GET", path: "/v1/ops", response: OpsView },
+  listTokens: { method: "GET", path: "/v1/tokens", response: ApiKeyList },
+  revokeToken: { method: "DELETE", path: "/v1/tokens/{id}", response: RevokedApiKey },
   listModels: { method: "GET", path: "/v1/models", response: ModelList },
   getHealth: { method: "GET", path: "/healthz", response: Health },
 } as const satisfies Record<string, RestEndpoint>;
@@ -147,6 +152,8 @@ export interface RestApi {
   };
   models: { list(): Promise<ModelInfo[]> };
   ops: { get(): Promise<OpsView> };
+  /** Bearer-token keys (admin tokens only): every tenant's, and revocation, effective on every server at once. */
+  tokens: { list(): Promise<ApiKey[]>; revoke(keyId: string): Promise<ApiKey> };
   health(): Promise<Health>;
 }
 
@@ -203,6 +210,10 @@ export function createRestApi(http: HttpOptions): RestApi {
     },
     models: { list: async () => (await call("listModels")).data },
     ops: { get: () => call("getOps") },
+    tokens: {
+      list: async () => (await call("listTokens")).tokens,
+      revoke: async (keyId) => (await call("revokeToken", { params: { id: keyId } })).token,
+    },
     health: () => call("getHealth"),
   };
 }

@@ -2,7 +2,7 @@ import type { ChatMessage, ToolCall } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
 import { classifyTool, defaultToolClassification, type ToolClassification } from "./classify.ts";
 import { describeCall, describeResult } from "./describe-call.ts";
-import { resultOutcome } from "./ledger/result-outcome.ts";
+import { callOutcome } from "./ledger/call-outcome.ts";
 import { memoized, type ReductionCache } from "./reductions.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
@@ -58,7 +58,7 @@ function traceGroupAt(
 function recordLine(call: ToolCall, result: ProjectionItem | undefined): string {
   const text = contentText(result?.message.content ?? null);
   // A result recorded "ok" by a harness that cannot tell may still say it failed: keep what it said.
-  const outcome = resultOutcome(text, result?.status, { readOnly: true });
+  const outcome = callOutcome(call, text, result?.status);
   if (outcome.failed) {
     const code = outcome.exitCode === null ? "" : ` exit ${outcome.exitCode}`;
     return `- ${describeCall(call)} (error${code}: ${outcome.line || "no output"})`;

@@ -11,15 +11,35 @@ import { thresholds } from "./thresholds.ts";
 export const LEDGER_BUDGET = { share: 0.06, floorTokens: 480, floorShare: 0.08, maxTokens: 4_000 } as const;
 
 /**
- * Where a compaction aims the context: half the window (two thirds of the trigger without one), so
- * the agent has a quarter of the window to work in before the next compaction. The fixed overhead —
+ * Where a compaction aims the context: a fifth of the window (two thirds of the trigger without one),
+ * so the agent has more than half the window to work in before the next compaction. Every call until
+ * then reads the compacted prefix again (from cache, at a tenth of the input price), and a compaction
+ * that lands just under the trigger buys a step or two for the price of a summary call and a rewrite
+ * of the whole request: the smaller it lands, the more calls share its cost. The fixed overhead —
  * tool definitions, system prompt, summary, ledger, restored files — is budgeted against it as a
  * whole: restored files get what the rest leaves, within their own cap.
  */
-export const POST_COMPACTION_SHARE = 0.45;
+export const POST_COMPACTION_SHARE = 0.2;
 
-/** What the kept-tail budget reserves for the summarizer's text, as a share of the window. */
-export const SUMMARY_ALLOWANCE_SHARE = 0.1;
+/**
+ * The summarizer's output budget: 2 % of the window, at least 400 tokens (a summary with its six
+ * sections needs that much; 5 % of an 8k window) and at most 4,096. Output is priced at four times
+ * input, and the working state that must survive exactly (files, commands, errors, plan) is in the
+ * ledger beside it: the summary carries the narrative.
+ */
+export const SUMMARY_BUDGET = { share: 0.02, floorTokens: 400, maxTokens: 4_096 } as const;
+
+/** The summary's token budget (see SUMMARY_BUDGET): 400 at 8k and 16k, 1,280 at 64k. */
+export function summaryBudgetTokens(profile: Partial<ModelProfile>): number {
+  const { limitTokens } = thresholds(profile);
+  const window = profile.maxInputTokens ?? limitTokens;
+  const share = Math.floor(window * SUMMARY_BUDGET.share);
+  return Math.min(
+    SUMMARY_BUDGET.maxTokens,
+    Math.floor(limitTokens / 4),
+    Math.max(SUMMARY_BUDGET.floorTokens, share),
+  );
+}
 
 /** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 768 at 16k, 3,594 at 64k. */
 export function ledgerBudgetTokens(profile: Partial<ModelProfile>): number {
@@ -51,6 +71,23 @@ export function maxKeptTokens(profile: Partial<ModelProfile>, overheadTokens: nu
     Math.floor(postCompactionTargetTokens(profile) / ESTIMATE_PAD) -
     overheadTokens -
     ledgerBudgetTokens(profile) -
-    Math.floor(window * SUMMARY_ALLOWANCE_SHARE);
+    summaryBudgetTokens(profile);
   return Math.max(thresholds(profile).keepTokens ?? 0, left);
+}
+
+/**
+ * What a compaction is expected to leave (padded like an estimate): the fixed overhead, the summary
+ * and ledger budgets and the kept tail — `tailTokens` when the cut is known (`cut: true`), else at
+ * most the kept-tail budget of the raw part's `tailTokens`.
+ */
+export function expectedCompactedTokens(
+  profile: Partial<ModelProfile>,
+  overheadTokens: number,
+  tailTokens: number,
+  cut = false,
+): number {
+  const kept = maxKeptTokens(profile, overheadTokens);
+  const tail = kept === null || cut ? tailTokens : Math.min(kept, tailTokens);
+  const fixed = overheadTokens + ledgerBudgetTokens(profile) + summaryBudgetTokens(profile);
+  return Math.ceil((fixed + tail) * ESTIMATE_PAD);
 }

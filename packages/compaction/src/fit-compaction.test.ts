@@ -67,7 +67,7 @@ function setup(facts: StoredMessage[], profile: Partial<ModelProfile>) {
     now: 10_000,
     tokenizer,
   };
-  const plan = planCompaction(input, { timeZone: "UTC" });
+  const plan = planCompaction(input, { timeZone: "UTC", noProgress: "plan" });
   if (!plan) throw new Error("expected a plan");
   const retained = facts.filter((fact) => fact.seq >= plan.cutoffIndex);
   const draft = (fields: FittedFields): CompactionEvent => ({
@@ -139,7 +139,7 @@ describe("fitCompaction", () => {
   });
 
   it("gives restored files only what the post-compaction target leaves", () => {
-    const profile = { maxInputTokens: 8_000 };
+    const profile = { maxInputTokens: 16_000 };
     const { plan, measure } = setup(session(12), profile);
     const base = {
       plan,
@@ -154,7 +154,7 @@ describe("fitCompaction", () => {
     const roomy = fitCompaction({ ...base, summaryText: "Short summary." });
     expect(roomy.fields.restored.map((item) => item.path)).toEqual(["src/a.ts", "src/b.ts"]);
     expect(roomy.fields.restored.every((item) => item.fitted === true)).toBe(true);
-    // The same files, but the summary already fills the half-window target: nothing is restored.
+    // The same files, but the summary already fills the fifth-of-a-window target: nothing is restored.
     const tight = fitCompaction({ ...base, summaryText: "Long summary line.\n".repeat(900) });
     expect(tight.fields.restored).toEqual([]);
     expect(tight.fields.shrunk.map((shrink) => shrink.what)).toEqual([]);

@@ -60,7 +60,9 @@ const MIN_RESTORED_FILE_TOKENS = 100;
  * verbatim part alone is over the limit.
  */
 export function fitCompaction(input: FitCompactionInput): CompactionFit {
-  return fitWith(input, (text, ledgerText) => buildSummaryMessage(text, input.plan.summaryMeta, ledgerText));
+  return fitWith(input, (text, ledgerText) =>
+    buildSummaryMessage(text, input.plan.summaryMeta, ledgerText, input.ledger),
+  );
 }
 
 /** Input of refitCompaction: the compaction in force instead of a plan and a summarizer's answer. */

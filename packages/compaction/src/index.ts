@@ -22,7 +22,20 @@ export {
   ledgerBudgetTokens,
   POST_COMPACTION_SHARE,
   postCompactionTargetTokens,
+  SUMMARY_BUDGET,
+  summaryBudgetTokens,
 } from "./compaction-budget.ts";
+export {
+  type CompactionNeed,
+  compactionEconomy,
+  DEFAULT_PRICES,
+  type EconomyInput,
+  type EconomyVerdict,
+  isNoProgress,
+  MIN_COMPACTION_PROGRESS,
+  type TokenPrices,
+} from "./compaction-economy.ts";
+export type { CompactionDecision } from "./compaction-need.ts";
 export { type Cutoff, type CutoffOptions, selectCutoff } from "./cutoff.ts";
 export { describeCall, describeResult } from "./describe-call.ts";
 export {
@@ -33,6 +46,7 @@ export {
   type RefitCompactionInput,
   refitCompaction,
 } from "./fit-compaction.ts";
+export { unshownOutcomes } from "./ledger/outcome-check.ts";
 export {
   LEDGER_FOOTER,
   LEDGER_HEADER,
@@ -66,6 +80,7 @@ export {
 export {
   type CompactionPlan,
   type CompactionPlanOptions,
+  type CompactionProgress,
   compactionFields,
   planCompaction,
 } from "./plan-compaction.ts";
@@ -110,6 +125,12 @@ export {
   rawKey,
 } from "./stable.ts";
 export { rebuildMemo } from "./stable-fold.ts";
+export {
+  type AgentRequest,
+  buildContinuationRequest,
+  type ContinuationInput,
+  continuationInstruction,
+} from "./summary-continuation.ts";
 export {
   buildSummaryMessage,
   SUMMARY_HEADER,

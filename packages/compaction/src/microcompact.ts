@@ -1,5 +1,5 @@
 import { contentText } from "@longrun/protocol";
-import { resultOutcome } from "./ledger/result-outcome.ts";
+import { callOf, callOutcome } from "./ledger/call-outcome.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -74,7 +74,8 @@ export function clearOlderResults(
     if (item.message.role !== "tool" || keepFrom[index] || item.locked || item.mark !== "raw") return item;
     const text = contentText(item.message.content);
     if (text.length < MIN_CLEARED_CHARS) return item;
-    const outcome = resultOutcome(text, item.status);
+    // Read as the ledger reads it (in its call's scope), so the marker keeps what the ledger calls a failure.
+    const outcome = callOutcome(callOf(items, index), text, item.status);
     const failure = outcome.failed ? outcome.line || `exit ${outcome.exitCode ?? "unknown"}` : "";
     const message = { ...item.message, content: clearedMarker(text.length, options.why, failure) };
     const tokens = estimateMessageTokens(message, options.tokenizer);

@@ -1,17 +1,20 @@
 import type { ChatMessage, CompactionEvent, CompactionStrategy, StoredMessage } from "@longrun/protocol";
 import { resolveBoundary } from "./boundary.ts";
-import { maxKeptTokens } from "./compaction-budget.ts";
+import { expectedCompactedTokens, maxKeptTokens, summaryBudgetTokens } from "./compaction-budget.ts";
+import { isNoProgress } from "./compaction-economy.ts";
 import { selectCutoff } from "./cutoff.ts";
 import { splitPrefixSystem } from "./fork-system.ts";
 import { type LedgerSource, ledgerSources } from "./ledger/update-ledger.ts";
-import type { ProjectionInput } from "./project.ts";
+import { type Projection, type ProjectionInput, project } from "./project.ts";
 import { repairToolPairs } from "./repair.ts";
 import { sanitizeMessages } from "./sanitize.ts";
+import { buildContinuationRequest } from "./summary-continuation.ts";
 import { buildSummaryMessage, type SummaryMeta, summaryTextOf } from "./summary-message.ts";
-import { buildSummaryRequest, type SummaryRequest } from "./summary-request.ts";
+import { buildSummaryRequest, type SummaryKind, type SummaryRequest } from "./summary-request.ts";
 import { thresholds } from "./thresholds.ts";
 import { toChatMessages } from "./to-chat.ts";
-import { estimateMessageTokens, estimateToolsTokens } from "./tokenizer.ts";
+import { estimateMessageTokens, estimateStoredTokens, estimateToolsTokens } from "./tokenizer.ts";
+import { verifyProjection } from "./verify.ts";
 
 /** Extra input of planCompaction beyond the projection input. */
 export interface CompactionPlanOptions {
@@ -27,6 +30,30 @@ export interface CompactionPlanOptions {
    * so a prefix that fills the window does not make the sub-agent's context unshrinkable.
    */
   foldPrefix?: boolean;
+  /**
+   * "standalone": the summarizer gets its own request (a different summarizer model shares no cache
+   * with the agent's). Default "continuation": the agent's own request plus the instruction, falling
+   * back to standalone when it would not fit the summarizer's window.
+   */
+  form?: "continuation" | "standalone";
+  /** The projection of `input` the agent would get now (computed when absent). */
+  projection?: Projection;
+  /**
+   * "skip" (default): no plan (null) when the compaction would make no progress (isNoProgress) and the
+   * deterministic projection fits the limit — the agent goes on with that instead. "plan": return the
+   * plan anyway, `progress` says so (a caller that reports the skip itself).
+   */
+  noProgress?: "skip" | "plan";
+}
+
+/** What a compaction is expected to achieve, measured before the summary call. */
+export interface CompactionProgress {
+  /** Pressure of the request the agent would send without it. */
+  tokensBefore: number;
+  /** Expected pressure after it (overhead, summary and ledger budgets, the kept tail). */
+  expectedTokensAfter: number;
+  /** It would save less than MIN_COMPACTION_PROGRESS of the request. */
+  noProgress: boolean;
 }
 
 /** What a runner needs to summarize and then persist a compaction event. */
@@ -43,11 +70,14 @@ export interface CompactionPlan {
   ledgerSources: LedgerSource[];
   request: SummaryRequest;
   summaryMeta: SummaryMeta;
+  progress: CompactionProgress;
 }
 
 /**
- * Chooses the cutoff and builds the summarizer request (sanitized, repaired, bounded, previous
- * summary folded in). Null when there is nothing before the cut to summarize.
+ * Chooses the cutoff and builds the summarizer request: the agent's own request continued (see
+ * buildContinuationRequest), or a standalone one (sanitized, repaired, bounded, previous summary
+ * folded in). Null when there is nothing before the cut to summarize, or (see `noProgress`) when
+ * it would save less than a fifth of the request and the deterministic projection fits.
  */
 export function planCompaction(
   input: ProjectionInput,
@@ -91,19 +121,54 @@ export function planCompaction(
     }),
   ];
   const limits = thresholds(profile);
-  const request = buildSummaryRequest({
-    messages: summarized,
-    kind: strategy === "partial" ? "prefix" : "segment",
-    // The summarizer folds in the previous summary without its ledger: the summary never depends on it.
-    previousSummary: compaction ? summaryTextOf(compaction.summaryMessage) : null,
-    now: input.now,
-    timeZone: options.timeZone,
-    tokenizer,
-    messageTokens,
-    windowTokens: options.summarizerWindowTokens ?? limits.limitTokens,
-    maxOutputTokens: options.summarizerMaxOutputTokens ?? Math.min(4_096, Math.floor(limits.limitTokens / 4)),
-    ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
-  });
+  const kind: SummaryKind = strategy === "partial" ? "prefix" : "segment";
+  const maxOutputTokens = options.summarizerMaxOutputTokens ?? summaryBudgetTokens(profile);
+  const projection = options.projection ?? project(input);
+  const keptIds = new Set(cut.kept.map((fact) => fact.id));
+  const firstKept = projection.continuation.sourceIds.findIndex((id) => id !== null && keptIds.has(id));
+  const continuation =
+    options.form === "standalone"
+      ? null
+      : buildContinuationRequest({
+          agentRequest: projection.continuation,
+          tools: input.tools ?? [],
+          keptMessages: firstKept < 0 ? 0 : projection.continuation.messages.length - firstKept,
+          kind,
+          now: input.now,
+          timeZone: options.timeZone,
+          tokenizer,
+          windowTokens: options.summarizerWindowTokens ?? profile.maxInputTokens ?? limits.limitTokens,
+          maxOutputTokens,
+          ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
+        });
+  const request =
+    continuation ??
+    buildSummaryRequest({
+      messages: summarized,
+      kind,
+      // The summarizer folds in the previous summary without its ledger: the summary never depends on it.
+      previousSummary: compaction ? summaryTextOf(compaction.summaryMessage) : null,
+      now: input.now,
+      timeZone: options.timeZone,
+      tokenizer,
+      messageTokens,
+      windowTokens: options.summarizerWindowTokens ?? limits.limitTokens,
+      maxOutputTokens,
+      ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
+    });
+  const progress: CompactionProgress = {
+    tokensBefore: projection.tokens,
+    expectedTokensAfter: 0,
+    noProgress: false,
+  };
+  const keptTokens =
+    cut.kept.reduce(
+      (sum, fact) => sum + (fact.tokenCount > 0 ? fact.tokenCount : estimateStoredTokens(fact, tokenizer)),
+      0,
+    ) + (cut.pinned ? estimateMessageTokens(cut.pinned, tokenizer) : 0);
+  progress.expectedTokensAfter = expectedCompactedTokens(profile, overhead, keptTokens, true);
+  progress.noProgress = isNoProgress(progress.tokensBefore, progress.expectedTokensAfter);
+  if (progress.noProgress && options.noProgress !== "plan" && verifyProjection(projection).ok) return null;
   const first = cut.toSummarize[0];
   const last = cut.toSummarize[cut.toSummarize.length - 1];
   return {
@@ -118,6 +183,7 @@ export function planCompaction(
       ...ledgerSources(cut.toSummarize),
     ],
     request,
+    progress,
     summaryMeta: {
       strategy,
       summarizedMessages: cut.toSummarize.length + prefix.length,

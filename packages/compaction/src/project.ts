@@ -6,12 +6,14 @@ import type {
   StoredMessage,
 } from "@longrun/protocol";
 import { PROFILE_DEFAULTS } from "@longrun/protocol";
-import { type AssembledRaw, assembleHeader, assembleRaw, type RepairReport } from "./assemble.ts";
+import { assembleHeader, assembleRaw, type RepairReport } from "./assemble.ts";
 import type { Boundary } from "./boundary.ts";
 import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
+import { type CompactionDecision, decideCompaction } from "./compaction-need.ts";
 import { clearOlderResults, lastActivityOf, microcompact } from "./microcompact.ts";
-import { estimateReasoningTokens, measurePressure, type UsageAnchor } from "./pressure.ts";
+import { measurePressure } from "./pressure.ts";
+import { projectionReason } from "./projection-reason.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
 import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
@@ -27,6 +29,7 @@ import {
   type StageReport,
   type StageRuns,
 } from "./types.ts";
+import { usageAnchor } from "./usage-anchor.ts";
 
 export type { StageReport } from "./types.ts";
 
@@ -88,31 +91,20 @@ export interface Projection {
   repair: RepairReport;
   /** Tokens of tool definitions included in `tokens`. */
   toolsTokens: number;
+  /**
+   * Why LLM compaction is asked for (`needsCompaction`): "must" (over the trigger after the deterministic
+   * stages) or "cheaper" (the cost model), with the saving expected; null when it is not.
+   */
+  compactionNeed: CompactionDecision | null;
+  /**
+   * The request extending the previous call's byte for byte — messages already sent in the form they
+   * were sent, new ones as assembled (cache-stable mode; otherwise the projection itself) — with its
+   * pressure, and per message the fact it was built from. A summary call continues it.
+   */
+  continuation: { messages: ChatMessage[]; sourceIds: (string | null)[]; tokens: number };
   /** Cache-stable mode only: the memo for the next call, and what happened to due reductions. */
   memo?: ProjectionMemo;
   rewrite?: RewriteReport;
-}
-
-function usageAnchor(
-  items: readonly ProjectionItem[],
-  raw: AssembledRaw,
-  compaction: CompactionEvent | null,
-  tokenizer: Tokenizer,
-): UsageAnchor | null {
-  const factsById = new Map(raw.facts.map((fact) => [fact.id, fact]));
-  for (let index = items.length - 1; index >= 0; index--) {
-    const sourceId = items[index]?.sourceId;
-    const fact = sourceId === undefined ? undefined : factsById.get(sourceId);
-    if (fact?.role !== "assistant" || !fact.usage) continue;
-    // Usage measured before the latest compaction describes a context that no longer exists.
-    if (compaction !== null && fact.createdAt < compaction.createdAt) return null;
-    const anchor: UsageAnchor = { index, usage: fact.usage };
-    if (fact.usage.reasoningTokens === undefined) {
-      anchor.estimatedReasoningTokens = estimateReasoningTokens(fact.providerState, tokenizer);
-    }
-    return anchor;
-  }
-  return null;
 }
 
 /**
@@ -185,6 +177,7 @@ export function project(input: ProjectionInput): Projection {
   let saved: StageSavings;
   const stages: StageReport[] = [];
   let stable: { memo: ProjectionMemo; rewrite: RewriteReport } | null = null;
+  let extension: { items: ProjectionItem[]; tokens: number } | null = null;
   /** Pressure after every reduction due (stable mode): what decides LLM compaction. */
   let fullyReduced = Number.POSITIVE_INFINITY;
   /** A rewrite needed to fit would buy too little room: LLM compaction comes now (chooseRewrite). */
@@ -224,7 +217,7 @@ export function project(input: ProjectionInput): Projection {
       horizonRun,
       clearRun: (items) => clearOlderResults(items, { tokenizer, keep: microcompactKeep, why: "rewrite" }),
     });
-    ({ items, tokens, saved, fullyReduced, compactionInstead } = result);
+    ({ items, tokens, saved, fullyReduced, compactionInstead, extension } = result);
     stages.push(...result.stages);
     stable = { memo: result.memo, rewrite: result.rewrite };
   }
@@ -240,9 +233,22 @@ export function project(input: ProjectionInput): Projection {
     );
   }
   const all = [...header, ...items];
-  const needsCompaction =
-    compactionInstead ||
-    (tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens));
+  const decision = decideCompaction({
+    must:
+      compactionInstead ||
+      (tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens)),
+    profile,
+    tokenizer,
+    limits,
+    header,
+    raw: raw.items,
+    toolsTokens,
+    tokens,
+    resentTokens: stable?.rewrite.rewritten ? stable.rewrite.resentTokens : 0,
+    extensionTokens: extension?.tokens ?? tokens,
+  });
+  const needsCompaction = decision !== null;
+  const continued = extension === null ? all : [...header, ...extension.items];
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
   const reason = projectionReason({
     tokens,
@@ -251,6 +257,7 @@ export function project(input: ProjectionInput): Projection {
     needsCompaction,
     rewriteReason: stable?.rewrite.reason,
     compactionInstead,
+    decision,
   });
   return {
     messages: all.map((item) => item.message),
@@ -265,30 +272,15 @@ export function project(input: ProjectionInput): Projection {
     stages,
     needsCompaction,
     reason,
+    compactionNeed: decision,
+    continuation: {
+      messages: continued.map((item) => item.message),
+      sourceIds: continued.map((item) => item.sourceId ?? null),
+      tokens: extension?.tokens ?? tokens,
+    },
     boundary: raw.boundary,
     repair: raw.repair,
     toolsTokens,
     ...(stable ? stable : {}),
   };
-}
-
-/** Why the projection is what it is, in one line (Projection.reason). */
-function projectionReason(at: {
-  tokens: number;
-  limits: { triggerTokens: number; limitTokens: number };
-  ran: readonly string[];
-  needsCompaction: boolean;
-  rewriteReason: string | undefined;
-  compactionInstead: boolean;
-}): string {
-  const { tokens, limits, ran } = at;
-  if (at.compactionInstead) return `${tokens} tokens after the rewrite: ${at.rewriteReason}`;
-  if (at.needsCompaction) {
-    return `${tokens} tokens > trigger ${limits.triggerTokens} after ${ran.join(", ")}: LLM compaction needed`;
-  }
-  if (ran.length === 0) return `${tokens} tokens <= trigger ${limits.triggerTokens}`;
-  if (tokens > limits.triggerTokens) {
-    return `${tokens} tokens > trigger ${limits.triggerTokens}, within limit ${limits.limitTokens}: ${at.rewriteReason}`;
-  }
-  return `${tokens} tokens <= trigger ${limits.triggerTokens} after ${ran.join(", ")}`;
 }

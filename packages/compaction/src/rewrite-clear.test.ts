@@ -231,4 +231,31 @@ describe("clearOlderResults", () => {
     );
     expect(rewrite.removed).toBe("2 tool results cleared (831 chars)");
   });
+
+  it("keeps a failure the ledger sees in a command's output, read in its call's scope", () => {
+    const call: ProjectionItem = {
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "c",
+            type: "function",
+            function: { name: "bash", arguments: '{"command":"python t.py | tail"}' },
+          },
+        ],
+      },
+      mark: "raw",
+      tokens: 20,
+    };
+    const output = `<returncode>0</returncode>\n<output>\n${"step\n".repeat(80)}Traceback (most recent call last):\n  File "t.py", line 3\nKeyError: 'a'\n</output>`;
+    const cleared = clearOlderResults([call, item(output), item("x".repeat(400))], {
+      tokenizer,
+      keep: 1,
+      why: "rewrite",
+    });
+    expect(cleared.items[1]?.message.content).toBe(
+      `[older result cleared: ${output.length} chars; it failed: KeyError: 'a'; re-run the call if needed]`,
+    );
+  });
 });

@@ -48,6 +48,11 @@ export interface StableProjection {
   fullyReduced: number;
   /** A rewrite needed to fit would buy too little room, or too dearly: LLM compaction comes now. */
   compactionInstead: boolean;
+  /**
+   * The raw part as the cache last saw it (sent forms kept, new items as assembled) and its pressure:
+   * what extends the previous request byte for byte, as a summary call continues it.
+   */
+  extension: { items: ProjectionItem[]; tokens: number };
 }
 
 const sumOf = (list: readonly MemoSegment[]) => list.reduce((sum, segment) => sum + segment.item.tokens, 0);
@@ -73,6 +78,7 @@ export function stableProjection(input: StableInput): StableProjection {
       rawSum - sumOf(list),
     );
   let tokens = pressureOf(kept);
+  const extension = { items: kept.map((segment) => segment.item), tokens };
   let rewrite: RewriteReport = keptAsSent(intact, 0);
   /** Older results a rewrite cleared past its first change (null: none). */
   let cleared: StageReport | null = null;
@@ -216,5 +222,5 @@ export function stableProjection(input: StableInput): StableProjection {
   } else {
     stages.push(cleared ?? notRun("microcompact", tokens));
   }
-  return { items, tokens, saved, stages, memo, rewrite, fullyReduced, compactionInstead };
+  return { items, tokens, saved, stages, memo, rewrite, fullyReduced, compactionInstead, extension };
 }

@@ -1,6 +1,7 @@
-import type { ChatMessage, CompactionStrategy } from "@longrun/protocol";
+import type { ChatMessage, CompactionStrategy, Ledger } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
 import { LEDGER_FOOTER, LEDGER_HEADER } from "./ledger/render-ledger.ts";
+import { markUnverifiedClaims } from "./ledger/unverified-claims.ts";
 import type { Tokenizer } from "./tokenizer.ts";
 
 /** Facts about a compaction shown in its summary message header. */
@@ -18,12 +19,14 @@ export const SUMMARY_HEADER = "[Context summary — earlier conversation compact
 /**
  * The compaction event's summary_message: a user message (strict providers accept a user turn
  * right after the system prompt) that starts with SUMMARY_HEADER. The working-state ledger, when
- * given, is its own block after the summarizer's text, never inside it.
+ * given, is its own block after the summarizer's text, never inside it; with the ledger itself, a
+ * completion the text states that the ledger cannot cite is marked `[unverified: …]`.
  */
 export function buildSummaryMessage(
   text: string,
   meta: SummaryMeta,
   ledgerText: string | null = null,
+  ledger: Ledger | null = null,
 ): ChatMessage {
   const range =
     meta.firstSeq !== undefined && meta.lastSeq !== undefined ? `, seq ${meta.firstSeq}–${meta.lastSeq}` : "";
@@ -31,7 +34,7 @@ export function buildSummaryMessage(
     meta.strategy === "partial"
       ? "[End of summary. The messages after it are the recent conversation, verbatim.]"
       : "[End of summary. Nothing after it was kept verbatim; continue from the next step above.]";
-  const body = text.trim();
+  const body = ledger === null ? text.trim() : markUnverifiedClaims(text.trim(), ledger);
   const parts = [
     `${SUMMARY_HEADER}\n(${meta.strategy} compaction of ${meta.summarizedMessages} messages${range}; the full history is kept outside this context)`,
     ...(body ? [body] : []),

@@ -2,7 +2,7 @@ import type { ChatMessage } from "@longrun/protocol";
 import { contentText } from "@longrun/protocol";
 import { memoized } from "./reductions.ts";
 import { sanitizeMessages } from "./sanitize.ts";
-import { MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, type Tokenizer } from "./tokenizer.ts";
+import { MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 import { truncationMarker } from "./truncate.ts";
 
 /** "prefix": an earlier part, recent messages stay verbatim; "segment": the latest work, nothing kept. */
@@ -20,7 +20,7 @@ export interface SummaryRequestInput {
   tokenizer: Tokenizer;
   /** Input budget of the summarizer model (its window minus output reserve). */
   windowTokens: number;
-  /** Output budget asked of the summarizer. Default 4,096. */
+  /** Output budget asked of the summarizer. Default 4,096 (planCompaction passes summaryBudgetTokens). */
   maxOutputTokens?: number;
   model?: string;
   /**
@@ -31,12 +31,23 @@ export interface SummaryRequestInput {
   messageTokens?: readonly (number | null)[];
 }
 
-/** A Chat Completions request for the summarizer: no tools, text out. */
+/**
+ * A Chat Completions request for the summarizer, text out. `standalone`: its own system prompt and a
+ * rendered transcript, no tools. `continuation`: the agent's own request (same system prompt, tools and
+ * messages, so a provider's prefix cache serves it) with the instruction appended as the last user
+ * message and `tool_choice: "none"` (the tools stay for the cache, and cannot be called).
+ */
 export interface SummaryRequest {
   model?: string;
   messages: ChatMessage[];
   max_tokens: number;
   kind: SummaryKind;
+  form: "standalone" | "continuation";
+  /** Continuation: the agent's tool definitions, sent as they are. */
+  tools?: ToolSpec[];
+  tool_choice?: "none";
+  /** Continuation: leading messages identical to the agent's request (what a prefix cache can serve). */
+  cachedPrefixMessages?: number;
   /** Estimated input tokens. */
   inputTokens: number;
   /** Messages shortened or left out to fit the window. */
@@ -44,7 +55,8 @@ export interface SummaryRequest {
   omitted: number;
 }
 
-const SECTIONS = `Write the summary as plain text with these sections:
+/** The sections every summary has (both request forms ask for them). */
+export const SUMMARY_SECTIONS = `Write the summary as plain text with these sections:
 1. Task — what the user asked for, in their words where it matters, including later corrections.
 2. Decisions — choices made and why, constraints discovered.
 3. State of work — what is done (verified how) and what is NOT done; never call unfinished or unverified work complete.
@@ -60,7 +72,7 @@ export function summarySystemPrompt(kind: SummaryKind): string {
       : "the MOST RECENT SEGMENT of a long-running, tool-using agent's conversation. Nothing of it will be kept verbatim: your summary must carry the current state of work and the exact next step.";
   return `You are summarizing ${scope}
 You cannot call tools; answer with text only. Resolve relative dates ("yesterday", "next week") to absolute dates using the current local date given below. Keep file paths, identifiers, commands and error messages exact.
-${SECTIONS}`;
+${SUMMARY_SECTIONS}`;
 }
 
 // Building an Intl formatter costs about a millisecond; one per zone is plenty.
@@ -135,7 +147,8 @@ function renderedFromStored(message: ChatMessage, stored: number, tokenizer: Tok
 /** Counts of the fixed texts (system prompts, the outro) per tokenizer: the same on every request. */
 const fixedCounts = new WeakMap<Tokenizer, Map<string, number>>();
 
-function countOnce(tokenizer: Tokenizer, text: string): number {
+/** Tokens of a text that is the same on every request, counted once per tokenizer. */
+export function countOnce(tokenizer: Tokenizer, text: string): number {
   let counts = fixedCounts.get(tokenizer);
   if (!counts) {
     counts = new Map();
@@ -201,6 +214,7 @@ export function buildSummaryRequest(input: SummaryRequestInput): SummaryRequest 
     ],
     max_tokens: maxOutput,
     kind: input.kind,
+    form: "standalone",
     inputTokens: fixed + total,
     shortened,
     omitted,

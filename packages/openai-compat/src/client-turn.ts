@@ -1,7 +1,7 @@
 import type { NewMessage } from "@longrun/protocol";
 
-/** Which OpenAI API the client spoke. */
-export type ClientApi = "chat" | "responses";
+/** Which API the client spoke: OpenAI Chat Completions, OpenAI Responses or Anthropic Messages. */
+export type ClientApi = "chat" | "responses" | "messages";
 
 /** A function tool as the upstream Chat Completions API takes it. */
 export interface UpstreamTool {
@@ -45,6 +45,11 @@ export interface ClientTurn {
   stream: boolean;
   /** Chat: stream_options.include_usage. Responses always report usage. */
   includeUsage: boolean;
-  /** Responses `prompt_cache_key` (Codex sends its session id here). */
+  /** Responses `prompt_cache_key` (Codex sends its session id here; Claude Code's session id too). */
   promptCacheKey?: string;
+  /**
+   * Messages `clear_thinking_20251015`: only the last this many assistant turns keep their reasoning
+   * in the upstream request (undefined: all keep it).
+   */
+  keepReasoningTurns?: number;
 }

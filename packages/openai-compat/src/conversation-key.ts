@@ -22,14 +22,20 @@ function shortHash(text: string): string {
 
 /**
  * The session part of a conversation's key: an explicit header, the Responses `prompt_cache_key`
- * (Codex sends its session id), a session header (opencode's `x-session-id`), or else a hash of the
+ * (Codex sends its session id), a session header (opencode's `x-session-id`, Claude Code's
+ * `x-claude-code-session-id`), or else a hash of the
  * system text and the first item (stable because clients resend their whole history).
  */
 export function sessionKey(turn: ClientTurn, header: HeaderReader): ConversationKey {
   const explicit = header(CONVERSATION_HEADER)?.trim();
   if (explicit) return { key: `conversation:${explicit}`, source: "header" };
   if (turn.promptCacheKey) return { key: `cache:${turn.promptCacheKey}`, source: "prompt_cache_key" };
-  const session = (header("x-session-id") ?? header("session-id") ?? header("session_id"))?.trim();
+  const session = (
+    header("x-session-id") ??
+    header("session-id") ??
+    header("session_id") ??
+    header("x-claude-code-session-id")
+  )?.trim();
   if (session) return { key: `session:${session}`, source: "session" };
   const first = turn.items[0];
   return {

@@ -1,10 +1,19 @@
 import type { NewMessage } from "@longrun/protocol";
 import { textOf } from "./content.ts";
 
-/** Key order and whitespace of tool arguments vary between clients' re-serializations: compare the value. */
+/**
+ * Key order and whitespace of tool arguments vary between clients' re-serializations: compare the
+ * value. Top-level `false` and `null` arguments count as absent: clients fill in optional flags when
+ * they echo a call (Claude Code 2.1.197 adds `"replace_all": false` to every Edit it sends back).
+ */
 function canonicalArguments(text: string): string {
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return JSON.stringify(value);
+    const set = Object.entries(value as Record<string, unknown>).filter(
+      ([, argument]) => argument !== false && argument !== null,
+    );
+    return JSON.stringify(sortKeys(Object.fromEntries(set)));
   } catch {
     return text.trim();
   }

@@ -5,6 +5,12 @@ export {
   replayAnswer,
   type UpstreamChunk,
 } from "./answer.ts";
+export { messagesErrorBody } from "./anthropic/messages-errors.ts";
+export { InvalidMessagesRequest } from "./anthropic/messages-facts.ts";
+export { createMessagesStreamEncoder } from "./anthropic/messages-output.ts";
+export { CountTokensRequestBody, MessagesRequestBody } from "./anthropic/messages-request.ts";
+export type { AppliedContextEdit, PromptCacheFigures } from "./anthropic/messages-usage.ts";
+export { parseMessagesRequest } from "./anthropic/parse-messages-request.ts";
 export { type ApiErrorBody, apiErrorBody, CONTEXT_EXHAUSTED, contextExhaustedBody } from "./api-errors.ts";
 export { type ChatAnswerIdentity, chatCompletionBody, createChatStreamEncoder } from "./chat-output.ts";
 export { checkpointMarker, splitAtCheckpoint } from "./checkpoint.ts";

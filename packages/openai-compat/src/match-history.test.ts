@@ -44,6 +44,17 @@ describe("matchHistory", () => {
     expect(matchHistory(log, echoed)).toEqual({ kind: "extend", append: [], dropped: 0 });
   });
 
+  it("takes a call echoed with defaulted false or null flags for the same call, but not other changes", () => {
+    const echoed = [
+      user("task"),
+      call("c1", '{"path":"a.txt","n":1,"replace_all":false,"offset":null}'),
+      result("c1"),
+    ];
+    expect(matchHistory(log.slice(0, 3), echoed)).toEqual({ kind: "extend", append: [], dropped: 0 });
+    const changed = [user("task"), call("c1", '{"path":"a.txt","n":1,"replace_all":true}'), result("c1")];
+    expect(matchHistory(log.slice(0, 3), changed)).toMatchObject({ kind: "diverged", at: 1 });
+  });
+
   it("drops new items that repeat a call or result the log already has", () => {
     const match = matchHistory([], [call("c1"), result("c1"), user("Continue")], log);
     expect(match).toEqual({ kind: "extend", append: [user("Continue")], dropped: 2 });

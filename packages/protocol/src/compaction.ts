@@ -39,6 +39,10 @@ export const LedgerFileAction = z.enum([
 ]);
 export type LedgerFileAction = z.infer<typeof LedgerFileAction>;
 
+/** How a call went, as far as its result shows: `unknown` when it shows neither success nor failure. */
+export const LedgerOutcome = z.enum(["ok", "failed", "unknown"]);
+export type LedgerOutcome = z.infer<typeof LedgerOutcome>;
+
 /**
  * The agent's working state derived by code from the compacted facts and the previous ledger (never
  * by the summarizer): what it changed, read, ran and was told. `step` is the seq of the fact that
@@ -56,11 +60,16 @@ export const Ledger = z.object({
   readFiles: z.array(
     z.object({ path: z.string(), lines: z.string().optional(), step: z.number().int().nullable() }),
   ),
-  /** Commands that were not read-only, with their exit codes, oldest first. */
+  /**
+   * Commands that were not read-only, oldest first, with the exit code their result carries (null:
+   * it carries none) and the outcome it shows (`unknown` when it shows none; absent in ledgers
+   * recorded before outcomes were).
+   */
   commands: z.array(
     z.object({
       command: z.string(),
       exitCode: z.number().int().nullable(),
+      outcome: LedgerOutcome.optional(),
       step: z.number().int().nullable(),
     }),
   ),

@@ -11,6 +11,18 @@ import {
 import { defineEvent } from "./define-event.ts";
 import { MessageContent, ToolCall, ToolStatus, Usage } from "./message.ts";
 
+/**
+ * Why an automatic LLM compaction ran (absent: manual, overflow, or an older server): "must", the
+ * deterministic stages left the request over the trigger; "cheaper", the cost model found a summary
+ * cheaper over the coming calls than the deterministic path. `expectedSaving`: the model's estimate, in
+ * billed-equivalent input tokens (cache reads at 0.1, writes at 1, output at 4) over the calls until the
+ * next trigger (negative: a loss the "must" rule accepts).
+ */
+const CompactionEconomyFields = {
+  reason: z.enum(["must", "cheaper"]).optional(),
+  expectedSaving: z.number().int().optional(),
+};
+
 const ErrorInfo = z.object({ code: z.string(), message: z.string() });
 const BreakerState = z.enum(["closed", "open", "half_open"]);
 
@@ -109,7 +121,12 @@ export const ContextMeasured = defineEvent(
 );
 export const CompactionStarted = defineEvent(
   "compaction.started",
-  z.object({ compactionKey: z.string(), trigger: CompactionTrigger, tokensBefore: z.number().int() }),
+  z.object({
+    compactionKey: z.string(),
+    trigger: CompactionTrigger,
+    tokensBefore: z.number().int(),
+    ...CompactionEconomyFields,
+  }),
 );
 export const CompactionCompleted = defineEvent(
   "compaction.completed",
@@ -135,6 +152,12 @@ export const CompactionCompleted = defineEvent(
     shrunk: z.array(CompactionShrink).optional(),
     /** Problems that did not block the compaction (e.g. the history file could not be written). */
     warnings: z.array(z.string()).optional(),
+    ...CompactionEconomyFields,
+    /**
+     * The summary call's form: the agent's own request continued (a prefix cache serves it) or a
+     * standalone request (it would not fit the window, or another model summarizes).
+     */
+    summaryForm: z.enum(["continuation", "standalone"]).optional(),
   }),
 );
 export const CompactionFailed = defineEvent(

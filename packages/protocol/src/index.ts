@@ -29,6 +29,7 @@ export {
   CompactionTrigger,
   Ledger,
   LedgerFileAction,
+  LedgerOutcome,
   RestoredItem,
   StageSavings,
 } from "./compaction.ts";
@@ -117,6 +118,7 @@ export {
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";
+export { ApiKey, ApiKeyList, RevokedApiKey } from "./tokens.ts";
 export {
   AgentActivity,
   ApprovalInbox,

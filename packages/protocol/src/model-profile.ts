@@ -16,12 +16,12 @@ export const PROFILE_DEFAULTS = {
 
 /** What longrun knows about the model an agent talks to. */
 /**
- * A thread made by the OpenAI-compatible gateway (`/v1/chat/completions`, `/v1/responses`): the client
+ * A thread made by the gateway (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`): the client
  * conversation it holds, and whether longrun compacts it (`x-longrun-compaction: off` turns that off).
  */
 export const GatewayProfile = z.object({
   key: z.string(),
-  api: z.enum(["chat", "responses"]),
+  api: z.enum(["chat", "responses", "messages"]),
   client: z.string().optional(),
   compaction: z.enum(["on", "off"]).default("on"),
   /** The thread this one branched from when the client edited or dropped earlier history. */

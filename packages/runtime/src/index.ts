@@ -28,6 +28,8 @@ export {
   type LiveEventSource,
   MAX_INPUT_TOKENS_HEADER,
 } from "./client-turns/client-turn-options.ts";
+export { countClientTurnTokens } from "./client-turns/count-turn.ts";
+export { PromptCacheLedger } from "./client-turns/prompt-cache.ts";
 export { compactThroughQueue, type QueuedCompactionOutcome } from "./client-turns/queued-compaction.ts";
 export { historyFilePath } from "./compaction/history-file.ts";
 export { type CompactionOutcome, runCompaction } from "./compaction/run-compaction.ts";

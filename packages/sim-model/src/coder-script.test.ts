@@ -31,7 +31,7 @@ function execute(files: Map<string, string>, name: string, argumentsText: string
   const args = JSON.parse(argumentsText) as Record<string, unknown>;
   const relative = (path: unknown) => String(path).replace(`${CWD}/`, "").replace(/^\.\//, "");
   const command = String(args.cmd ?? args.command ?? "");
-  if (name === "exec_command" || name === "bash") {
+  if (name === "exec_command" || name === "bash" || name === "Bash") {
     const written = /^cat > (\S+) <<'SIM_EOF'\n([\s\S]*)\nSIM_EOF$/.exec(command);
     if (written) return files.set(relative(written[1]), written[2]!) && "";
     const edited = /^sed -i 's\/(.*)\/(.*)\/' (\S+)$/.exec(command);
@@ -48,6 +48,17 @@ function execute(files: Map<string, string>, name: string, argumentsText: string
   if (name === "glob") return [...files.keys()].map((file) => `${CWD}/${file}`).join("\n");
   if (name === "grep") return [...files.keys()].map((file) => `${CWD}/${file}:1: export`).join("\n");
   if (name === "read") return files.get(relative(args.filePath)) ?? "No such file";
+  if (name === "Read") return files.get(relative(args.file_path)) ?? "No such file";
+  if (name === "Write")
+    return files.set(relative(args.file_path), String(args.content)) && "File created successfully.";
+  if (name === "Edit") {
+    const path = relative(args.file_path);
+    const content = files.get(path) ?? "";
+    if (!content.includes(String(args.old_string))) return "Error: old_string not found";
+    files.set(path, content.replace(String(args.old_string), String(args.new_string)));
+    return "The file has been updated.";
+  }
+  if (name === "Grep") return [...files.keys()].map((file) => `${CWD}/${file}:1: export`).join("\n");
   if (name === "write")
     return files.set(relative(args.filePath), String(args.content)) && "Wrote file successfully.";
   if (name === "edit") {
@@ -110,6 +121,20 @@ describe("coder script", () => {
     const result = await session(tools, `<env>\n  Working directory: ${CWD}\n</env>`);
     expect(result.steps).toBe(32);
     for (const name of ["bash", "edit", "glob", "grep", "read", "todowrite", "write"]) {
+      expect(result.used.get(name), name).toBeGreaterThan(0);
+    }
+    expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
+    expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
+  });
+
+  it("works in Claude Code's vocabulary: Bash, Read, Write, Edit, Grep, TodoWrite with file_path", async () => {
+    const tools = ["Agent", "Bash", "Edit", "Glob", "Grep", "Read", "TodoWrite", "WebFetch", "Write"];
+    const result = await session(
+      tools,
+      `Here is useful information about the environment:\n<env>\nPrimary working directory: ${CWD}\n</env>`,
+    );
+    expect(result.steps).toBe(32);
+    for (const name of ["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]) {
       expect(result.used.get(name), name).toBeGreaterThan(0);
     }
     expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");

@@ -9,7 +9,7 @@ import type { PrefixCache } from "./prefix-cache.ts";
 import { blankLogEntry, type RequestLog, type SimLogEntry } from "./request-log.ts";
 import { agentTurn } from "./scripts/agent-turn.ts";
 import { buildSummary } from "./summary.ts";
-import { isSummaryRequest } from "./summary-request.ts";
+import { continuationInstruction, isSummaryRequest, keptVerbatimCount } from "./summary-request.ts";
 import { countMessage, countText, countTools, TOKEN_OVERHEAD } from "./tokens.ts";
 import { validateShape } from "./validate-shape.ts";
 import { validateToolAdjacency } from "./validate-tool-adjacency.ts";
@@ -48,6 +48,20 @@ function statusFault(state: SimState, specs: Array<[SimFaultSpec, string]>): Sim
     if (fault) return fault;
   }
   return undefined;
+}
+
+/**
+ * The summary a summarization request asks for, within its max_tokens. A continuation (an agent's own
+ * request with the instruction appended) summarizes what comes before the messages it keeps verbatim.
+ */
+function summaryOf(request: WireRequest): string {
+  const limit = request.max_completion_tokens ?? request.max_tokens;
+  const maxTokens = typeof limit === "number" && limit > 0 ? limit : undefined;
+  const instruction = continuationInstruction(request);
+  if (!instruction) return buildSummary(request.messages, maxTokens);
+  const conversation = request.messages.slice(0, -1);
+  const summarized = conversation.slice(0, conversation.length - keptVerbatimCount(instruction));
+  return buildSummary(summarized, maxTokens);
 }
 
 /** Validate a Chat Completions request like a strict provider and answer it (scripted agent or summary). */
@@ -128,7 +142,7 @@ export async function handleChat(
   let answer: AnswerMessage;
   let step: number | null = null;
   if (summary) {
-    answer = { content: buildSummary(request.messages), toolCalls: [], reasoningTokens: 0 };
+    answer = { content: summaryOf(request), toolCalls: [], reasoningTokens: 0 };
   } else {
     const turn = agentTurn(request, script, options.steps ?? state.config.defaultSteps, tag);
     step = turn.step;

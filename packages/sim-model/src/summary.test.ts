@@ -139,4 +139,45 @@ describe("summarization", () => {
     expect(summary).toMatch(/^<sim-summary v=1 step=400 done=0>/);
     expect(summary).toContain("src/deep/folder/file-399.ts (read)");
   });
+
+  it("recognizes the continuation shape: tool_choice none and the instruction as the last user message", () => {
+    const tools = toolDefinitions(["read_file"]);
+    const instruction: WireMessage = { role: "user", content: "Summarize the conversation above." };
+    const agent: WireMessage[] = [
+      { role: "system", content: "You are an agent." },
+      ...(transcript as WireMessage[]),
+    ];
+    expect(isSummaryRequest({ messages: [...agent, instruction], tools, tool_choice: "none" })).toBe(true);
+    // Without tool_choice none it is the agent's turn; without the instruction last it is a plain answer.
+    expect(isSummaryRequest({ messages: [...agent, instruction], tools })).toBe(false);
+    expect(isSummaryRequest({ messages: agent, tools, tool_choice: "none" })).toBe(false);
+  });
+
+  it("summarizes a continuation before the messages it keeps verbatim, within max_tokens", async () => {
+    server.log.clear();
+    const instruction =
+      "[Context compaction] Do not continue the task: summarize the conversation above. The newest 3 messages above will be kept verbatim after this summary: summarize everything before them.";
+    const request = {
+      model: "sim",
+      messages: [
+        { role: "system" as const, content: "You are an agent." },
+        ...transcript,
+        { role: "user" as const, content: instruction },
+      ],
+      tools: toolDefinitions(["read_file", "write_file", "todo_write"]),
+      tool_choice: "none" as const,
+    };
+    const roomy = await client.chat.completions.create({ ...request, max_tokens: 1_000 });
+    const text = roomy.choices[0]!.message.content ?? "";
+    expect(roomy.choices[0]!.message.tool_calls).toBeUndefined();
+    expect(server.log.entries.at(-1)).toMatchObject({ summary: true, status: 200, script: null });
+    expect(text).toContain("## Task\nRefactor the parser in src/parser.ts");
+    expect(text).toContain("- src/parser.ts (read)");
+    // The last two tool results and the user's last message are kept verbatim: not summarized.
+    expect(text).not.toContain("parseDocument");
+    const tight = await client.chat.completions.create({ ...request, max_tokens: 60 });
+    const short = tight.choices[0]!.message.content ?? "";
+    expect(countText(short)).toBeLessThanOrEqual(60);
+    expect(short).toMatch(/^<sim-summary v=1/);
+  });
 });

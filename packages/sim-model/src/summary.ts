@@ -63,12 +63,15 @@ function render(parts: {
 
 /**
  * Deterministic extractive summary of the transcript in a summarization request (instructions are
- * skipped). A previous sim summary found in the transcript is folded in. Always <= SUMMARY_MAX_TOKENS.
+ * skipped). A previous sim summary found in the transcript is folded in. Always <= SUMMARY_MAX_TOKENS,
+ * and <= `maxTokens` (the request's max_tokens).
  */
 /** A summary lists files seen in listings (never opened) only up to this many files in all. */
 const MAX_SEEN_FILES = 8;
 
-export function buildSummary(messages: readonly WireMessage[]): string {
+export function buildSummary(messages: readonly WireMessage[], maxTokens = SUMMARY_MAX_TOKENS): string {
+  // A floor keeps the shrinking loop finite (its closing tag alone is a few tokens).
+  const budget = Math.max(32, Math.min(SUMMARY_MAX_TOKENS, maxTokens));
   const transcript = messages.filter((message) => !isSummaryInstruction(message));
   const facts = readTranscript(transcript);
   const previous = facts.previousSummaries.at(-1) ?? "";
@@ -152,13 +155,13 @@ export function buildSummary(messages: readonly WireMessage[]): string {
   };
   // Shrink the longest lists (oldest entries first) until the summary fits its budget.
   let text = render(parts);
-  while (countText(text) > SUMMARY_MAX_TOKENS) {
+  while (countText(text) > budget) {
     const longest = [parts.files, parts.decisions, parts.open].sort((a, b) => b.length - a.length)[0]!;
     if (longest.length <= 3) {
       parts.task = clip(parts.task, 200);
       parts.latest = clip(parts.latest, 200);
       text = render(parts);
-      while (countText(text) > SUMMARY_MAX_TOKENS)
+      while (countText(text) > budget)
         text = `${text.slice(0, Math.floor(text.length * 0.8))}\n</sim-summary>`;
       break;
     }

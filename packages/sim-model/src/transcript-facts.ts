@@ -41,9 +41,15 @@ const ACTIONS: Record<string, string> = {
   read: "read",
   write: "written",
   edit: "edited",
+  // Claude Code's
+  Read: "read",
+  Write: "written",
+  Edit: "edited",
 };
-/** Tools that run a shell command (Codex `exec_command` / `shell`, opencode `bash`). */
-const SHELL_TOOLS = new Set(["exec_command", "shell", "bash", "run_command"]);
+/** Tools that run a shell command (Codex `exec_command` / `shell`, opencode `bash`, Claude Code `Bash`). */
+const SHELL_TOOLS = new Set(["exec_command", "shell", "bash", "run_command", "Bash"]);
+/** Tools whose output lists or searches files (their paths are candidates to read). */
+const LISTING_TOOLS = new Set(["list_dir", "glob", "grep", "Glob", "Grep"]);
 
 /** The shell command of a shell tool call, whatever the client calls its argument. */
 export function shellCommand(name: string, args: Record<string, unknown>): string | undefined {
@@ -138,7 +144,7 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
         const args = parseArguments(call.function.arguments);
         calls.set(call.id, { name, args });
         facts.toolCounts.set(name, (facts.toolCounts.get(name) ?? 0) + 1);
-        const target = typeof args.path === "string" ? args.path : args.filePath;
+        const target = typeof args.path === "string" ? args.path : (args.filePath ?? args.file_path);
         if (typeof target === "string" && ACTIONS[name]) noteFile(facts, target, ACTIONS[name]);
         const command = shellCommand(name, args);
         const onFile = command ? shellFileAction(command) : undefined;
@@ -160,10 +166,10 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
       if (/^\s*(error|\{"error")/i.test(text)) facts.toolErrors += 1;
       const command = call ? shellCommand(call.name, call.args) : undefined;
       const lists = command !== undefined && /^(find|ls|grep -r|rg)\b/.test(command.trim());
-      if (call && (call.name === "list_dir" || call.name === "glob" || call.name === "grep" || lists)) {
+      if (call && (LISTING_TOOLS.has(call.name) || lists)) {
         const base = call.name === "list_dir" && typeof call.args.path === "string" ? call.args.path : ".";
         // grep lines are `path:line: text`; only the path part names a file.
-        const greps = call.name === "grep" || command?.trim().startsWith("grep") === true;
+        const greps = call.name.toLowerCase() === "grep" || command?.trim().startsWith("grep") === true;
         const source = greps ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
         for (const path of extractPaths(source, base)) facts.discovered.add(path);
       }

@@ -1,6 +1,6 @@
 export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
 export type { AgentProbe, AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
-export type { ApiKeyRepository } from "./api-keys.ts";
+export type { ApiKeyRecord, ApiKeyRepository } from "./api-keys.ts";
 export type { ApprovalRepository } from "./approvals.ts";
 export { isRetryableError } from "./busy-retry.ts";
 export type { CompactionRepository, NewCompaction } from "./compactions.ts";

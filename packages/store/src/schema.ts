@@ -193,6 +193,8 @@ export const eventHeads = sqliteTable("event_heads", {
   seq: integer("seq").notNull(),
 });
 
+export type ApiKeyOrigin = "created" | "env" | "generated";
+
 export const apiKeys = sqliteTable(
   "api_keys",
   {
@@ -201,6 +203,12 @@ export const apiKeys = sqliteTable(
     tokenHash: text("token_hash").notNull(),
     createdAt: integer("created_at").notNull(),
     revokedAt: integer("revoked_at"),
+    /** Where the key came from: `created` (`longrun token create`, the API), `env` (LONGRUN_TOKEN), `generated` (embedded's token file). */
+    origin: text("origin").$type<ApiKeyOrigin>().notNull().default("created"),
+    /** An admin key may list and revoke every tenant's keys (GET/DELETE /v1/tokens). */
+    admin: integer("admin", { mode: "boolean" }).notNull().default(false),
+    /** The token's last four characters, so a listing can be matched to a token without storing it. */
+    hint: text("hint").notNull().default(""),
   },
   (table) => [
     uniqueIndex("api_keys_token_hash_idx").on(table.tokenHash),

@@ -1,11 +1,11 @@
-import type { Answer, AnswerEvent } from "@longrun/openai-compat";
+import type { AnswerEvent } from "@longrun/openai-compat";
 import type { ClientTurnResult, TurnSink } from "@longrun/runtime";
 
 /** How one API tells an answer as it streams. */
 export interface StreamFormat {
   start(): string[];
   event(event: AnswerEvent): string[];
-  finish(answer: Answer): string[];
+  finish(result: ClientTurnResult): string[];
   fail(code: string, message: string): string[];
 }
 
@@ -56,7 +56,7 @@ export async function streamAnswer(
     },
   }).then(
     (result) => {
-      write(format.finish(result.answer));
+      write(format.finish(result));
       close();
     },
     (error: unknown) => {

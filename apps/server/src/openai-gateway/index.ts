@@ -23,7 +23,6 @@ import type { AuthEnv } from "../auth.ts";
 import { AUTH_ERRORS, BEARER, errors } from "../contract.ts";
 import { describeIssues } from "../http-error.ts";
 import type { ServerDeps } from "../server-deps.ts";
-import { resolveWorkspace } from "../workspace.ts";
 import { collectAnswer, type StreamFormat, streamAnswer } from "./answer-stream.ts";
 import { clientLabel } from "./client-label.ts";
 
@@ -154,7 +153,7 @@ const responses = createRoute({
  * the same bearer tokens and tenants as the rest of `/v1`. Each client conversation is a thread;
  * longrun keeps its facts, compacts its projection and calls the upstream model with it.
  */
-export function openAiGatewayRoutes(deps: ServerDeps) {
+export function openAiGatewayRoutes(deps: ServerDeps, options: ClientTurnOptions) {
   // A body that does not parse is answered in the OpenAI shape the client expects.
   const app = new OpenAPIHono<AuthEnv>({
     defaultHook: (result, context) => {
@@ -162,23 +161,6 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
     },
   });
   app.onError((error, context) => errorResponse(context, error));
-  const options: ClientTurnOptions = {
-    // A gateway thread's workspace is always a new folder under the data dir (never a named one, so the
-    // tenant checks of named workspaces do not apply): longrun runs none of the client's tools anyway.
-    workspaceFor: async (threadId) =>
-      (
-        await resolveWorkspace(undefined, {
-          dataDir: deps.dataDir,
-          roots: deps.workspaceRoots,
-          threadId,
-          tenantId: "",
-          store: deps.store,
-        })
-      ).dir,
-    live: deps.live,
-    ...(deps.defaults?.maxInputTokens ? { defaultMaxInputTokens: deps.defaults.maxInputTokens } : {}),
-  };
-
   const answer = async (context: Context<AuthEnv>, turn: ClientTurn): Promise<Response> => {
     const abort = new AbortController();
     context.req.raw.signal.addEventListener("abort", () => abort.abort(new Error("client went away")), {
@@ -209,7 +191,7 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
         const format: StreamFormat = {
           start: () => encoder.start().map(sse),
           event: (event) => encoder.event(event).map(sse),
-          finish: (done) => [...encoder.finish(done).map(sse), "data: [DONE]\n\n"],
+          finish: (done) => [...encoder.finish(done.answer).map(sse), "data: [DONE]\n\n"],
           fail: (code, message) => [sse(apiErrorBody(code, message, "server_error"))],
         };
         return await streamAnswer(run, format, () => abort.abort(), describeForStream);
@@ -227,7 +209,7 @@ export function openAiGatewayRoutes(deps: ServerDeps) {
       const format: StreamFormat = {
         start: () => encoder.start().map(sseEvent),
         event: (event) => encoder.event(event).map(sseEvent),
-        finish: (done) => encoder.finish(done).map(sseEvent),
+        finish: (done) => encoder.finish(done.answer).map(sseEvent),
         fail: (code, message) => encoder.fail(code, message).map(sseEvent),
       };
       return await streamAnswer(run, format, () => abort.abort(), describeForStream);

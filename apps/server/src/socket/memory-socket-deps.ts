@@ -78,8 +78,10 @@ export class MemorySocketDeps {
     return {
       authenticate: async (token) => {
         const tenantId = this.tokens.get(token);
-        return tenantId === undefined ? null : { tenantId };
+        // The token is its own key id here.
+        return tenantId === undefined ? null : { tenantId, keyId: token };
       },
+      liveKeys: async (ids) => new Set(ids.filter((id) => this.tokens.has(id))),
       log: {
         after: async (threadId, afterSeq, limit) => {
           const thread = this.threads.get(threadId);

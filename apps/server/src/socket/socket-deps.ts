@@ -10,8 +10,9 @@ export function createSocketDeps(deps: ServerDeps): SocketAdapterDeps {
   return {
     authenticate: async (token: string) => {
       const key = await store.apiKeys.verify(token);
-      return key ? { tenantId: key.tenantId } : null;
+      return key ? { tenantId: key.tenantId, keyId: key.keyId } : null;
     },
+    liveKeys: (ids) => store.apiKeys.active(ids),
     log: {
       after: (threadId, afterSeq, limit) => store.events.after(threadId, afterSeq, limit),
       oldest: (threadId) => store.events.oldest(threadId),

@@ -54,6 +54,8 @@ export const DEFAULT_SOCKET_OPTIONS: SocketOptions = {
 /** Close codes the gateway uses (4000-4999 are application codes); README "WebSocket protocol" lists them. */
 export const CLOSE_CODES = {
   goingAway: 1001,
+  /** The connection's token was revoked (`longrun token revoke`, DELETE /v1/tokens/:id). */
+  tokenRevoked: 4001,
   /** The peer did not answer a protocol ping (and sent nothing else) within one heartbeat period. */
   pingTimeout: 4002,
   slowConsumer: 4008,

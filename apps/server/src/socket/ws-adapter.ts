@@ -3,6 +3,7 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { bearerToken } from "../bearer-token.ts";
 import { LiveFanout } from "./live-fanout.ts";
+import { type KeyedConnection, watchRevocations } from "./revocation-watch.ts";
 import { createSession, type SocketSession } from "./session.ts";
 import { CLOSE_CODES, type SocketDeps, type SocketOptions } from "./types.ts";
 import { WriteBatch } from "./write-batch.ts";
@@ -10,8 +11,10 @@ import { CLOSE_GRACE_MS, WsTransport } from "./ws-transport.ts";
 
 /** The gateway's dependencies plus bearer-token authentication. */
 export interface SocketAdapterDeps extends SocketDeps {
-  /** Resolves a bearer token to its tenant, or null when the token is unknown. */
-  authenticate(token: string): Promise<{ tenantId: string } | null>;
+  /** Resolves a bearer token to its tenant and key, or null when the token is unknown or revoked. */
+  authenticate(token: string): Promise<{ tenantId: string; keyId: string } | null>;
+  /** Which of these keys are still valid (checked against the shared store). */
+  liveKeys(ids: readonly string[]): Promise<Set<string>>;
 }
 
 export interface AttachSocketOptions extends Partial<SocketOptions> {
@@ -19,6 +22,8 @@ export interface AttachSocketOptions extends Partial<SocketOptions> {
   path?: string;
   /** Largest client frame accepted, in bytes. */
   maxPayloadBytes?: number;
+  /** How often open connections' keys are checked for revocation. Default 1 s. */
+  revocationCheckMs?: number;
 }
 
 /** A running gateway bound to an HTTP server. */
@@ -43,6 +48,7 @@ export function attachSocketServer(
     maxPayload: options.maxPayloadBytes ?? 4 * 1024 * 1024,
   });
   const sessions = new Map<WebSocket, SocketSession>();
+  const keys = new Map<WebSocket, KeyedConnection>();
   const batch = new WriteBatch();
   const fanout = new LiveFanout(deps.live);
 
@@ -60,38 +66,49 @@ export function attachSocketServer(
       (identity) => {
         if (!identity) return reject(socket, 401, "Unauthorized");
         if (socket.destroyed) return;
-        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, identity.tenantId));
+        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, socket, identity));
       },
       () => reject(socket, 500, "Internal Server Error"),
     );
   };
 
-  const accept = (ws: WebSocket, socket: Duplex, tenantId: string): void => {
+  const accept = (ws: WebSocket, socket: Duplex, identity: { tenantId: string; keyId: string }): void => {
     const session = createSession({
-      tenantId,
+      tenantId: identity.tenantId,
       deps,
       options,
       fanout,
       transport: new WsTransport(ws, socket, batch),
     });
     sessions.set(ws, session);
+    keys.set(ws, {
+      keyId: identity.keyId,
+      revoke: () => session.shutdown(CLOSE_CODES.tokenRevoked, "token revoked"),
+    });
     ws.on("pong", () => session.alive());
     ws.on("message", (data, isBinary) => {
       session.receive(isBinary ? "" : rawText(data));
     });
     ws.on("close", () => {
       sessions.delete(ws);
+      keys.delete(ws);
       session.dispose();
     });
     ws.on("error", () => ws.terminate());
   };
 
   httpServer.on("upgrade", onUpgrade);
+  const stopWatching = watchRevocations(
+    () => keys.values(),
+    deps.liveKeys,
+    options.revocationCheckMs ?? 1_000,
+  );
 
   return {
     clients: () => sessions.size,
     close: async () => {
       httpServer.off("upgrade", onUpgrade);
+      stopWatching();
       const closing = [...sessions.keys()].map(
         (ws) =>
           new Promise<void>((resolve) => {

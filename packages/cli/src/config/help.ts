@@ -35,10 +35,34 @@ export const COMMANDS: readonly CommandHelp[] = [
   },
   {
     name: "token",
-    usage: "longrun token create [--tenant T]",
-    summary: "mints a bearer token for a tenant in the database and prints it once",
-    flags: [{ flag: "--tenant T", description: "tenant the token belongs to (default: default)" }],
+    usage: "longrun token create [--tenant T] [--admin] | token list | token revoke <id|id prefix|token>",
+    summary:
+      "bearer tokens in the database: mint one (printed once), list every key, revoke one (refused by every server at once)",
+    flags: [
+      { flag: "--tenant T", description: "create: tenant the token belongs to (default: default)" },
+      {
+        flag: "--admin",
+        description: "create: the token may list and revoke keys over the API (/v1/tokens)",
+      },
+    ],
     env: "token",
+  },
+  {
+    name: "follow",
+    usage: "longrun follow <thread> [--url URL] [--token T] [--since SEQ]",
+    summary:
+      "prints a thread's events live (steps, tool calls, compactions, approvals), resuming after a lost connection",
+    flags: [
+      {
+        flag: "--url URL",
+        description: "the server (default: LONGRUN_URL, else http://127.0.0.1:$PORT, PORT default 8787)",
+      },
+      {
+        flag: "--token T",
+        description: "bearer token (default: LONGRUN_TOKEN, else the token in $LONGRUN_DATA_DIR/token)",
+      },
+      { flag: "--since SEQ", description: "print events after this seq (default 0: from the first)" },
+    ],
   },
   {
     name: "replay",

@@ -31,10 +31,13 @@ export class ReplayMeter {
     this.forward = new ForwardUse(options.transcript, options.tools, options.forwardN);
   }
 
-  /** A summary call as sent (its own body: no tools) and the text it returned. */
+  /**
+   * A summary call as sent and the text it returned: a standalone request has no tools; a continuation
+   * carries the agent's (tool_choice "none"), so its header matches the agent's requests in the cache.
+   */
   summarySent(request: SummaryRequest, text: string): void {
     const output = this.counter.outputTokens({ role: "assistant", content: text });
-    this.summary = this.chain.send(this.counter.partsOf(request.messages, []), output);
+    this.summary = this.chain.send(this.counter.partsOf(request.messages, request.tools ?? []), output);
   }
 
   /**

@@ -3,7 +3,7 @@ import { callSummarizer } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import OpenAI from "openai";
 
-/** Turns a summary request into the summary text (no tools, text out). */
+/** Turns a summary request into the summary text (text out; a continuation's tools are not called). */
 export type Summarizer = (request: SummaryRequest) => Promise<string>;
 
 /** A summarizer served by a model endpoint, and how to stop it. */
@@ -23,6 +23,7 @@ export function endpointSummarizer(options: { baseURL: string; apiKey?: string; 
     callSummarizer(client, {
       model: options.model,
       messages: request.messages,
+      ...(request.tools ? { tools: request.tools, toolChoice: request.tool_choice } : {}),
       maxOutputTokens: request.max_tokens,
     });
 }

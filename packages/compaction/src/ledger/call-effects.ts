@@ -1,6 +1,7 @@
 import type { TodoItem, ToolCall } from "@longrun/protocol";
 import { parseArguments } from "../classify.ts";
 import { lineSpan, PATH_KEYS, stringField } from "../describe-call.ts";
+import type { ResultScope } from "./failure-text.ts";
 import { patchEffects } from "./patch-effects.ts";
 import { clipLine } from "./result-outcome.ts";
 import { type FileChange, type FileRead, shellEffects } from "./shell-effects.ts";
@@ -14,6 +15,12 @@ export interface CallEffects {
   command: string | null;
   /** Whether the call only looked (a read-only command or a read/search tool). */
   readOnly: boolean;
+  /** A shell command (whose changes only a shown success confirms: its text does not report them). */
+  shell: boolean;
+  /** Where its result speaks for itself (see ResultScope). */
+  scope: ResultScope;
+  /** The shell command's programs (null: not a shell call). */
+  programs: string[] | null;
   /** What a later call must match to count as resolving this one's failure. */
   key: string;
   /** One-line description for the error record. */
@@ -25,10 +32,28 @@ export interface CallEffects {
 }
 
 /** Tool names by what they do; longrun's own tools plus the shapes found in agent transcripts. */
-const SHELL = new Set(["bash", "run_command", "shell", "exec_command", "execute_command", "terminal"]);
+const SHELL = new Set([
+  "bash",
+  "run_command",
+  "shell",
+  "exec_command",
+  "execute_command",
+  "execute_bash",
+  "run_shell_command",
+  "terminal",
+]);
 const READ = new Set(["read_file", "read", "view", "cat", "open", "view_file", "notebookread"]);
-const WRITE = new Set(["write_file", "write", "create", "create_file"]);
-const EDIT = new Set(["edit_file", "edit", "multiedit", "notebookedit", "str_replace", "insert", "replace"]);
+const WRITE = new Set(["write_file", "write", "create", "create_file", "write_to_file"]);
+const EDIT = new Set([
+  "edit_file",
+  "edit",
+  "multiedit",
+  "notebookedit",
+  "str_replace",
+  "insert",
+  "replace",
+  "replace_in_file",
+]);
 const EDITOR = new Set(["str_replace_editor", "str_replace_based_edit_tool", "text_editor"]);
 const PATCH = new Set(["apply_patch", "patch"]);
 const TODOS = new Set(["todo_write", "todowrite", "set_todos", "update_todos"]);
@@ -43,6 +68,11 @@ const SEARCH = new Set([
   "search_dir",
   "search_file",
   "web_search",
+  "list_files",
+  "search_files",
+  "list_directory",
+  "search_file_content",
+  "read_many_files",
 ]);
 
 const TODO_STATUS = new Set(["pending", "in_progress", "completed"]);
@@ -99,6 +129,19 @@ function commandKey(command: string): string {
   return command.trim().slice(0, 60);
 }
 
+/** The programs a shell command line runs (basenames, after `VAR=x`, `sudo`, `time`). */
+function programsOf(command: string): string[] {
+  const names = new Set<string>();
+  for (const segment of command.split(/&&|\|\||;|\n|\|/)) {
+    let argv = segmentParts(segment.trim()).argv;
+    while (argv[0] !== undefined && /^(?:[A-Za-z_]\w*=.*|sudo|time|command|env|timeout|\d+)$/.test(argv[0]))
+      argv = argv.slice(1);
+    const name = argv[0]?.split("/").pop();
+    if (name) names.add(name);
+  }
+  return [...names];
+}
+
 /** Names of the sub-agents a spawn call starts. */
 function spawnedNames(args: Record<string, unknown>): string[] {
   if (Array.isArray(args.agents)) {
@@ -120,6 +163,9 @@ export function callEffects(call: ToolCall, result: string, openFile: string | n
     changes: [] as FileChange[],
     command: null as string | null,
     readOnly: false,
+    shell: false,
+    scope: "report" as ResultScope,
+    programs: null as string[] | null,
     describe: describeShort(call.function.name, args),
   };
   if (SHELL.has(tool)) {
@@ -131,6 +177,9 @@ export function callEffects(call: ToolCall, result: string, openFile: string | n
       changes: effects.changes,
       command: effects.changesSomething ? clipLine(command.split("\n", 1)[0] ?? "", 120) : null,
       readOnly: !effects.changesSomething,
+      shell: true,
+      scope: effects.changesSomething ? "run" : "look",
+      programs: programsOf(command),
       key: `shell:${commandKey(command)}`,
     };
   }

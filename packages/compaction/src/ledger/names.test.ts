@@ -1,7 +1,7 @@
 import type { ChatMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { createTokenizer } from "../tokenizer.ts";
-import { foldNames, isName, namesIn } from "./names.ts";
+import { foldNames, isName, namesIn, namesInArguments } from "./names.ts";
 import { NAMES_MIN_BUDGET, NAMES_SHARE, renderLedger } from "./render-ledger.ts";
 import { type LedgerSource, updateLedger } from "./update-ledger.ts";
 
@@ -32,6 +32,12 @@ describe("names index", () => {
       expect(isName(word), word).toBe(false);
     for (const word of ["setup.cfg", "test_parse", "getUserName", "QuerySet", "MAX_RETRIES"])
       expect(isName(word), word).toBe(true);
+  });
+
+  it("reads a call's arguments as the values it carries, not as JSON text", () => {
+    const args = JSON.stringify({ old_string: "x = 1\nload_config()", path: "src/cfg.py" });
+    expect(namesInArguments(args)).toEqual(["load_config", "src/cfg.py"]);
+    expect(namesInArguments('{"broken": "a\\nparse_args')).toContain("parse_args");
   });
 
   it("keeps the file a name was seen in and counts the agent's uses, used names ranked first", () => {

@@ -36,6 +36,22 @@ export function namesIn(text: string): string[] {
   return [...seen];
 }
 
+/** The names in a tool call's arguments: its string values (JSON escapes undone), else the raw text. */
+export function namesInArguments(argumentsJson: string): string[] {
+  const strings: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === "string") strings.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value !== null && typeof value === "object") Object.values(value).forEach(collect);
+  };
+  try {
+    collect(JSON.parse(argumentsJson));
+  } catch {
+    strings.push(argumentsJson.replace(/\\[nrt"\\]/g, " "));
+  }
+  return namesIn(strings.join("\n"));
+}
+
 /** Where a name was seen in one fact: introduced (a result, the user) or used (the agent's own words). */
 export interface NameSighting {
   names: readonly string[];

@@ -46,7 +46,7 @@ const SECTION_TITLES: Record<SectionName, string> = {
   plan: "Plan",
   agents: "Sub-agents",
   notes: "User said",
-  commands: "Commands run (exit code)",
+  commands: "Commands run (exit code, else the outcome shown; ? = none shown)",
   errors: "Earlier unresolved errors",
   names: "Names in use (file: names)",
 };
@@ -82,6 +82,18 @@ function at(step: number | null): string {
 }
 
 const TODO_MARK = { pending: "[ ]", in_progress: "[~]", completed: "[x]" } as const;
+
+/**
+ * A command's exit code when its result carried one, else the outcome the result shows: `ok`,
+ * `failed`, or `?` (it shows none). Ledgers recorded before outcomes held a null code only for failures.
+ */
+function commandOutcome(command: Ledger["commands"][number]): string {
+  // Exit 0 whose output shows a failure (a pipe's last program succeeded).
+  if (command.exitCode === 0 && command.outcome === "failed") return "0 but failed";
+  if (command.exitCode !== null) return String(command.exitCode);
+  const outcome = command.outcome ?? "failed";
+  return outcome === "unknown" ? "?" : outcome;
+}
 
 /** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
 function entriesOf(ledger: Ledger, root: string | null = null, withNames = false): Entry[] {
@@ -153,8 +165,7 @@ function entriesOf(ledger: Ledger, root: string | null = null, withNames = false
       });
   }
   ledger.commands.forEach((command, index) => {
-    const code = command.exitCode === null ? "failed" : String(command.exitCode);
-    push("commands", index, `\`${command.command}\` ${code}${at(command.step)}`, 5);
+    push("commands", index, `\`${command.command}\` ${commandOutcome(command)}${at(command.step)}`, 5);
   });
   return entries;
 }

@@ -84,7 +84,9 @@ describe("updateLedger", () => {
       { path: "/repo/src/lexer.ts", action: "created", step: 3 },
       { path: "/repo/src/parse.ts", action: "edited", step: 5 },
     ]);
-    expect(ledger.commands).toEqual([{ command: "npm test 2>&1 | tail -5", exitCode: 1, step: 9 }]);
+    expect(ledger.commands).toEqual([
+      { command: "npm test 2>&1 | tail -5", exitCode: 1, outcome: "failed", step: 9 },
+    ]);
     expect(ledger.errors.map((error) => [error.step, error.line, error.resolvedAt])).toEqual([
       [7, "String to replace not found in file.", null],
       [9, "FAIL src/parse.test.ts", null],
@@ -128,8 +130,8 @@ describe("updateLedger", () => {
       ["src/a.ts", "edited"],
     ]);
     expect(ledger.commands).toEqual([
-      { command: "npm run build", exitCode: 2, step: 6 },
-      { command: "npm run build", exitCode: 0, step: 8 },
+      { command: "npm run build", exitCode: 2, outcome: "failed", step: 6 },
+      { command: "npm run build", exitCode: 0, outcome: "ok", step: 8 },
     ]);
     // The failed spawn is an error too; the build error was resolved by the rerun at step 8.
     expect(ledger.errors[0]).toMatchObject({
@@ -266,14 +268,16 @@ describe("renderLedger", () => {
 
 describe("result outcome", () => {
   it.each([
-    ["<returncode>2</returncode>\n<output>\nusage: x\n</output>", undefined, true, 2, "usage: x"],
-    ["Exit code 128\nfatal: not a git repository", "ok", true, 128, "fatal: not a git repository"],
-    ["all good\n[exit code: 0]", "ok", false, 0, ""],
-    ["Traceback (most recent call last):\n  File x\nKeyError: 'a'", "ok", true, null, "KeyError: 'a'"],
-    ["bash: foo: command not found", undefined, true, null, "bash: foo: command not found"],
-    ["partial output", "cancelled", false, null, ""],
-  ] as const)("%j (%s)", (text, status, failed, exitCode, line) => {
-    expect(resultOutcome(text, status)).toEqual({ failed, exitCode, line });
+    ["<returncode>2</returncode>\n<output>\nusage: x\n</output>", undefined, "failed", 2, "usage: x"],
+    ["Exit code 128\nfatal: not a git repository", "ok", "failed", 128, "fatal: not a git repository"],
+    ["all good\n[exit code: 0]", "ok", "ok", 0, ""],
+    ["Traceback (most recent call last):\n  File x\nKeyError: 'a'", "ok", "failed", null, "KeyError: 'a'"],
+    ["bash: foo: command not found", undefined, "failed", null, "bash: foo: command not found"],
+    ["partial output", "cancelled", "unknown", null, ""],
+    ["partial output", undefined, "unknown", null, ""],
+    ["partial output", "ok", "ok", null, ""],
+  ] as const)("%j (%s)", (text, status, outcome, exitCode, line) => {
+    expect(resultOutcome(text, status)).toEqual({ outcome, failed: outcome === "failed", exitCode, line });
   });
 
   it("clips a long line", () => {

@@ -10,7 +10,8 @@ import type {
 import { contentText } from "@longrun/protocol";
 import { toChatMessage } from "../to-chat.ts";
 import { callEffects, editorFileOf } from "./call-effects.ts";
-import { foldNames, type NameSighting, namesIn } from "./names.ts";
+import { LEDGER_LIMITS } from "./ledger-limits.ts";
+import { foldNames, type NameSighting, namesIn, namesInArguments } from "./names.ts";
 import { clipLine, resultOutcome } from "./result-outcome.ts";
 import { isWorkingStateNote } from "./user-notes.ts";
 
@@ -35,19 +36,6 @@ export interface LedgerInput {
   messages: readonly LedgerSource[];
   state?: LedgerState | null;
 }
-
-/** How many entries of each kind a ledger keeps (rendering keeps fewer when the budget is tight). */
-export const LEDGER_LIMITS = {
-  changedFiles: 300,
-  readFiles: 30,
-  commands: 30,
-  errors: 5,
-  subAgents: 20,
-  userNotes: 10,
-  planChars: 2_000,
-  noteChars: 200,
-  reportChars: 160,
-} as const;
 
 /** A ledger with nothing in it. */
 export function emptyLedger(): Ledger {
@@ -113,8 +101,9 @@ function reportLines(text: string, names: readonly string[]): Map<string, string
 /**
  * Folds the facts being compacted into the previous ledger: pure and deterministic (same facts,
  * same ledger). Only message text, tool calls and results are read, never provider-private state.
- * Failed calls change nothing (a shell command's redirections still count: they ran first); a later
- * success of the same call (same tool and target) marks an error resolved.
+ * Failed calls change nothing, and a shell command changes files only when its result shows it
+ * succeeded; exit codes are the result's own, never guessed. A later success of the same call (same
+ * tool and target) marks an error resolved.
  */
 export function updateLedger(input: LedgerInput): Ledger {
   const ledger: Ledger = structuredClone(input.previous ?? emptyLedger());
@@ -125,8 +114,8 @@ export function updateLedger(input: LedgerInput): Ledger {
     if (step !== null) ledger.throughStep = Math.max(ledger.throughStep ?? step, step);
     const text = contentText(message.content);
     if (message.role === "assistant") {
-      const said = [text, ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n");
-      sightings.push({ names: namesIn(said), step, used: true });
+      const inCalls = (message.tool_calls ?? []).flatMap((call) => namesInArguments(call.function.arguments));
+      sightings.push({ names: [...new Set([...namesIn(text), ...inCalls])], step, used: true });
     } else if (message.role === "user") sightings.push({ names: namesIn(text), step, used: false });
     if (message.role === "user") {
       if (isWorkingStateNote(message, text)) {
@@ -146,10 +135,12 @@ export function updateLedger(input: LedgerInput): Ledger {
     openFile = editorFileOf(text) ?? openFile;
     const file = effects.reads.length === 1 ? (effects.reads[0]?.path ?? null) : null;
     sightings.push({ names: namesIn(text), step: made.step, used: false, file });
-    const outcome = resultOutcome(text, status, { readOnly: effects.readOnly });
+    const outcome = resultOutcome(text, status, effects);
     const at = made.step;
     if (status === "cancelled") continue;
-    if (!outcome.failed || effects.command !== null) {
+    // A shell command's text names the files it would change, its result does not report them: only
+    // a success it shows confirms them. An editor tool's result is its own report on its file.
+    if (effects.shell ? outcome.outcome === "ok" : !outcome.failed) {
       for (const change of effects.changes) {
         upsert(ledger.changedFiles, { path: change.path, action: change.action, step: at }, (item) => {
           return item.path === change.path;
@@ -159,7 +150,8 @@ export function updateLedger(input: LedgerInput): Ledger {
     if (effects.command !== null) {
       ledger.commands.push({
         command: effects.command,
-        exitCode: outcome.exitCode ?? (outcome.failed ? null : 0),
+        exitCode: outcome.exitCode,
+        outcome: outcome.outcome,
         step: at,
       });
     }
@@ -174,8 +166,10 @@ export function updateLedger(input: LedgerInput): Ledger {
       });
       continue;
     }
-    for (const error of ledger.errors) {
-      if (error.resolvedAt === null && error.key === effects.key) error.resolvedAt = at;
+    if (outcome.outcome === "ok") {
+      for (const error of ledger.errors) {
+        if (error.resolvedAt === null && error.key === effects.key) error.resolvedAt = at;
+      }
     }
     for (const read of effects.reads) {
       upsert(

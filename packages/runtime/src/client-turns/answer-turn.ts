@@ -11,6 +11,7 @@ import { loadAgentContext } from "../context/agent-context.ts";
 import { measuredFigures } from "../context/projection.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { isContextOverflow, isInvalidEncryptedContent } from "../step/provider-retry.ts";
+import { type ClearedReasoning, clearOlderReasoning } from "./clear-reasoning.ts";
 import { ClientTurnError } from "./client-turn-error.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
 import type { GatewayConversation } from "./conversation-thread.ts";
@@ -167,15 +168,25 @@ export async function answerTurn(
       });
     let answer: Answer;
     let overflowRetried = false;
+    let sent: ChatMessage[] = [];
+    let clearedReasoning: ClearedReasoning | undefined;
     for (;;) {
-      const messages = await messagesFor();
+      let messages = await messagesFor();
+      const keep = input.turn.keepReasoningTurns;
+      if (keep !== undefined) {
+        const cleared = clearOlderReasoning(messages, keep, deps.tokenizer);
+        messages = cleared.messages;
+        clearedReasoning = cleared.cleared;
+      }
       try {
         try {
+          sent = messages;
           answer = await send(messages);
         } catch (error) {
           // Replayed reasoning state refused: it belongs to a chain this request left. Once more without it.
           if (begun || !isInvalidEncryptedContent(error) || !messages.some(hasProviderState)) throw error;
-          answer = await send(sanitizeMessages(messages));
+          sent = sanitizeMessages(messages);
+          answer = await send(sent);
         }
         break;
       } catch (error) {
@@ -198,7 +209,20 @@ export async function answerTurn(
       }
     }
     await endTurn(deps, target(), { kind: "answered", answer: answer.message });
-    return { threadId, agentId, answer, replayed: false };
+    const promptCache = options.promptCache?.record(
+      agentId,
+      { messages: sent, tools: input.turn.tools },
+      deps.tokenizer,
+      answer.usage?.promptTokens ?? 0,
+    );
+    return {
+      threadId,
+      agentId,
+      answer,
+      replayed: false,
+      ...(promptCache ? { promptCache } : {}),
+      ...(clearedReasoning ? { clearedReasoning } : {}),
+    };
   } catch (error) {
     const failure = describeFailure(error, input.signal);
     await endTurn(deps, target(), {

@@ -1,3 +1,5 @@
+import type { PromptCacheLedger } from "./prompt-cache.ts";
+
 /** A source of live events (the server's bus subscription); used only to wake waiters early. */
 export interface LiveEventSource {
   subscribe(handler: (event: unknown) => void): () => void;
@@ -16,6 +18,8 @@ export interface ClientTurnOptions {
   leaseWaitMs?: number;
   /** How long a turn waits for its queued compaction job. Default 5 min (the job's own timeout). */
   compactionTimeoutMs?: number;
+  /** Remembers each conversation's last upstream prompt, to report cache reads and writes. */
+  promptCache?: PromptCacheLedger;
 }
 
 /** Header that sets a conversation's window in tokens. */

@@ -1,4 +1,10 @@
-import type { Answer, AnswerEvent, ClientTurn, HeaderReader } from "@longrun/openai-compat";
+import type {
+  Answer,
+  AnswerEvent,
+  ClientTurn,
+  HeaderReader,
+  PromptCacheFigures,
+} from "@longrun/openai-compat";
 import type { StoredMessage } from "@longrun/protocol";
 import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import { resolveProfile } from "../profiles.ts";
@@ -26,6 +32,10 @@ export interface ClientTurnResult {
   agentId: string;
   answer: Answer;
   replayed: boolean;
+  /** Prompt tokens of the upstream request read from and written to the cache (when a ledger is kept). */
+  promptCache?: PromptCacheFigures;
+  /** What the emulated clear_thinking edit left out of the upstream request (when asked for). */
+  clearedReasoning?: { turns: number; tokens: number };
 }
 
 /** The settings a request carries for its conversation. */

@@ -74,12 +74,22 @@ describe("the working-state ledger at runtime", () => {
     // The sim agent reads and writes files: the ledger names them.
     expect(previous?.readFiles.length).toBeGreaterThan(0);
 
-    // No summary request carried a ledger (the summary must not depend on it).
+    // A summary request adds no ledger of its own (the summary must not depend on it). The first one
+    // continues a request without any; a later one continues the agent's request, whose summary message
+    // carries the previous ledger in the cached prefix: its instruction says not to copy it.
     const summaryRequests = harness.sim.log.entries.filter((entry) => entry.summary);
     expect(summaryRequests.length).toBe(2);
-    for (const entry of summaryRequests) {
+    for (const [index, entry] of summaryRequests.entries()) {
       const body = entry.body as { messages: ChatMessage[] };
-      expect(JSON.stringify(body.messages)).not.toContain(LEDGER_HEADER);
+      const instruction = contentText(body.messages.at(-1)?.content ?? null);
+      expect(instruction).not.toContain(LEDGER_HEADER);
+      expect(instruction).toContain("do not copy it");
+      const ledgers = JSON.stringify(body.messages).split(LEDGER_HEADER).length - 1;
+      expect(ledgers).toBe(index === 0 ? 0 : 1);
+    }
+    // Nor does the summarizer's text stored in a compaction.
+    for (const compaction of compactions) {
+      expect(summaryTextOf(compaction.summaryMessage)).not.toContain("Working state");
     }
 
     // The API's context view carries the ledger with the compaction in force.

@@ -26,6 +26,8 @@ export interface CompactionDraft {
   retained: AgentContext["facts"];
   warnings: string[];
   fit: (common: FitCommon) => CompactionFit;
+  /** The summary call's form (absent: no summary call, a refit). */
+  summaryForm?: "continuation" | "standalone";
 }
 
 /**
@@ -112,6 +114,8 @@ export async function recordFit(
       ledger: fit.fields.ledger,
       shrunk: fit.fields.shrunk,
       ...(draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
+      ...economyFields(job.trigger, before),
+      ...(draft.summaryForm ? { summaryForm: draft.summaryForm } : {}),
     },
   });
   return {
@@ -130,4 +134,14 @@ export async function recordManualCompaction(attempt: CompactionAttempt, detail:
     { threadId: job.threadId, agentId: job.agentId, runId: job.runId, fence: job.fence },
     { role: "user", name: "compact_command", content: `/compact (${detail})` },
   );
+}
+
+/** Why an automatic compaction ran and what the cost model expected it to save (see compactionNeed). */
+export function economyFields(
+  trigger: string,
+  before: Projection,
+): { reason?: "must" | "cheaper"; expectedSaving?: number } {
+  const need = before.compactionNeed;
+  if (trigger !== "auto" || need === null) return {};
+  return { reason: need.need, expectedSaving: need.expectedSaving };
 }

@@ -2,6 +2,7 @@ import {
   type CompactionPlan,
   compactionFields,
   fitCompaction,
+  MIN_COMPACTION_PROGRESS,
   type Projection,
   planCompaction,
   refitCompaction,
@@ -23,7 +24,7 @@ import {
   type LeasedCompactJob,
 } from "./compaction-attempt.ts";
 import { historyFilePath, offloadHistory } from "./history-file.ts";
-import { recordFit, recordManualCompaction } from "./record-compaction.ts";
+import { economyFields, recordFit, recordManualCompaction } from "./record-compaction.ts";
 import { summarize } from "./summarize.ts";
 
 export type { CompactionOutcome } from "./compaction-attempt.ts";
@@ -71,10 +72,18 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
   await deps.events.emit({
     ...where,
     type: "compaction.started",
-    data: { compactionKey, trigger: job.trigger, tokensBefore: before.tokens },
+    data: {
+      compactionKey,
+      trigger: job.trigger,
+      tokensBefore: before.tokens,
+      ...economyFields(job.trigger, before),
+    },
   });
-  const plan = planFor(deps, job, context);
+  const plan = planFor(deps, job, context, before);
   if (!plan) return nothingToSummarize(attempt, { before, context }, gate.state);
+  if (plan.progress.noProgress && job.trigger === "auto" && verifyProjection(before).ok) {
+    return noProgress(attempt, plan);
+  }
 
   const summary = await summarize(attempt, plan, context);
   if ("outcome" in summary) {
@@ -113,12 +122,23 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
       retained: context.facts.filter((fact) => fact.seq >= plan.cutoffIndex),
       warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
       fit: (common) => fitCompaction({ ...common, plan, summaryText: summary.text }),
+      summaryForm: plan.request.form,
     },
   );
 }
 
-/** The cut and the summary request, or null when nothing new lies before the kept tail. */
-function planFor(deps: RuntimeDeps, job: LeasedCompactJob, context: AgentContext): CompactionPlan | null {
+/**
+ * The cut and the summary request, or null when nothing new lies before the kept tail. The summary
+ * request continues the agent's own (`before`: its system prompt, tools and messages as they would be
+ * sent) so the provider's prefix cache serves it — unless another model summarizes, which shares no
+ * cache with the agent's.
+ */
+function planFor(
+  deps: RuntimeDeps,
+  job: LeasedCompactJob,
+  context: AgentContext,
+  before: Projection,
+): CompactionPlan | null {
   const input = {
     systemPrompt: context.systemPrompt,
     prefix: context.prefix,
@@ -135,7 +155,32 @@ function planFor(deps: RuntimeDeps, job: LeasedCompactJob, context: AgentContext
     timeZone: deps.timeZone,
     summarizerModel: context.profile.summarizerModel ?? context.profile.model,
     foldPrefix: context.prefix.length > 0,
+    projection: before,
+    form:
+      context.profile.summarizerModel && context.profile.summarizerModel !== context.profile.model
+        ? "standalone"
+        : "continuation",
+    // The runner reports a compaction that would make no progress itself (noProgress below).
+    noProgress: "plan",
   });
+}
+
+/**
+ * A compaction that would save less than a fifth of the request while the deterministic projection
+ * fits: not worth a summary call and a rewrite of the whole request. Skipped with an event; the next
+ * step goes on with the deterministic projection without asking again (compactionDeferred).
+ */
+async function noProgress(attempt: CompactionAttempt, plan: CompactionPlan): Promise<CompactionOutcome> {
+  const { deps, job, where, compactionKey } = attempt;
+  const { tokensBefore, expectedTokensAfter } = plan.progress;
+  const reason = `no progress: a compaction would take the request from ${tokensBefore} to about ${expectedTokensAfter} tokens (less than ${Math.round(MIN_COMPACTION_PROGRESS * 100)} % saved); the deterministic projection fits, so the agent goes on with it`;
+  attempt.ended = true;
+  await deps.events.emit({
+    ...where,
+    type: "compaction.skipped",
+    data: { compactionKey, trigger: job.trigger, reason },
+  });
+  return { kind: "nothing", reason };
 }
 
 /**

@@ -5,7 +5,9 @@ import { withProviderRetry } from "../step/provider-retry.ts";
 import type { CompactionAttempt, CompactionOutcome } from "./compaction-attempt.ts";
 
 /**
- * The summary call of a compaction: the plan's sanitized request, no tools. Its failures count on the
+ * The summary call of a compaction: the plan's sanitized request — the agent's own request continued
+ * (same system prompt, tools and messages, so the provider's prefix cache serves it) with the
+ * instruction appended, or a standalone request when that would not fit; tools are never called. Its failures count on the
  * agent's breaker (and open it, with an event); a cancel does not. Returns the text, or the outcome
  * that ends the attempt.
  */
@@ -22,6 +24,8 @@ export async function summarize(
         callSummarizer(deps.model, {
           model: plan.request.model ?? context.profile.model,
           messages: plan.request.messages,
+          // A continuation: the agent's own tools, for the cache; tool_choice "none" keeps them uncalled.
+          ...(plan.request.tools ? { tools: plan.request.tools, toolChoice: plan.request.tool_choice } : {}),
           maxOutputTokens: plan.request.max_tokens,
           headers: deps.modelHeaders?.(job.agentId),
           signal: job.signal,

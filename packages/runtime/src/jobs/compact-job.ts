@@ -74,7 +74,13 @@ async function afterCompaction(
   }
   switch (outcome.kind) {
     case "compacted":
-      await deps.scheduler.step({ ...job, ...(trigger === "overflow" ? { afterOverflow: true } : {}) });
+      // Never two compactions in a row without a step between: the next step goes on with the compacted
+      // context (the post-compaction check already refused one over the limit, I6).
+      await deps.scheduler.step({
+        ...job,
+        compactionDeferred: true,
+        ...(trigger === "overflow" ? { afterOverflow: true } : {}),
+      });
       return;
     case "nothing":
       // Asking again would find nothing again: continue, and let the hard limit decide (I6).

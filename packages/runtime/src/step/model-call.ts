@@ -1,3 +1,4 @@
+import type { ToolSpec } from "@longrun/compaction";
 import { createAnswerReader, type UpstreamChunk } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage } from "@longrun/protocol";
 import type OpenAI from "openai";
@@ -39,12 +40,18 @@ export async function callModel(client: OpenAI, request: ModelCallRequest): Prom
   return reader.finish().message;
 }
 
-/** A non-streaming call without tools, used for summaries. Returns the text. */
+/**
+ * A non-streaming call for a summary, text out. A continuation-shaped summary request carries the
+ * agent's tools (so a provider's prefix cache serves it) with `tool_choice: "none"`: they cannot be
+ * called. Returns the text.
+ */
 export async function callSummarizer(
   client: OpenAI,
   request: {
     model: string;
     messages: ChatMessage[];
+    tools?: readonly ToolSpec[];
+    toolChoice?: "none";
     maxOutputTokens?: number;
     signal?: AbortSignal;
     headers?: Record<string, string>;
@@ -54,6 +61,12 @@ export async function callSummarizer(
     {
       model: request.model,
       messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      ...(request.tools && request.tools.length > 0
+        ? {
+            tools: [...request.tools] as OpenAI.Chat.Completions.ChatCompletionTool[],
+            tool_choice: request.toolChoice ?? "none",
+          }
+        : {}),
       ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
     },
     { signal: request.signal, headers: request.headers },

@@ -26,11 +26,14 @@ const SCRIPTS: Record<SimScript, (context: ScriptContext) => PlannedTurn> = {
   coder: coderTurn,
 };
 
-/** The client's working folder as its prompt states it (Codex `<cwd>…</cwd>`, opencode `Working directory: …`). */
+/**
+ * The client's working folder as its prompt states it (Codex `<cwd>…</cwd>`, opencode `Working
+ * directory: …`, Claude Code `Primary working directory: …`).
+ */
 function workingFolder(request: WireRequest): string | undefined {
   for (const message of request.messages) {
     const text = contentText(message.content);
-    const found = /<cwd>([^<\n]+)<\/cwd>/.exec(text) ?? /Working directory: (\S+)/.exec(text);
+    const found = /<cwd>([^<\n]+)<\/cwd>/.exec(text) ?? /[Ww]orking directory: (\S+)/.exec(text);
     if (found) return found[1]!.trim();
   }
   return undefined;

@@ -4,12 +4,16 @@ import type { PlannedCall, PlannedTurn, ScriptContext } from "./planned-call.ts"
 export const CODER_NOTES = "NOTES.md";
 export const CODER_REPORT = "REPORT.md";
 
-/** Which client's tools are on offer: Codex CLI (exec_command / shell, apply_patch) or opencode. */
-type Vocabulary = "codex" | "opencode";
+/**
+ * Which client's tools are on offer: Codex CLI (exec_command / shell, apply_patch), opencode (bash,
+ * read, write, edit with `filePath`) or Claude Code (Bash, Read, Write, Edit with `file_path`).
+ */
+type Vocabulary = "codex" | "opencode" | "claude";
 
 function vocabularyOf(tools: ReadonlySet<string>): Vocabulary | null {
   if (tools.has("exec_command") || tools.has("shell")) return "codex";
   if (tools.has("bash") && tools.has("read") && tools.has("write")) return "opencode";
+  if (tools.has("Bash") && tools.has("Read") && tools.has("Write")) return "claude";
   return null;
 }
 
@@ -55,6 +59,7 @@ function report(step: number, context: ScriptContext, files: string[]): string {
 function shell(vocabulary: Vocabulary, tools: ReadonlySet<string>, command: string): PlannedCall {
   if (vocabulary === "opencode")
     return { name: "bash", args: { command, description: "Run a shell command" } };
+  if (vocabulary === "claude") return { name: "Bash", args: { command, description: "Run a shell command" } };
   if (tools.has("exec_command")) return { name: "exec_command", args: { cmd: command } };
   return { name: "shell", args: { command: ["bash", "-lc", command] } };
 }
@@ -68,6 +73,8 @@ function writeFile(
 ): PlannedCall {
   if (vocabulary === "opencode")
     return { name: "write", args: { filePath: absolutePath(path, context.cwd), content } };
+  if (vocabulary === "claude")
+    return { name: "Write", args: { file_path: absolutePath(path, context.cwd), content } };
   if (context.tools.has("apply_patch")) {
     const body = content
       .split("\n")
@@ -94,35 +101,50 @@ function editFile(
       args: { filePath: absolutePath(path, context.cwd), oldString: from, newString: to },
     };
   }
+  if (vocabulary === "claude") {
+    return {
+      name: "Edit",
+      args: { file_path: absolutePath(path, context.cwd), old_string: from, new_string: to },
+    };
+  }
   return shell(vocabulary, context.tools, `sed -i 's/${from}/${to}/' ${path}`);
 }
 
 function readFile(vocabulary: Vocabulary, context: ScriptContext, path: string): PlannedCall {
   if (vocabulary === "opencode") return { name: "read", args: { filePath: absolutePath(path, context.cwd) } };
+  if (vocabulary === "claude") return { name: "Read", args: { file_path: absolutePath(path, context.cwd) } };
   return shell(vocabulary, context.tools, `sed -n '1,60p' ${path}`);
 }
 
-function todos(step: number, steps: number): PlannedCall {
+/** The todo tool of the client (opencode's todowrite, Claude Code's TodoWrite), if it offers one. */
+function todoTool(vocabulary: Vocabulary, tools: ReadonlySet<string>): string | undefined {
+  if (vocabulary === "opencode" && tools.has("todowrite")) return "todowrite";
+  if (vocabulary === "claude" && tools.has("TodoWrite")) return "TodoWrite";
+  return undefined;
+}
+
+function todos(name: string, step: number, steps: number): PlannedCall {
   const phases = ["Survey the project", "Read the source files", "Keep notes in NOTES.md", "Write REPORT.md"];
   const current = Math.min(phases.length - 1, Math.floor(((step - 1) / Math.max(1, steps)) * phases.length));
   return {
-    name: "todowrite",
+    name,
     args: {
       todos: phases.map((content, index) => ({
         content,
         status: index < current ? "completed" : index === current ? "in_progress" : "pending",
-        priority: "medium",
+        // opencode wants a priority, Claude Code an activeForm; each ignores the other's.
+        ...(name === "todowrite" ? { priority: "medium" } : { activeForm: content }),
       })),
     },
   };
 }
 
 /**
- * Coder: what a coding agent does in Codex CLI or opencode, in that client's own tools — list and
+ * Coder: what a coding agent does in Codex CLI, opencode or Claude Code, in that client's own tools — list and
  * search the project, read its files one by one, keep NOTES.md (written every 10 steps, edited 3 steps
  * later), run a command now and then, keep a todo list (opencode), and write REPORT.md at the last step.
- * Paths are relative for Codex (its commands run in the working folder) and absolute for opencode
- * (its file tools demand it; the folder is read off its system prompt).
+ * Paths are relative for Codex (its commands run in the working folder) and absolute for opencode and
+ * Claude Code (their file tools demand it; the folder is read off the system prompt).
  */
 export function coderTurn(context: ScriptContext): PlannedTurn {
   const vocabulary = vocabularyOf(context.tools);
@@ -144,9 +166,10 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
       `writing ${CODER_REPORT}`,
     );
   }
+  const todo = todoTool(vocabulary, context.tools);
   if (step === 1) {
-    return vocabulary === "opencode" && context.tools.has("todowrite")
-      ? say(todos(step, steps), "planning")
+    return todo
+      ? say(todos(todo, step, steps), "planning")
       : say(shell(vocabulary, context.tools, "ls -la"), "looking at the folder");
   }
   if (step === 2) {
@@ -157,10 +180,15 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
   if (step === 3) {
     return vocabulary === "opencode" && context.tools.has("grep")
       ? say({ name: "grep", args: { pattern: "export", include: "*.ts" } }, "searching for exports")
-      : say(
-          shell(vocabulary, context.tools, "grep -rn 'export' --include='*.ts' . | head -20"),
-          "searching for exports",
-        );
+      : vocabulary === "claude" && context.tools.has("Grep")
+        ? say(
+            { name: "Grep", args: { pattern: "export", glob: "*.ts", output_mode: "content" } },
+            "searching for exports",
+          )
+        : say(
+            shell(vocabulary, context.tools, "grep -rn 'export' --include='*.ts' . | head -20"),
+            "searching for exports",
+          );
   }
   if (step === 4 && vocabulary === "opencode") {
     // opencode's glob and grep need ripgrep, which it cannot download offline: list with bash too.
@@ -185,8 +213,7 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
       shell(vocabulary, context.tools, "wc -l $(find . -name '*.ts' -not -path '*/.*') | tail -1"),
       "counting lines",
     );
-  if (step % 10 === 0 && vocabulary === "opencode" && context.tools.has("todowrite"))
-    return say(todos(step, steps), "updating the plan");
+  if (step % 10 === 0 && todo) return say(todos(todo, step, steps), "updating the plan");
   const unread = files.filter((file) => !read.has(file));
   const pool = unread.length > 0 ? unread : files;
   if (pool.length === 0) return say(shell(vocabulary, context.tools, "ls -la"), "looking around");

@@ -1,0 +1,31 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { REPO_ROOT } from "./distributed-cluster.ts";
+
+/** What a finished `longrun` command printed and how it exited. */
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `longrun <args>` (node on the bin, as the cluster does) to completion. */
+export function runLongrun(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, "packages/cli/bin/longrun.js"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
