@@ -176,7 +176,7 @@ export function anthropicGatewayRoutes(deps: ServerDeps, options: ClientTurnOpti
   app.openapi(countTokens, async (context) => {
     const body = context.req.valid("json");
     const { turn, options: asked } = parseMessagesRequest(body);
-    const inputTokens = countClientTurnTokens(turn, deps.runtime.tokenizer);
+    const inputTokens = await countClientTurnTokens(turn, deps.runtime.tokenizer, deps.runtime.counter);
     return context.json({
       input_tokens: inputTokens,
       ...(asked.contextEdits.length > 0

@@ -85,7 +85,8 @@ describe("a gateway turn", () => {
 
   it("compacts through the queued job (no agent step follows it) and sends only projections that fit", async () => {
     const window = 10_000;
-    const model = simModelName({ steps: 30, ctx: window });
+    // A compaction lands at a fifth of the window, so two of them take more turns than they did at 45 %.
+    const model = simModelName({ steps: 50, ctx: window });
     const headers = { "x-longrun-conversation": "explore", "x-longrun-max-input-tokens": String(window) };
     const files = fakeWorkspace(24);
     const messages: ChatRequestBody["messages"] = [
@@ -94,7 +95,7 @@ describe("a gateway turn", () => {
     ];
     let turns = 0;
     let threadId = "";
-    for (; turns < 60; turns++) {
+    for (; turns < 80; turns++) {
       const { result } = await send(parseChatRequest({ model, messages, tools, max_tokens: 512 }), headers);
       threadId = result.threadId;
       const answer = result.answer.message;
