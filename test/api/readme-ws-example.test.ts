@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
 import { createClient } from "@longrun/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNode } from "../e2e/support/run-command.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -20,24 +20,7 @@ async function readmeExample(): Promise<string> {
 
 /** Runs ES module source with node from the repository root (where `ws` resolves), as `node follow.mjs`. */
 function runModule(source: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module"], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(source);
-  });
+  return runNode(["--input-type=module"], { ...process.env, ...env }, source);
 }
 
 let dataDir: string;

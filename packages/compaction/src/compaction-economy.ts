@@ -1,3 +1,5 @@
+import { BILLING_PROFILES, DEFAULT_OUTPUT_RATIO } from "./request-billing.ts";
+
 /**
  * Prices of one token, relative to an uncached input token. A prefix cache serves the part of a
  * request that repeats the previous one byte for byte at `cacheRead`; the rest is written at
@@ -9,8 +11,12 @@ export interface TokenPrices {
   output: number;
 }
 
-/** The prices the cost model assumes: OpenAI-style cache writes, output at four times input. */
-export const DEFAULT_PRICES: TokenPrices = { cacheRead: 0.1, cacheWrite: 1, output: 4 };
+/** The prices the cost model assumes: the `openai` billing profile (no write charge), default output ratio. */
+export const DEFAULT_PRICES: TokenPrices = {
+  cacheRead: BILLING_PROFILES.openai.cacheRead,
+  cacheWrite: BILLING_PROFILES.openai.cacheWrite ?? 1,
+  output: DEFAULT_OUTPUT_RATIO,
+};
 
 /** What the cost model knows at a call point where the deterministic stages had work to do. */
 export interface EconomyInput {

@@ -46,6 +46,7 @@ export {
   type RefitCompactionInput,
   refitCompaction,
 } from "./fit-compaction.ts";
+export { argumentText } from "./ledger/names.ts";
 export { unshownOutcomes } from "./ledger/outcome-check.ts";
 export {
   LEDGER_FOOTER,
@@ -54,6 +55,7 @@ export {
   type RenderedLedger,
   renderLedger,
 } from "./ledger/render-ledger.ts";
+export { clipLine } from "./ledger/result-outcome.ts";
 export {
   emptyLedger,
   type LedgerInput,

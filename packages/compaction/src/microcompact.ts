@@ -1,5 +1,5 @@
-import { contentText } from "@longrun/protocol";
-import { callOf, callOutcome } from "./ledger/call-outcome.ts";
+import { contentText, type ToolCall } from "@longrun/protocol";
+import { callOutcome } from "./ledger/call-outcome.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem, StageResult } from "./types.ts";
 
@@ -70,12 +70,16 @@ export function clearOlderResults(
   let saved = 0;
   let cleared = 0;
   let clearedChars = 0;
+  // The call each result answers: the latest one with its id before it (ids may repeat).
+  const calls = new Map<string, ToolCall>();
   const out = items.map((item, index) => {
+    for (const call of item.message.tool_calls ?? []) calls.set(call.id, call);
     if (item.message.role !== "tool" || keepFrom[index] || item.locked || item.mark !== "raw") return item;
     const text = contentText(item.message.content);
     if (text.length < MIN_CLEARED_CHARS) return item;
     // Read as the ledger reads it (in its call's scope), so the marker keeps what the ledger calls a failure.
-    const outcome = callOutcome(callOf(items, index), text, item.status);
+    const callId = item.message.tool_call_id;
+    const outcome = callOutcome(callId === undefined ? undefined : calls.get(callId), text, item.status);
     const failure = outcome.failed ? outcome.line || `exit ${outcome.exitCode ?? "unknown"}` : "";
     const message = { ...item.message, content: clearedMarker(text.length, options.why, failure) };
     const tokens = estimateMessageTokens(message, options.tokenizer);

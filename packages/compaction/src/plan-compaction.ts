@@ -31,9 +31,10 @@ export interface CompactionPlanOptions {
    */
   foldPrefix?: boolean;
   /**
-   * "standalone": the summarizer gets its own request (a different summarizer model shares no cache
-   * with the agent's). Default "continuation": the agent's own request plus the instruction, falling
-   * back to standalone when it would not fit the summarizer's window.
+   * "standalone": the summarizer gets its own request. "continuation": the agent's own request plus
+   * the instruction, falling back to standalone when it would not fit the summarizer's window.
+   * Default: standalone when `summarizerModel` is another model than the agent's (it shares no cache
+   * with the agent's), else continuation.
    */
   form?: "continuation" | "standalone";
   /** The projection of `input` the agent would get now (computed when absent). */
@@ -54,6 +55,8 @@ export interface CompactionProgress {
   expectedTokensAfter: number;
   /** It would save less than MIN_COMPACTION_PROGRESS of the request. */
   noProgress: boolean;
+  /** No progress, and the deterministic projection fits the limit: the agent can go on without it. */
+  skippable: boolean;
 }
 
 /** What a runner needs to summarize and then persist a compaction event. */
@@ -120,14 +123,35 @@ export function planCompaction(
       return cut.toSummarize[source]?.tokenCount ?? null;
     }),
   ];
+  const projection = options.projection ?? project(input);
+  // Measured before any request is built: a compaction that would make no progress needs none.
+  const keptTokens =
+    cut.kept.reduce(
+      (sum, fact) => sum + (fact.tokenCount > 0 ? fact.tokenCount : estimateStoredTokens(fact, tokenizer)),
+      0,
+    ) + (cut.pinned ? estimateMessageTokens(cut.pinned, tokenizer) : 0);
+  const expectedTokensAfter = expectedCompactedTokens(profile, overhead, keptTokens, true);
+  const noProgress = isNoProgress(projection.tokens, expectedTokensAfter);
+  const progress: CompactionProgress = {
+    tokensBefore: projection.tokens,
+    expectedTokensAfter,
+    noProgress,
+    skippable: noProgress && verifyProjection(projection).ok,
+  };
+  if (progress.skippable && options.noProgress !== "plan") return null;
   const limits = thresholds(profile);
   const kind: SummaryKind = strategy === "partial" ? "prefix" : "segment";
   const maxOutputTokens = options.summarizerMaxOutputTokens ?? summaryBudgetTokens(profile);
-  const projection = options.projection ?? project(input);
+  // Another model shares no prompt cache with the agent's: it gets its own, standalone request.
+  const form =
+    options.form ??
+    (options.summarizerModel !== undefined && options.summarizerModel !== profile.model
+      ? "standalone"
+      : "continuation");
   const keptIds = new Set(cut.kept.map((fact) => fact.id));
   const firstKept = projection.continuation.sourceIds.findIndex((id) => id !== null && keptIds.has(id));
   const continuation =
-    options.form === "standalone"
+    form === "standalone"
       ? null
       : buildContinuationRequest({
           agentRequest: projection.continuation,
@@ -156,19 +180,6 @@ export function planCompaction(
       maxOutputTokens,
       ...(options.summarizerModel ? { model: options.summarizerModel } : {}),
     });
-  const progress: CompactionProgress = {
-    tokensBefore: projection.tokens,
-    expectedTokensAfter: 0,
-    noProgress: false,
-  };
-  const keptTokens =
-    cut.kept.reduce(
-      (sum, fact) => sum + (fact.tokenCount > 0 ? fact.tokenCount : estimateStoredTokens(fact, tokenizer)),
-      0,
-    ) + (cut.pinned ? estimateMessageTokens(cut.pinned, tokenizer) : 0);
-  progress.expectedTokensAfter = expectedCompactedTokens(profile, overhead, keptTokens, true);
-  progress.noProgress = isNoProgress(progress.tokensBefore, progress.expectedTokensAfter);
-  if (progress.noProgress && options.noProgress !== "plan" && verifyProjection(projection).ok) return null;
   const first = cut.toSummarize[0];
   const last = cut.toSummarize[cut.toSummarize.length - 1];
   return {

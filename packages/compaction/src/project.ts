@@ -248,7 +248,10 @@ export function project(input: ProjectionInput): Projection {
     extensionTokens: extension?.tokens ?? tokens,
   });
   const needsCompaction = decision !== null;
-  const continued = extension === null ? all : [...header, ...extension.items];
+  const messages = all.map((item) => item.message);
+  const sourceIds = all.map((item) => item.sourceId ?? null);
+  // Without a cache-stable extension the request it continues is this projection itself.
+  const continued = extension === null ? null : [...header, ...extension.items];
   const ran = stages.filter((stage) => !stage.removed.startsWith("not run")).map((stage) => stage.name);
   const reason = projectionReason({
     tokens,
@@ -260,9 +263,9 @@ export function project(input: ProjectionInput): Projection {
     decision,
   });
   return {
-    messages: all.map((item) => item.message),
+    messages,
     marks: all.map((item) => item.mark),
-    sourceIds: all.map((item) => item.sourceId ?? null),
+    sourceIds,
     messageTokens: all.map((item) => item.tokens),
     tokens,
     rawTokens,
@@ -274,8 +277,8 @@ export function project(input: ProjectionInput): Projection {
     reason,
     compactionNeed: decision,
     continuation: {
-      messages: continued.map((item) => item.message),
-      sourceIds: continued.map((item) => item.sourceId ?? null),
+      messages: continued === null ? messages : continued.map((item) => item.message),
+      sourceIds: continued === null ? sourceIds : continued.map((item) => item.sourceId ?? null),
       tokens: extension?.tokens ?? tokens,
     },
     boundary: raw.boundary,

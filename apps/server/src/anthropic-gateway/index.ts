@@ -7,18 +7,12 @@ import {
   MessagesRequestBody,
   parseMessagesRequest,
 } from "@longrun/openai-compat";
-import {
-  type ClientTurnOptions,
-  type ClientTurnResult,
-  countClientTurnTokens,
-  runClientTurn,
-  type TurnSink,
-} from "@longrun/runtime";
+import { type ClientTurnOptions, type ClientTurnResult, countClientTurnTokens } from "@longrun/runtime";
 import { z } from "zod";
 import type { AuthEnv } from "../auth.ts";
 import { BEARER } from "../contract.ts";
 import { collectAnswer, type StreamFormat, streamAnswer } from "../openai-gateway/answer-stream.ts";
-import { clientLabel } from "../openai-gateway/client-label.ts";
+import { requestTurn } from "../openai-gateway/request-turn.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { messagesErrorOf, messagesErrorResponse } from "./messages-error.ts";
 
@@ -118,23 +112,7 @@ export function anthropicGatewayRoutes(deps: ServerDeps, options: ClientTurnOpti
 
   app.openapi(messages, async (context) => {
     const { turn, options: asked } = parseMessagesRequest(context.req.valid("json"));
-    const abort = new AbortController();
-    context.req.raw.signal.addEventListener("abort", () => abort.abort(new Error("client went away")), {
-      once: true,
-    });
-    const run = (sink: TurnSink) =>
-      runClientTurn(
-        deps.runtime,
-        options,
-        {
-          tenantId: context.get("tenantId"),
-          turn,
-          header: (name) => context.req.header(name),
-          signal: abort.signal,
-          client: clientLabel(context.req.header("user-agent")),
-        },
-        sink,
-      );
+    const { run, abort } = requestTurn(deps, options, context, turn);
     const identity = {
       id: `msg_${randomUUID().replaceAll("-", "")}`,
       model: turn.model,
@@ -162,15 +140,10 @@ export function anthropicGatewayRoutes(deps: ServerDeps, options: ClientTurnOpti
         `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message } })}\n\n`,
       ],
     };
-    return (await streamAnswer(
-      run,
-      format,
-      () => abort.abort(),
-      (error) => {
-        const { body } = messagesErrorOf(error);
-        return { code: body.error.type, message: body.error.message };
-      },
-    )) as never;
+    return (await streamAnswer(run, format, abort, (error) => {
+      const { body } = messagesErrorOf(error);
+      return { code: body.error.type, message: body.error.message };
+    })) as never;
   });
 
   app.openapi(countTokens, async (context) => {

@@ -14,7 +14,7 @@ import {
   responseBody,
 } from "@longrun/openai-compat";
 import { LongrunError, statusOf } from "@longrun/protocol";
-import { ClientTurnError, type ClientTurnOptions, runClientTurn, type TurnSink } from "@longrun/runtime";
+import { ClientTurnError, type ClientTurnOptions } from "@longrun/runtime";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -24,7 +24,7 @@ import { AUTH_ERRORS, BEARER, errors } from "../contract.ts";
 import { describeIssues } from "../http-error.ts";
 import type { ServerDeps } from "../server-deps.ts";
 import { collectAnswer, type StreamFormat, streamAnswer } from "./answer-stream.ts";
-import { clientLabel } from "./client-label.ts";
+import { requestTurn } from "./request-turn.ts";
 
 /** An error body in the OpenAI shape, with the status and Retry-After it goes with. */
 function errorOf(error: unknown): { status: number; body: unknown; retryAfterMs?: number } {
@@ -162,23 +162,7 @@ export function openAiGatewayRoutes(deps: ServerDeps, options: ClientTurnOptions
   });
   app.onError((error, context) => errorResponse(context, error));
   const answer = async (context: Context<AuthEnv>, turn: ClientTurn): Promise<Response> => {
-    const abort = new AbortController();
-    context.req.raw.signal.addEventListener("abort", () => abort.abort(new Error("client went away")), {
-      once: true,
-    });
-    const run = (sink: TurnSink) =>
-      runClientTurn(
-        deps.runtime,
-        options,
-        {
-          tenantId: context.get("tenantId"),
-          turn,
-          header: (name) => context.req.header(name),
-          signal: abort.signal,
-          client: clientLabel(context.req.header("user-agent")),
-        },
-        sink,
-      );
+    const { run, abort } = requestTurn(deps, options, context, turn);
     const created = Math.floor(Date.now() / 1000);
     try {
       if (turn.api === "chat") {
@@ -194,7 +178,7 @@ export function openAiGatewayRoutes(deps: ServerDeps, options: ClientTurnOptions
           finish: (done) => [...encoder.finish(done.answer).map(sse), "data: [DONE]\n\n"],
           fail: (code, message) => [sse(apiErrorBody(code, message, "server_error"))],
         };
-        return await streamAnswer(run, format, () => abort.abort(), describeForStream);
+        return await streamAnswer(run, format, abort, describeForStream);
       }
       const identity = {
         id: `resp_${randomUUID().replaceAll("-", "")}`,
@@ -212,7 +196,7 @@ export function openAiGatewayRoutes(deps: ServerDeps, options: ClientTurnOptions
         finish: (done) => encoder.finish(done.answer).map(sseEvent),
         fail: (code, message) => encoder.fail(code, message).map(sseEvent),
       };
-      return await streamAnswer(run, format, () => abort.abort(), describeForStream);
+      return await streamAnswer(run, format, abort, describeForStream);
     } catch (error) {
       return errorResponse(context, error);
     }

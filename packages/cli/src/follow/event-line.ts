@@ -1,12 +1,10 @@
+import { clipLine } from "@longrun/compaction";
 import type { LongrunEvent, MessageContent } from "@longrun/protocol";
 
 const WIDTH = 100;
 
 /** One line of at most `max` characters: whitespace folded, the rest cut with an ellipsis. */
-function clip(text: string, max = WIDTH): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+const clip = (text: string, max = WIDTH): string => clipLine(text, max);
 
 function textOf(content: MessageContent): string {
   if (content === null) return "";

@@ -1,3 +1,4 @@
+import { argumentText } from "@longrun/compaction";
 import { type ChatMessage, contentText } from "@longrun/protocol";
 
 /** Runs of characters an identifier or path is made of; everything else separates them. */
@@ -35,22 +36,6 @@ export function identifiersOf(text: string, into: Set<string> = new Set()): Set<
     for (const word of candidate.split(/[./~@+-]/)) if (isSymbol(word)) into.add(word);
   }
   return into;
-}
-
-/** The string values of a JSON document (tool-call arguments), else the raw text with escapes undone. */
-function argumentText(argumentsJson: string): string {
-  const strings: string[] = [];
-  const collect = (value: unknown): void => {
-    if (typeof value === "string") strings.push(value);
-    else if (Array.isArray(value)) value.forEach(collect);
-    else if (value !== null && typeof value === "object") Object.values(value).forEach(collect);
-  };
-  try {
-    collect(JSON.parse(argumentsJson));
-    return strings.join("\n");
-  } catch {
-    return argumentsJson.replace(/\\[nrt"\\]/g, " ");
-  }
 }
 
 /** The text of a message an identifier can appear in: content and tool-call arguments (not tool names). */

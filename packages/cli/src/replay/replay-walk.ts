@@ -196,6 +196,8 @@ export class ReplayWalk {
     const plan = planCompaction(input, {
       strategy: "partial",
       timeZone: this.options.timeZone ?? "UTC",
+      // The same input as `before`'s: its projection, not a second one.
+      projection: before,
     });
     if (!plan) return null;
     const summaryText = await this.summarize(plan.request);

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, ToolStatus } from "@longrun/protocol";
+import type { ToolCall, ToolStatus } from "@longrun/protocol";
 import { callEffects } from "./call-effects.ts";
 import { type ResultOutcome, resultOutcome } from "./result-outcome.ts";
 
@@ -14,15 +14,4 @@ export function callOutcome(
   return call === undefined
     ? resultOutcome(text, status)
     : resultOutcome(text, status, callEffects(call, text));
-}
-
-/** The call a tool message answers, looked up among the messages before it. */
-export function callOf(messages: readonly { message: ChatMessage }[], index: number): ToolCall | undefined {
-  const id = messages[index]?.message.tool_call_id;
-  if (id === undefined) return undefined;
-  for (let at = index - 1; at >= 0; at--) {
-    const found = messages[at]?.message.tool_calls?.find((call) => call.id === id);
-    if (found) return found;
-  }
-  return undefined;
 }

@@ -36,8 +36,8 @@ export function namesIn(text: string): string[] {
   return [...seen];
 }
 
-/** The names in a tool call's arguments: its string values (JSON escapes undone), else the raw text. */
-export function namesInArguments(argumentsJson: string): string[] {
+/** The string values of a tool call's arguments JSON, one per line; else the raw text with escapes undone. */
+export function argumentText(argumentsJson: string): string {
   const strings: string[] = [];
   const collect = (value: unknown): void => {
     if (typeof value === "string") strings.push(value);
@@ -46,10 +46,15 @@ export function namesInArguments(argumentsJson: string): string[] {
   };
   try {
     collect(JSON.parse(argumentsJson));
+    return strings.join("\n");
   } catch {
-    strings.push(argumentsJson.replace(/\\[nrt"\\]/g, " "));
+    return argumentsJson.replace(/\\[nrt"\\]/g, " ");
   }
-  return namesIn(strings.join("\n"));
+}
+
+/** The names in a tool call's arguments: in the values it carries, not in its JSON text. */
+export function namesInArguments(argumentsJson: string): string[] {
+  return namesIn(argumentText(argumentsJson));
 }
 
 /** Where a name was seen in one fact: introduced (a result, the user) or used (the agent's own words). */

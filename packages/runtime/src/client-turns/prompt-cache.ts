@@ -1,5 +1,10 @@
 import { createHash } from "node:crypto";
-import { estimateMessageTokens, estimateToolsTokens, type Tokenizer } from "@longrun/compaction";
+import {
+  estimateMessageTokens,
+  estimateToolsTokens,
+  sharedPrefixParts,
+  type Tokenizer,
+} from "@longrun/compaction";
 import type { ClientTurn, PromptCacheFigures } from "@longrun/openai-compat";
 import type { ChatMessage } from "@longrun/protocol";
 
@@ -54,11 +59,11 @@ export class PromptCacheLedger {
   ): PromptCacheFigures {
     const current = prefixOf(request.messages, request.tools, tokenizer);
     const previous = this.last.get(agentId);
-    let shared = 0;
-    if (previous) {
-      const bound = Math.min(previous.cached, current.chain.length);
-      while (shared < bound && previous.chain[shared] === current.chain[shared]) shared += 1;
-    }
+    // Only what the previous request cached can be read: its chain up to its breakpoint.
+    const shared = sharedPrefixParts(
+      previous ? previous.chain.slice(0, previous.cached) : null,
+      current.chain,
+    );
     this.last.delete(agentId);
     this.last.set(agentId, current);
     for (const key of this.last.keys()) {

@@ -1,11 +1,6 @@
-import {
-  type Answer,
-  type AnswerEvent,
-  createAnswerReader,
-  type UpstreamChunk,
-} from "@longrun/openai-compat";
+import type { Answer, AnswerEvent, UpstreamChunk } from "@longrun/openai-compat";
 import type OpenAI from "openai";
-import { type ModelTimeouts, startModelDeadline } from "../step/model-deadline.ts";
+import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "../step/model-deadline.ts";
 
 /**
  * Streams one Chat Completions request to the upstream model. `onOpen` runs once the upstream has
@@ -23,24 +18,12 @@ export async function streamUpstream(
     onEvent(event: AnswerEvent): void;
   },
 ): Promise<Answer> {
-  const deadline = startModelDeadline(options.timeouts, options.signal);
-  try {
+  return withModelDeadline(options.timeouts, options.signal, async (deadline) => {
     const stream = (await model.chat.completions.create(body as never, {
       signal: deadline.signal,
       ...(options.headers ? { headers: options.headers } : {}),
     })) as unknown as AsyncIterable<UpstreamChunk>;
     options.onOpen();
-    const reader = createAnswerReader();
-    for await (const chunk of stream) {
-      deadline.answered();
-      for (const event of reader.push(chunk)) options.onEvent(event);
-    }
-    // The client's stream ends quietly when its signal aborts: a cut-off answer must not pass as whole.
-    if (deadline.signal.aborted) throw deadline.signal.reason;
-    return reader.finish();
-  } catch (error) {
-    throw deadline.explain(error);
-  } finally {
-    deadline.clear();
-  }
+    return readAnswerStream(stream, deadline, options.onEvent);
+  });
 }

@@ -81,7 +81,7 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
   });
   const plan = planFor(deps, job, context, before);
   if (!plan) return nothingToSummarize(attempt, { before, context }, gate.state);
-  if (plan.progress.noProgress && job.trigger === "auto" && verifyProjection(before).ok) {
+  if (plan.progress.skippable && job.trigger === "auto") {
     return noProgress(attempt, plan);
   }
 
@@ -156,10 +156,6 @@ function planFor(
     summarizerModel: context.profile.summarizerModel ?? context.profile.model,
     foldPrefix: context.prefix.length > 0,
     projection: before,
-    form:
-      context.profile.summarizerModel && context.profile.summarizerModel !== context.profile.model
-        ? "standalone"
-        : "continuation",
     // The runner reports a compaction that would make no progress itself (noProgress below).
     noProgress: "plan",
   });

@@ -1,8 +1,8 @@
 import type { ToolSpec } from "@longrun/compaction";
-import { createAnswerReader, type UpstreamChunk } from "@longrun/openai-compat";
+import type { UpstreamChunk } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage } from "@longrun/protocol";
 import type OpenAI from "openai";
-import { type ModelTimeouts, startModelDeadline } from "./model-deadline.ts";
+import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "./model-deadline.ts";
 
 export interface ModelCallRequest {
   model: string;
@@ -22,8 +22,7 @@ export interface ModelCallRequest {
  * append (provider-private reasoning kept apart in `providerState`).
  */
 export async function callModel(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
-  const deadline = startModelDeadline(request.timeouts, request.signal);
-  try {
+  return withModelDeadline(request.timeouts, request.signal, async (deadline) => {
     const stream = await client.chat.completions.create(
       {
         model: request.model,
@@ -35,22 +34,11 @@ export async function callModel(client: OpenAI, request: ModelCallRequest): Prom
       },
       { signal: deadline.signal, headers: request.headers },
     );
-    // The same reader the gateway streams answers through: one way to turn chunks into the fact.
-    const reader = createAnswerReader();
-    for await (const chunk of stream) {
-      deadline.answered();
-      for (const event of reader.push(chunk as UpstreamChunk)) {
-        if (event.type === "text") request.onDelta?.(event.delta);
-      }
-    }
-    // The client's stream ends quietly when its signal aborts: a cut-off answer must not pass as whole.
-    if (deadline.signal.aborted) throw deadline.signal.reason;
-    return reader.finish().message;
-  } catch (error) {
-    throw deadline.explain(error);
-  } finally {
-    deadline.clear();
-  }
+    const answer = await readAnswerStream(stream as AsyncIterable<UpstreamChunk>, deadline, (event) => {
+      if (event.type === "text") request.onDelta?.(event.delta);
+    });
+    return answer.message;
+  });
 }
 
 /**
@@ -76,13 +64,9 @@ export async function callSummarizer(
   },
 ): Promise<string> {
   const { timeoutMs } = request;
-  const deadline = startModelDeadline(
-    timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs },
-    request.signal,
-  );
-  let completion: OpenAI.Chat.Completions.ChatCompletion;
-  try {
-    completion = await client.chat.completions.create(
+  const timeouts = timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs };
+  const completion = await withModelDeadline(timeouts, request.signal, (deadline) =>
+    client.chat.completions.create(
       {
         model: request.model,
         messages: request.messages as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
@@ -95,12 +79,8 @@ export async function callSummarizer(
         ...(request.maxOutputTokens ? { max_completion_tokens: request.maxOutputTokens } : {}),
       },
       { signal: deadline.signal, headers: request.headers },
-    );
-  } catch (error) {
-    throw deadline.explain(error);
-  } finally {
-    deadline.clear();
-  }
+    ),
+  );
   const text = completion.choices[0]?.message?.content;
   if (!text || text.trim().length === 0) throw new Error("summarizer returned no text");
   return text;

@@ -1,3 +1,10 @@
+import {
+  type Answer,
+  type AnswerEvent,
+  createAnswerReader,
+  type UpstreamChunk,
+} from "@longrun/openai-compat";
+
 const MODEL_TIMEOUT = Symbol.for("longrun.runtime.modelTimeout");
 
 /** How long a model call may take: to its first streamed byte (or its answer), and in all. */
@@ -74,4 +81,43 @@ export function startModelDeadline(timeouts: ModelTimeouts | undefined, outer?: 
       clearTimeout(total);
     },
   };
+}
+
+/**
+ * Runs one model call under its timers (`call` passes `deadline.signal` to the request and calls
+ * `deadline.answered()` on its first byte): what it throws is explained (a ModelTimeoutError when a
+ * timer aborted it), and the timers are cleared however it ends.
+ */
+export async function withModelDeadline<T>(
+  timeouts: ModelTimeouts | undefined,
+  outer: AbortSignal | undefined,
+  call: (deadline: ModelDeadline) => Promise<T>,
+): Promise<T> {
+  const deadline = startModelDeadline(timeouts, outer);
+  try {
+    return await call(deadline);
+  } catch (error) {
+    throw deadline.explain(error);
+  } finally {
+    deadline.clear();
+  }
+}
+
+/**
+ * Reads a streamed answer to its end under a deadline (the reader the gateway streams answers
+ * through: one way to turn chunks into the fact); each chunk's events reach `onEvent`.
+ */
+export async function readAnswerStream(
+  stream: AsyncIterable<UpstreamChunk>,
+  deadline: ModelDeadline,
+  onEvent: (event: AnswerEvent) => void,
+): Promise<Answer> {
+  const reader = createAnswerReader();
+  for await (const chunk of stream) {
+    deadline.answered();
+    for (const event of reader.push(chunk)) onEvent(event);
+  }
+  // The client's stream ends quietly when its signal aborts: a cut-off answer must not pass as whole.
+  if (deadline.signal.aborted) throw deadline.signal.reason;
+  return reader.finish();
 }
