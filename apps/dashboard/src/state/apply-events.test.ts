@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { appReducer, initialAppState } from "./app-reducer.ts";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages, applyThreadDetail } from "./apply-rest.ts";
-import { makeEvent, textMessage } from "./test-events.ts";
+import { makeEvent, testProfile, textMessage } from "./test-events.ts";
 import { emptyThreadState } from "./thread-state.ts";
 import { buildTranscript } from "./transcript.ts";
 
@@ -201,16 +201,7 @@ describe("applyEvents", () => {
       tenantId: "x",
       title: "demo",
       workspaceDir: "/w",
-      modelProfile: {
-        model: "sim",
-        tokenizer: "o200k_base" as const,
-        triggerRatio: 0.75,
-        keepRatio: 0.1,
-        fallbackTriggerTokens: 100000,
-        fallbackKeepMessages: 6,
-        idleGapMs: 1,
-        microcompactKeep: 5,
-      },
+      modelProfile: testProfile(),
       status: "running" as const,
       createdAt: 1,
       updatedAt: 2,

@@ -2,21 +2,12 @@ import type { ThreadSnapshot } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages, applySnapshot } from "./apply-rest.ts";
-import { makeEvent, textMessage } from "./test-events.ts";
+import { makeEvent, testProfile, textMessage } from "./test-events.ts";
 import { emptyThreadState } from "./thread-state.ts";
 import { buildTranscript, runningTools } from "./transcript.ts";
 
 const saved = { collapse: 0, truncate: 0, microcompact: 0 };
-const profile = {
-  model: "sim",
-  tokenizer: "o200k_base",
-  triggerRatio: 0.75,
-  keepRatio: 0.1,
-  fallbackTriggerTokens: 100_000,
-  fallbackKeepMessages: 6,
-  idleGapMs: 1,
-  microcompactKeep: 5,
-} as const;
+const profile = testProfile();
 
 /** A thread whose one run finished at seq 12: what GET /v1/threads/:id/snapshot answers then. */
 function finishedSnapshot(): ThreadSnapshot {

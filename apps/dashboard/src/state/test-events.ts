@@ -1,4 +1,9 @@
-import type { EventData, EventType, LongrunEvent } from "@longrun/protocol";
+import { type EventData, type EventType, type LongrunEvent, ModelProfile } from "@longrun/protocol";
+
+/** A sim profile as the server stores it: the schema fills every default, so new fields never break fixtures. */
+export function testProfile(): ModelProfile {
+  return ModelProfile.parse({ model: "sim", idleGapMs: 1 });
+}
 
 /** Builds a typed event for tests: thread "t1", agent "a-root" unless given. */
 export function makeEvent<Type extends EventType>(
