@@ -116,7 +116,12 @@ export interface HeaderInput {
   tokenizer: Tokenizer;
 }
 
-/** System prompt, fork prefix, summary, restored files/plan and pinned message, in that order. */
+/**
+ * System prompt, fork prefix, pinned message, summary and restored files/plan, in that order. The
+ * pinned message (the latest user message, usually the task) comes before the summary: it is the
+ * same message in the same place as in the request before the compaction and in every compaction
+ * after, so a prefix cache keeps serving it instead of writing it again with each summary.
+ */
 export function assembleHeader(input: HeaderInput): ProjectionItem[] {
   const { tokenizer, compaction } = input;
   const item = (message: ChatMessage, mark: ProjectionItem["mark"]): ProjectionItem => ({
@@ -136,6 +141,7 @@ export function assembleHeader(input: HeaderInput): ProjectionItem[] {
       header.push(item(sanitizeMessage(message), "system"));
   }
   if (compaction === null) return header;
+  if (compaction.pinnedMessage) header.push(item(sanitizeMessage(compaction.pinnedMessage), "pinned"));
   // A summary shrunk to nothing (the verbatim part alone fills the window) is left out.
   if (contentText(compaction.summaryMessage.content) !== "")
     header.push(item(sanitizeMessage(compaction.summaryMessage), "summary"));
@@ -147,6 +153,5 @@ export function assembleHeader(input: HeaderInput): ProjectionItem[] {
     ...(input.restorationBudgets ? { budgets: input.restorationBudgets } : {}),
   });
   for (const message of restoration.messages) header.push(item(message, "restored"));
-  if (compaction.pinnedMessage) header.push(item(sanitizeMessage(compaction.pinnedMessage), "pinned"));
   return header;
 }

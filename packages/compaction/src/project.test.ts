@@ -101,7 +101,7 @@ describe("project", () => {
     expect(busy.saved.microcompact).toBe(0);
   });
 
-  it("plans a compaction, then projects summary + restored + pinned + tail without provider state", () => {
+  it("plans a compaction, then projects pinned + summary + restored + tail without provider state", () => {
     const base = input({ profile: { maxInputTokens: 2_000 } });
     const plan = planCompaction(base, { timeZone: "UTC" });
     expect(plan).not.toBeNull();
@@ -125,8 +125,8 @@ describe("project", () => {
       state: { plan: "1. read 2. refactor", todos: [] },
       restoredFiles: [{ path: "src/f7.ts", content: "export {};\n", readAt: 1 }],
     });
-    expect(after.marks.slice(0, 5)).toEqual(["system", "summary", "restored", "restored", "pinned"]);
-    expect(after.messages[4]?.content).toBe("Refactor the parser.");
+    expect(after.marks.slice(0, 5)).toEqual(["system", "pinned", "summary", "restored", "restored"]);
+    expect(after.messages[1]?.content).toBe("Refactor the parser.");
     expect(after.messages.some((message) => message.reasoning_details !== undefined)).toBe(false);
     expect(after.boundary.resolvedBy).toBe("id");
     expect(verifyProjection(after)).toEqual({ ok: true });

@@ -31,6 +31,11 @@ export interface StrategyCost {
   backToBackCompactions: number;
   /** Call points without a request (over the limit). */
   unsent: number;
+  /**
+   * Tokens of the agent's own answers to the requests sent: the same whatever compacts the context,
+   * so not in `total` (billed-equivalent input and the summaries' output); see `ratio.withAnswers`.
+   */
+  answerTokens: number;
 }
 
 /** Longrun's bill beside the plain strategy's on the same transcript and window. */
@@ -38,8 +43,11 @@ export interface CostTotals {
   outputRatio: number;
   longrun: StrategyCost;
   plain: StrategyCost;
-  /** longrun ÷ plain: the whole bill, the main requests, the summary calls. */
-  ratio: { total: ProfileRatios; main: ProfileRatios; summaries: ProfileRatios };
+  /**
+   * longrun ÷ plain: the whole bill, the main requests, the summary calls, and the whole bill with
+   * the agent's answers priced as output on both sides (which moves every ratio towards 1).
+   */
+  ratio: { total: ProfileRatios; main: ProfileRatios; summaries: ProfileRatios; withAnswers: ProfileRatios };
 }
 
 /** A compaction that saves less than this share of the request buys little room for its cost. */
@@ -60,14 +68,17 @@ export function strategyCostOf(points: readonly CallPointCost[]): StrategyCost {
     smallCompactions: 0,
     backToBackCompactions: 0,
     unsent: 0,
+    answerTokens: 0,
   };
   points.forEach((point, ordinal) => {
     for (const profile of PROFILES) {
       cost.main[profile] += point.main?.[profile] ?? 0;
       cost.summaries[profile] += point.summary?.[profile] ?? 0;
     }
-    if (point.main) cost.mainCalls += 1;
-    else cost.unsent += 1;
+    if (point.main) {
+      cost.mainCalls += 1;
+      cost.answerTokens += point.main.output;
+    } else cost.unsent += 1;
     if (point.summary) cost.summaryCalls += 1;
     const compaction = point.compaction;
     if (!compaction) return;
@@ -88,6 +99,10 @@ function ratios(numerator: ProfileFigures, denominator: ProfileFigures): Profile
 
 /** Both strategies' bills and longrun ÷ plain. */
 export function costTotalsOf(outputRatio: number, longrun: StrategyCost, plain: StrategyCost): CostTotals {
+  const withAnswers = (cost: StrategyCost): ProfileFigures => ({
+    openai: cost.total.openai + cost.answerTokens * outputRatio,
+    anthropic: cost.total.anthropic + cost.answerTokens * outputRatio,
+  });
   return {
     outputRatio,
     longrun,
@@ -96,6 +111,7 @@ export function costTotalsOf(outputRatio: number, longrun: StrategyCost, plain: 
       total: ratios(longrun.total, plain.total),
       main: ratios(longrun.main, plain.main),
       summaries: ratios(longrun.summaries, plain.summaries),
+      withAnswers: ratios(withAnswers(longrun), withAnswers(plain)),
     },
   };
 }
@@ -114,6 +130,7 @@ function sumCosts(costs: readonly StrategyCost[]): StrategyCost {
     sum.smallCompactions += cost.smallCompactions;
     sum.backToBackCompactions += cost.backToBackCompactions;
     sum.unsent += cost.unsent;
+    sum.answerTokens += cost.answerTokens;
   }
   return sum;
 }

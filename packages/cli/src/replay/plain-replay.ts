@@ -79,6 +79,7 @@ export function replayPlain(input: PlainReplayInput): {
       point.main = chain.send(
         counter.partsOf([...system, ...step.request.messages], tools, step.request.messageTokens),
         counter.outputTokens(answer),
+        false,
       );
     }
     points.push(point);

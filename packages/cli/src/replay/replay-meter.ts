@@ -53,6 +53,7 @@ export class ReplayMeter {
       cost.main = this.chain.send(
         this.counter.partsOf(messages, this.options.tools),
         this.counter.outputTokens(answer),
+        false,
       );
       if (measureForwardUse) step.forwardUse = this.forward.measure(step.index, messages);
     }

@@ -15,7 +15,10 @@ export interface RequestParts {
   partTokens: number[];
 }
 
-/** What one call cost: tokens read from cache, the rest, the output, and the billed sum per profile. */
+/**
+ * What one call cost: tokens read from cache, the rest, the output, and the billed sum per profile
+ * (the output is in it only when the call bills it: see BillingChain.send).
+ */
 export type PricedCall = { cacheRead: number; rest: number; output: number } & Record<BillingProfile, number>;
 
 const MEMO_LIMIT = 50_000;
@@ -84,10 +87,18 @@ export class BillingChain {
 
   constructor(private readonly outputRatio: number) {}
 
-  send(request: RequestParts, outputTokens: number): PricedCall {
+  /**
+   * Prices one request by the prefix it shares with the one before. `billOutput` false: the output is
+   * recorded but left out of the billed sum — an agent's own answers are the same whatever compacts
+   * the context, so the comparison is of billed-equivalent input (plus the summaries' output).
+   */
+  send(request: RequestParts, outputTokens: number, billOutput = true): PricedCall {
     const sharedParts = sharedPrefixParts(this.previous, request.parts);
     this.previous = request.parts;
-    const bill = billRequest({ partTokens: request.partTokens, sharedParts, outputTokens }, this.outputRatio);
+    const bill = billRequest(
+      { partTokens: request.partTokens, sharedParts, outputTokens: billOutput ? outputTokens : 0 },
+      this.outputRatio,
+    );
     return {
       cacheRead: bill.openai.cacheRead,
       rest: bill.openai.uncached,
