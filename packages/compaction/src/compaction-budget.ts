@@ -3,10 +3,11 @@ import { ESTIMATE_PAD } from "./pressure.ts";
 import { thresholds } from "./thresholds.ts";
 
 /**
- * A ledger may take 6 % of the request limit, but at least `floorTokens` (or 8 % of the limit when
- * that is less: small windows need the floor, tiny ones cannot afford it), and at most 4,000 tokens.
- * On the corpus a working set — every changed file, the last 10 reads, the last error — needs about
- * 450–600 tokens, which 5 % of an 8k window does not hold.
+ * A ledger may take 6 % of the window (of the request limit without one), but at least `floorTokens`
+ * (or 8 % of the limit when that is less: small windows need the floor, tiny ones cannot afford it),
+ * and at most 4,000 tokens. On the corpus a working set — every changed file, the last 10 reads, the
+ * last error — needs about 450–600 tokens, which 5 % of an 8k window does not hold; the rest holds the
+ * names index (forward-use recall at 16k: 0.811 with 6 % of the limit, 0.836 with 6 % of the window).
  */
 export const LEDGER_BUDGET = { share: 0.06, floorTokens: 480, floorShare: 0.08, maxTokens: 4_000 } as const;
 
@@ -41,10 +42,10 @@ export function summaryBudgetTokens(profile: Partial<ModelProfile>): number {
   );
 }
 
-/** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 768 at 16k, 3,594 at 64k. */
+/** The ledger's token budget (see LEDGER_BUDGET): 480 tokens at 8k, 960 at 16k, 3,840 at 64k. */
 export function ledgerBudgetTokens(profile: Partial<ModelProfile>): number {
   const { limitTokens } = thresholds(profile);
-  const share = Math.floor(limitTokens * LEDGER_BUDGET.share);
+  const share = Math.floor((profile.maxInputTokens ?? limitTokens) * LEDGER_BUDGET.share);
   const floor = Math.min(LEDGER_BUDGET.floorTokens, Math.floor(limitTokens * LEDGER_BUDGET.floorShare));
   return Math.min(LEDGER_BUDGET.maxTokens, Math.max(share, floor));
 }

@@ -45,7 +45,7 @@ describe("selectCutoff", () => {
       fact({ role: "user", content: "only instruction" }),
       ...Array.from({ length: 20 }, () => fact({ role: "assistant", content: "work" })),
     ];
-    const cut = selectCutoff(messages, { maxInputTokens: 5_000 }, { tokenizer });
+    const cut = selectCutoff(messages, { maxInputTokens: 5_000, keepRatio: 0.1 }, { tokenizer });
     expect(cut.kept).toHaveLength(5);
     expect(cut.pinned).toEqual({ role: "user", content: "only instruction" });
   });

@@ -1,6 +1,14 @@
-import type { ChatMessage, CompactionShrink, Ledger, ModelProfile, RestoredItem } from "@longrun/protocol";
+import {
+  type ChatMessage,
+  type CompactionShrink,
+  contentText,
+  type Ledger,
+  type ModelProfile,
+  type RestoredItem,
+} from "@longrun/protocol";
 import { ledgerBudgetTokens, postCompactionTargetTokens } from "./compaction-budget.ts";
-import { isEmptyLedger, renderLedger } from "./ledger/render-ledger.ts";
+import { argumentText, namesIn } from "./ledger/names.ts";
+import { isEmptyLedger, renderLedger, type VisibleContext } from "./ledger/render-ledger.ts";
 import type { CompactionPlan } from "./plan-compaction.ts";
 import { ESTIMATE_PAD } from "./pressure.ts";
 import type { Projection } from "./project.ts";
@@ -81,6 +89,22 @@ export function refitCompaction(input: RefitCompactionInput): CompactionFit {
   return fitWith({ ...input, summaryText: frame.text }, frame.build);
 }
 
+/**
+ * What a projection shows beside its summary and restored files: the system prompt, the pinned
+ * message and the kept tail, which every request carries until the next compaction.
+ */
+function visibleContext(projection: Projection): VisibleContext {
+  const texts: string[] = [];
+  projection.messages.forEach((message, index) => {
+    const mark = projection.marks[index];
+    if (mark === "summary" || mark === "restored") return;
+    texts.push(contentText(message.content));
+    for (const call of message.tool_calls ?? []) texts.push(argumentText(call.function.arguments));
+  });
+  // Each text on its own: namesIn reads the first part of a long one, as the ledger's names did.
+  return { names: new Set(texts.flatMap((text) => namesIn(text))), text: texts.join("\n") };
+}
+
 function fitWith(
   input: Omit<FitCompactionInput, "plan">,
   build: (text: string, ledgerText: string | null) => ChatMessage,
@@ -102,6 +126,12 @@ function fitWith(
   });
 
   let projection = input.measure(fields());
+  // The ledger leaves out what the request shows anyway: its budget goes to what it would not hold.
+  const visible = visibleContext(projection);
+  if (ledgerText !== null) {
+    ledgerText = renderLedger(ledger, { budgetTokens: ledgerBudget, tokenizer, visible });
+    projection = input.measure(fields());
+  }
   const room = Math.min(
     input.restorationCap.totalTokens,
     Math.floor((postCompactionTargetTokens(input.profile) - projection.tokens) / ESTIMATE_PAD),
@@ -146,7 +176,7 @@ function fitWith(
     shrink("ledger", `ledger cut from ${tokens} tokens to its most recent entries`, () => {
       ledgerText =
         ledgerBudget >= MIN_LEDGER_TOKENS
-          ? renderLedger(ledger, { budgetTokens: ledgerBudget, tokenizer })
+          ? renderLedger(ledger, { budgetTokens: ledgerBudget, tokenizer, visible })
           : null;
     });
   }

@@ -89,4 +89,29 @@ describe("names index", () => {
     const small = renderLedger(ledger, { budgetTokens: NAMES_MIN_BUDGET - 1, tokenizer });
     expect(small.text).not.toContain("Names in use");
   });
+
+  it("leaves out the names and user notes the request shows anyway, and fills their room with others", () => {
+    const sightings = Array.from({ length: 300 }, (_, index) => ({
+      names: [`symbol_number_${index}`],
+      step: index,
+      used: true,
+    }));
+    const base = updateLedger({
+      messages: [{ message: { role: "user", content: "Fix the parser in src/lexer.py." }, step: 0 }],
+    });
+    const ledger = { ...base, names: foldNames([], sightings) };
+    const options = { budgetTokens: 1_000, tokenizer };
+    const without = renderLedger(ledger, options).text;
+    expect(without).toContain("symbol_number_299");
+    expect(without).toContain('User said: #0 "Fix the parser in src/lexer.py."');
+    const shownNames = new Set(Array.from({ length: 20 }, (_, index) => `symbol_number_${299 - index}`));
+    const visible = { names: shownNames, text: "Fix the parser in src/lexer.py." };
+    const withVisible = renderLedger(ledger, { ...options, visible }).text;
+    for (const name of shownNames) expect(withVisible).not.toMatch(new RegExp(`\\b${name}\\b`));
+    expect(withVisible).not.toContain("User said");
+    // The room goes to older names the request would not hold otherwise.
+    const namesOf = (text: string) => new Set(text.match(/symbol_number_\d+/g));
+    const gained = [...namesOf(withVisible)].filter((name) => !namesOf(without).has(name));
+    expect(gained.length).toBeGreaterThan(0);
+  });
 });

@@ -11,7 +11,7 @@ export const LEDGER_FOOTER = "[End of working state]";
 export const NAMES_MIN_BUDGET = 600;
 
 /** The most of a ledger's budget the names index may take. */
-export const NAMES_SHARE = 0.4;
+export const NAMES_SHARE = 0.55;
 
 /** Read files every rendering tries to keep (more only when the budget allows). */
 export const RECENT_READS = 10;
@@ -95,8 +95,30 @@ function commandOutcome(command: Ledger["commands"][number]): string {
   return outcome === "unknown" ? "?" : outcome;
 }
 
+/**
+ * What the request already shows beside the summary message (the pinned message and the kept tail,
+ * which stay in every request until the next compaction): the ledger leaves out names and user notes
+ * found there, so its budget goes to what the request would otherwise not hold.
+ */
+export interface VisibleContext {
+  names: ReadonlySet<string>;
+  text: string;
+}
+
+/** A user note's text as rendered, without the clip mark, to find it in the visible text. */
+function noteShown(note: string, visible: VisibleContext | null): boolean {
+  if (visible === null) return false;
+  const body = note.replace(/…$/, "").trim();
+  return body.length > 0 && visible.text.includes(body);
+}
+
 /** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
-function entriesOf(ledger: Ledger, root: string | null = null, withNames = false): Entry[] {
+function entriesOf(
+  ledger: Ledger,
+  root: string | null = null,
+  withNames = false,
+  visible: VisibleContext | null = null,
+): Entry[] {
   const entries: Entry[] = [];
   const show = (path: string) => (root !== null && path.startsWith(root) ? path.slice(root.length) : path);
   const push = (
@@ -141,6 +163,7 @@ function entriesOf(ledger: Ledger, root: string | null = null, withNames = false
     push("agents", index, `${agent.name}${at(agent.step)}: ${agent.report ?? "(no report yet)"}`, 4);
   });
   ledger.userNotes.forEach((note, index) => {
+    if (noteShown(note.text, visible)) return;
     push("notes", index, `${at(note.step).trim()} "${note.text}"`.trim(), 4);
   });
   if (withNames) {
@@ -150,7 +173,7 @@ function entriesOf(ledger: Ledger, root: string | null = null, withNames = false
       listed.add(file.path.split("/").pop() ?? file.path);
     }
     namesRanked(ledger.names ?? [])
-      .filter((entry) => !listed.has(entry.name))
+      .filter((entry) => !listed.has(entry.name) && !visible?.names.has(entry.name))
       .forEach((entry, index) => {
         const rank = entry.uses > 0 ? 5 : 6;
         const group = entry.file === null ? undefined : show(entry.file);
@@ -249,18 +272,19 @@ export function commonRoot(paths: readonly string[]): string | null {
  * The ledger as a compact, stable text block within `budgetTokens`: entries are kept by priority
  * (last error, pending approvals and open TODOs; changed files and the last RECENT_READS reads; plan
  * and done TODOs; sub-agents and user notes; commands and older entries) and, within a priority,
- * newest first; each section says how many older entries it left out. Same ledger and budget, same
+ * newest first; each section says how many older entries it left out. Names and user notes the
+ * request already shows (`visible`) are left out. Same ledger, budget and visible context, same
  * text.
  */
 export function renderLedger(
   ledger: Ledger,
-  options: { budgetTokens: number; tokenizer: Tokenizer },
+  options: { budgetTokens: number; tokenizer: Tokenizer; visible?: VisibleContext | null },
 ): RenderedLedger {
   const { tokenizer } = options;
   const root = commonRoot([...ledger.changedFiles, ...ledger.readFiles].map((file) => file.path));
   // Names only where the budget holds the essentials and room besides, and never more than their share.
   const withNames = options.budgetTokens >= NAMES_MIN_BUDGET;
-  const all = entriesOf(ledger, root, withNames);
+  const all = entriesOf(ledger, root, withNames, options.visible ?? null);
   const namesBudget = Math.floor(options.budgetTokens * NAMES_SHARE);
   let namesUsed = 0;
   const ordered = [...all].sort(
