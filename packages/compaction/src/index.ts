@@ -103,8 +103,11 @@ export {
   type BillingProfile,
   type BillingRates,
   billRequest,
+  callCost,
   DEFAULT_OUTPUT_RATIO,
   type RequestBill,
+  type RequestParts,
+  requestPartsOf,
   sharedPrefixParts,
 } from "./request-billing.ts";
 export {

@@ -1,3 +1,5 @@
+import type { CallCost, ChatMessage, Usage } from "@longrun/protocol";
+
 /** Pricing profiles: how a provider bills input against its prefix cache. */
 export type BillingProfile = "openai" | "anthropic";
 
@@ -75,4 +77,72 @@ export function billRequest(
     billed: cached * rates.cacheRead + rest * (rates.cacheWrite ?? 1) + request.outputTokens * outputRatio,
   });
   return { openai: bill(BILLING_PROFILES.openai), anthropic: bill(BILLING_PROFILES.anthropic) };
+}
+
+/** A request as a prefix cache sees it: serialized parts (header, then each message) and their tokens. */
+export interface RequestParts {
+  parts: string[];
+  partTokens: number[];
+}
+
+/**
+ * The parts of a projected request: the header (tool definitions and a leading system message) as
+ * one part, then each message. `messageTokens` are the projection's per-message estimates.
+ */
+export function requestPartsOf(
+  messages: readonly ChatMessage[],
+  messageTokens: readonly number[],
+  tools: unknown,
+  toolsTokens: number,
+): RequestParts {
+  const system = messages[0]?.role === "system" ? 1 : 0;
+  const parts = [JSON.stringify([tools, messages.slice(0, system)])];
+  const partTokens = [toolsTokens + (system ? (messageTokens[0] ?? 0) : 0)];
+  for (let index = system; index < messages.length; index++) {
+    parts.push(JSON.stringify(messages[index]));
+    partTokens.push(messageTokens[index] ?? 0);
+  }
+  return { parts, partTokens };
+}
+
+/**
+ * What one model call cost. With the provider's usage that reports cached tokens, its own figures;
+ * otherwise the estimate: the parts shared byte for byte with the previous request (`previousParts`,
+ * null: none known) read from cache, the rest written, output from the usage when there is one.
+ */
+export function callCost(
+  request: RequestParts,
+  previousParts: readonly string[] | null,
+  usage: Usage | undefined,
+  outputRatio: number = DEFAULT_OUTPUT_RATIO,
+): CallCost {
+  const priced = (cacheRead: number, uncached: number, output: number, source: CallCost["source"]) => {
+    const bill = billRequest(
+      { partTokens: [cacheRead, uncached], sharedParts: 1, outputTokens: output },
+      outputRatio,
+    );
+    return {
+      cacheRead,
+      uncached,
+      output,
+      billed: { openai: round(bill.openai.billed), anthropic: round(bill.anthropic.billed) },
+      source,
+    };
+  };
+  if (usage?.cachedTokens !== undefined) {
+    const cacheRead = Math.min(usage.cachedTokens, usage.promptTokens);
+    return priced(cacheRead, usage.promptTokens - cacheRead, usage.completionTokens, "provider");
+  }
+  const shared = sharedPrefixParts(previousParts, request.parts);
+  let cacheRead = 0;
+  let uncached = 0;
+  request.partTokens.forEach((tokens, index) => {
+    if (index < shared) cacheRead += tokens;
+    else uncached += tokens;
+  });
+  return priced(cacheRead, uncached, usage?.completionTokens ?? 0, "estimate");
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
 }

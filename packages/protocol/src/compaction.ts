@@ -16,6 +16,22 @@ export const StageSavings = z.object({
 });
 export type StageSavings = z.infer<typeof StageSavings>;
 
+/**
+ * What one model call cost: input tokens read from the provider's prefix cache, the rest (plain input
+ * OpenAI-style, cache writes Anthropic-style), output tokens, and the billed-equivalent sum in units of
+ * one uncached input token under each price profile (cache reads 0.1; writes 1 / 1.25; output ×4).
+ * `source`: "provider" when the answer's usage reported its cached tokens, else "estimate" (the
+ * prefix this request shares byte for byte with the agent's previous one, by the runtime's counts).
+ */
+export const CallCost = z.object({
+  cacheRead: z.number().int().nonnegative(),
+  uncached: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  billed: z.object({ openai: z.number().nonnegative(), anthropic: z.number().nonnegative() }),
+  source: z.enum(["provider", "estimate"]),
+});
+export type CallCost = z.infer<typeof CallCost>;
+
 export const RestoredItem = z.object({
   kind: z.enum(["file", "plan", "todos"]),
   path: z.string().optional(),

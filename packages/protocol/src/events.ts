@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AgentInherit, AgentStatus, ThreadStatus } from "./agent.ts";
 import {
+  CallCost,
   CompactionShrink,
   CompactionStrategy,
   CompactionTrigger,
@@ -117,6 +118,8 @@ export const ContextMeasured = defineEvent(
         resentTokens: z.number().int().nonnegative().optional(),
       })
       .optional(),
+    /** What the model call this request led to cost (absent when no call followed, or older servers). */
+    cost: CallCost.optional(),
   }),
 );
 export const CompactionStarted = defineEvent(
@@ -158,6 +161,8 @@ export const CompactionCompleted = defineEvent(
      * standalone request (it would not fit the window, or another model summarizes).
      */
     summaryForm: z.enum(["continuation", "standalone"]).optional(),
+    /** What the summary call cost (absent when no call was made, or older servers). */
+    summaryCost: CallCost.optional(),
   }),
 );
 export const CompactionFailed = defineEvent(

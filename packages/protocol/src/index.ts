@@ -23,6 +23,7 @@ export {
   type ChannelSchemas,
 } from "./bus-channels.ts";
 export {
+  CallCost,
   CompactionEvent,
   CompactionShrink,
   CompactionStrategy,

@@ -3,17 +3,12 @@ import {
   billRequest,
   estimateMessageTokens,
   estimateToolsTokens,
+  type RequestParts,
   sharedPrefixParts,
   type Tokenizer,
   type ToolSpec,
 } from "@longrun/compaction";
 import type { ChatMessage } from "@longrun/protocol";
-
-/** A request as a prefix cache sees it: serialized parts (header, then each message) and their tokens. */
-export interface RequestParts {
-  parts: string[];
-  partTokens: number[];
-}
 
 /**
  * What one call cost: tokens read from cache, the rest, the output, and the billed sum per profile

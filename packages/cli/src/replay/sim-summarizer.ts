@@ -19,13 +19,15 @@ export interface ReplaySummarizer {
 /** A summarizer on an OpenAI-compatible endpoint, called as the runtime calls it (callSummarizer). */
 export function endpointSummarizer(options: { baseURL: string; apiKey?: string; model: string }): Summarizer {
   const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? "sim", maxRetries: 1 });
-  return (request) =>
-    callSummarizer(client, {
-      model: options.model,
-      messages: request.messages,
-      ...(request.tools ? { tools: request.tools, toolChoice: request.tool_choice } : {}),
-      maxOutputTokens: request.max_tokens,
-    });
+  return async (request) =>
+    (
+      await callSummarizer(client, {
+        model: options.model,
+        messages: request.messages,
+        ...(request.tools ? { tools: request.tools, toolChoice: request.tool_choice } : {}),
+        maxOutputTokens: request.max_tokens,
+      })
+    ).text;
 }
 
 /**

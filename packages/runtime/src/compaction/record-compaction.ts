@@ -6,7 +6,7 @@ import {
   type Projection,
   workingFiles,
 } from "@longrun/compaction";
-import type { CompactionEvent, Ledger } from "@longrun/protocol";
+import type { CallCost, CompactionEvent, Ledger } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { projectContext, restorationBudgetsFor } from "../context/projection.ts";
 import { appendFact } from "../events/append-fact.ts";
@@ -28,6 +28,8 @@ export interface CompactionDraft {
   fit: (common: FitCommon) => CompactionFit;
   /** The summary call's form (absent: no summary call, a refit). */
   summaryForm?: "continuation" | "standalone";
+  /** What the summary call cost. */
+  summaryCost?: CallCost;
 }
 
 /**
@@ -116,6 +118,7 @@ export async function recordFit(
       ...(draft.warnings.length > 0 ? { warnings: draft.warnings } : {}),
       ...economyFields(job.trigger, before),
       ...(draft.summaryForm ? { summaryForm: draft.summaryForm } : {}),
+      ...(draft.summaryCost ? { summaryCost: draft.summaryCost } : {}),
     },
   });
   return {

@@ -123,6 +123,7 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
       warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
       fit: (common) => fitCompaction({ ...common, plan, summaryText: summary.text }),
       summaryForm: plan.request.form,
+      summaryCost: summary.cost,
     },
   );
 }

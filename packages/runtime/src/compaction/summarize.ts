@@ -1,4 +1,12 @@
-import type { CompactionPlan } from "@longrun/compaction";
+import {
+  type CompactionPlan,
+  callCost,
+  estimateMessageTokens,
+  estimateToolsTokens,
+  requestPartsOf,
+  type Tokenizer,
+} from "@longrun/compaction";
+import type { CallCost, Usage } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { callSummarizer } from "../step/model-call.ts";
 import { withProviderRetry } from "../step/provider-retry.ts";
@@ -15,11 +23,11 @@ export async function summarize(
   attempt: CompactionAttempt,
   plan: CompactionPlan,
   context: AgentContext,
-): Promise<{ text: string } | { outcome: Extract<CompactionOutcome, { kind: "failed" }> }> {
+): Promise<{ text: string; cost: CallCost } | { outcome: Extract<CompactionOutcome, { kind: "failed" }> }> {
   const { deps, job, where } = attempt;
-  let text: string;
+  let answer: { text: string; usage: Usage | undefined };
   try {
-    text = await withProviderRetry(
+    answer = await withProviderRetry(
       () =>
         callSummarizer(deps.model, {
           model: plan.request.model ?? context.profile.model,
@@ -58,5 +66,20 @@ export async function summarize(
   if (success.closed) {
     await deps.events.emit({ ...where, type: "breaker.closed", data: { failures: success.failures } });
   }
-  return { text };
+  return { text: answer.text, cost: summaryCallCost(plan, answer.usage, deps.tokenizer) };
+}
+
+/**
+ * What the summary call cost: the provider's cached tokens when it reports them; else a continuation's
+ * shared prefix (header and the messages identical to the agent's request) read from cache and the
+ * rest written, a standalone request written whole.
+ */
+function summaryCallCost(plan: CompactionPlan, usage: Usage | undefined, tokenizer: Tokenizer): CallCost {
+  const { request } = plan;
+  const messageTokens = request.messages.map((message) => estimateMessageTokens(message, tokenizer));
+  const toolsTokens = request.tools ? estimateToolsTokens(request.tools, tokenizer) : 0;
+  const parts = requestPartsOf(request.messages, messageTokens, request.tools ?? [], toolsTokens);
+  const system = request.messages[0]?.role === "system" ? 1 : 0;
+  const shared = request.form === "continuation" ? 1 + (request.cachedPrefixMessages ?? 0) - system : 0;
+  return callCost(parts, shared > 0 ? parts.parts.slice(0, shared) : null, usage);
 }

@@ -23,6 +23,8 @@ export interface AgentSession {
    * process yet, folded from the facts at the next step.
    */
   memo?: ProjectionMemo | null;
+  /** Serialized parts of the agent's last model request in this process (what its prefix cache holds). */
+  lastRequestParts?: string[] | null;
   /** Per-fact stage results of this agent's earlier projections (reused, never re-derived). */
   reductions?: ReductionCache;
   /** Set when another part of the runtime (the coordinator) wrote facts: read the log again. */

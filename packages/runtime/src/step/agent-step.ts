@@ -1,4 +1,11 @@
-import { hasProviderState, ReductionCache, sanitizeMessages, verifyProjection } from "@longrun/compaction";
+import {
+  callCost,
+  hasProviderState,
+  ReductionCache,
+  requestPartsOf,
+  sanitizeMessages,
+  verifyProjection,
+} from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
 import type { StepJob } from "@longrun/queue";
 import { loadAgentContext } from "../context/agent-context.ts";
@@ -113,13 +120,16 @@ export async function runAgentStep(
     return { kind: "exhausted", reason: verdict.reason };
   }
 
-  const send = (messages: typeof projection.messages) =>
-    withProviderRetry(
+  const tools = toolsFor(deps, context.agent);
+  let sent = projection.messages;
+  const send = (messages: typeof projection.messages) => {
+    sent = messages;
+    return withProviderRetry(
       () =>
         callModel(deps.model, {
           model: context.profile.model,
           messages,
-          tools: toolsFor(deps, context.agent),
+          tools,
           maxOutputTokens: context.profile.maxOutputTokens,
           headers: deps.modelHeaders?.(job.agentId),
           signal: job.signal,
@@ -132,6 +142,7 @@ export async function runAgentStep(
         }),
       { ...deps.retry, signal: job.signal },
     );
+  };
   let assistant: Awaited<ReturnType<typeof callModel>>;
   try {
     try {
@@ -155,6 +166,14 @@ export async function runAgentStep(
     }
     throw error;
   }
+  // What the call cost: the provider's cached tokens when it reports them, else the prefix this request
+  // shares with the agent's previous one (unknown after a restart: counted as written).
+  const parts = requestPartsOf(sent, projection.messageTokens, tools, projection.toolsTokens);
+  measured.data = {
+    ...measured.data,
+    cost: callCost(parts, session.lastRequestParts ?? null, assistant.usage),
+  };
+  session.lastRequestParts = parts.parts;
   // The answer, the measurement of the request that produced it, and the start of its first call
   // commit together; the call then runs at once.
   const started: StartedCalls = new Map();

@@ -1,6 +1,6 @@
 import type { ToolSpec } from "@longrun/compaction";
-import type { UpstreamChunk } from "@longrun/openai-compat";
-import type { ChatMessage, NewMessage } from "@longrun/protocol";
+import { type UpstreamChunk, usageFromChat } from "@longrun/openai-compat";
+import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "./model-deadline.ts";
 
@@ -62,7 +62,7 @@ export async function callSummarizer(
      */
     timeoutMs?: number;
   },
-): Promise<string> {
+): Promise<{ text: string; usage: Usage | undefined }> {
   const { timeoutMs } = request;
   const timeouts = timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs };
   const completion = await withModelDeadline(timeouts, request.signal, (deadline) =>
@@ -83,5 +83,5 @@ export async function callSummarizer(
   );
   const text = completion.choices[0]?.message?.content;
   if (!text || text.trim().length === 0) throw new Error("summarizer returned no text");
-  return text;
+  return { text, usage: usageFromChat(completion.usage) };
 }
