@@ -31,17 +31,17 @@ export function exhaustedReason(projection: Measured): string {
   const parts = `tools ${count(toolsTokens)}, system prompt ${count(system)}, messages ${count(rest)}`;
   const base = `the request needs ${count(tokens)} tokens and the window holds ${count(limitTokens)} (${parts})`;
   const candidates: Array<[string, number]> = [
-    ["the client's tool definitions", toolsTokens],
-    ["the system prompt", system],
+    ["the client's tool definitions alone take", toolsTokens],
+    ["the system prompt alone takes", system],
     [
       largest >= 0
-        ? `one ${projection.messages[largest]?.role ?? "message"} message (#${largest}, ${projection.marks[largest] ?? "raw"})`
-        : "one message",
+        ? `one ${projection.messages[largest]?.role ?? "message"} message (#${largest}, ${projection.marks[largest] ?? "raw"}) alone takes`
+        : "one message alone takes",
       largestTokens,
     ],
   ];
   const [what, size] = candidates.reduce((best, candidate) => (candidate[1] > best[1] ? candidate : best));
-  if (size * 2 > limitTokens) return `${base}: ${what} alone takes ${count(size)}`;
+  if (size * 2 > limitTokens) return `${base}: ${what} ${count(size)}`;
   if (toolsTokens + system > limitTokens / 2) {
     return `${base}: the tool definitions and system prompt together take ${count(toolsTokens + system)}`;
   }
