@@ -29,10 +29,13 @@ const SUMMARY_OF_CONVERSATION =
 const TEXT_ONLY = /\b(text only|do not (call|use) (any )?tools|without (calling|using) (any )?tools)\b/i;
 /** Gemini CLI and qwen-code: their compression prompt asks for an XML state snapshot. */
 const STATE_SNAPSHOT = /<state_snapshot>/;
-/** pi (and others) wrap a serialized conversation in these tags. */
-const CONVERSATION_TAGS = /<conversation>[\s\S]*<\/conversation>/;
+/** pi (and others) wrap a serialized conversation in `<conversation>` tags (found with indexOf: bodies are large). */
+function wrapsConversation(text: string): boolean {
+  const open = text.indexOf("<conversation>");
+  return open >= 0 && text.lastIndexOf("</conversation>") > open;
+}
 /** Lines of a conversation written out as text ("[User]: …", "Assistant: …"). */
-const TRANSCRIPT_TURN = /^\s*\[?(user|assistant|human|ai|model|tool( call| result)?)\]?\s*:/gim;
+const TRANSCRIPT_TURN = /^[ \t]*\[?(user|assistant|human|ai|model|tool( call| result)?)\]?[ \t]*:/gim;
 /** Claude Code's compaction instruction. */
 const CLAUDE_CODE_SUMMARY = /create a detailed summary of the (conversation|recent portion)/i;
 
@@ -56,7 +59,7 @@ function knownClient(system: string, instruction: string): CompactingClient | nu
   if (instruction.trimStart().startsWith(CODEX_COMPACTION_PROMPT)) return "codex";
   if (system.trimStart().startsWith(OPENCODE_COMPACTION_PROMPT)) return "opencode";
   if (STATE_SNAPSHOT.test(instruction) || STATE_SNAPSHOT.test(system)) return "snapshot";
-  if (CONVERSATION_TAGS.test(instruction)) return "pi";
+  if (wrapsConversation(instruction)) return "pi";
   if (CLAUDE_CODE_SUMMARY.test(instruction)) return "claude-code";
   return null;
 }
@@ -83,7 +86,7 @@ export function detectClientCompaction(turn: ClientTurn, header: HeaderReader): 
   if (!asks) return null;
   const before = turn.items.filter((_, index) => index !== lastUser);
   // A conversation sent as text: one message holding it, or an instruction that wraps it in tags.
-  const asText = client === "opencode" || CONVERSATION_TAGS.test(instruction) || before.length === 0;
+  const asText = client === "opencode" || wrapsConversation(instruction) || before.length === 0;
   if (asText) {
     // Without a known client's words, only a written-out conversation is one (not any single question).
     if (client === null && (instruction.match(TRANSCRIPT_TURN)?.length ?? 0) < 2) return null;
