@@ -212,7 +212,7 @@ export async function answerTurn(
           throw new ClientTurnError(
             400,
             "context_exhausted",
-            "the provider refused the request as too long after compaction",
+            "the upstream model refused the request as over its window, after a compaction",
           );
         }
         throw error;
