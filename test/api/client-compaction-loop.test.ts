@@ -57,6 +57,7 @@ async function drive(shape: ClientShape, extraHeaders: Record<string, string> = 
   let compactions = 0;
   let answeredByLongrun = 0;
   const threadsBefore = (await longrun.client.threads.list()).length;
+  const simBefore = sim.log.entries.at(-1)?.seq ?? 0;
   for (let turn = 0; turn < TURNS; turn++) {
     if (told + addedSince > shape.threshold * CLIENT_WINDOW) {
       compactions += 1;
@@ -81,13 +82,20 @@ async function drive(shape: ClientShape, extraHeaders: Record<string, string> = 
     addedSince = estimate(next);
   }
   const threads = (await longrun.client.threads.list()).length - threadsBefore;
-  return { compactions, answeredByLongrun, threads };
+  const upstream = sim.log.entries.filter((entry) => entry.seq > simBefore);
+  const longrunSummaries = upstream.filter((entry) => entry.summary).length;
+  const peakPrompt = Math.max(...upstream.map((entry) => entry.promptTokens ?? 0));
+  return { compactions, answeredByLongrun, threads, longrunSummaries, peakPrompt };
 }
 
 describe("a client whose own window is below longrun's", () => {
   const counts: Record<string, number> = {};
+  const longrunCompactions: Record<string, number> = {};
+  const peaks: Record<string, number> = {};
   afterAll(() => {
-    console.log(`[client compaction loop] ${JSON.stringify({ turns: TURNS, clientCompactions: counts })}`);
+    console.log(
+      `[client compaction loop] ${JSON.stringify({ turns: TURNS, clientCompactions: counts, longrunCompactions, peakUpstreamPrompt: peaks })}`,
+    );
   });
 
   for (const make of CLIENT_SHAPES) {
@@ -95,6 +103,8 @@ describe("a client whose own window is below longrun's", () => {
     it(`${shape.name}: compacts fewer than 3 times in ${TURNS} turns, and no upstream request is refused`, async () => {
       const run = await drive(shape);
       counts[shape.name] = run.compactions;
+      longrunCompactions[shape.name] = run.longrunSummaries;
+      peaks[shape.name] = run.peakPrompt;
       expect(run.compactions).toBeLessThan(3);
       // Each compaction request was answered by longrun, not sent upstream as a conversation, and the
       // history the client rebuilt continued its one thread (pi and qwen send no session id).
