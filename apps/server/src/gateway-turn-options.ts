@@ -1,4 +1,4 @@
-import { type ClientTurnOptions, PromptCacheLedger } from "@longrun/runtime";
+import { type ClientTurnOptions, ConversationIndex, PromptCacheLedger } from "@longrun/runtime";
 import type { ServerDeps } from "./server-deps.ts";
 import { resolveWorkspace } from "./workspace.ts";
 
@@ -20,5 +20,6 @@ export function gatewayTurnOptions(deps: ServerDeps): ClientTurnOptions {
     live: deps.live,
     ...(deps.defaults?.maxInputTokens ? { defaultMaxInputTokens: deps.defaults.maxInputTokens } : {}),
     promptCache: new PromptCacheLedger(),
+    conversationIndex: new ConversationIndex(),
   };
 }

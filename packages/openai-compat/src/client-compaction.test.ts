@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkpointMarker, splitAtCheckpoint } from "./checkpoint.ts";
+import { checkpointIn, checkpointMarker, splitAtCheckpoint } from "./checkpoint.ts";
 import { detectClientCompaction } from "./client-compaction.ts";
 import { agentConversationKey, conversationKey, derivedThreadId } from "./conversation-key.ts";
 import { parseChatRequest } from "./parse-chat-request.ts";
 import { parseResponsesRequest } from "./parse-responses-request.ts";
 
 const noHeaders = () => undefined;
+const chatTools = [{ type: "function" as const, function: { name: "read", parameters: { type: "object" } } }];
 const headers = (values: Record<string, string>) => (name: string) => values[name];
 
 describe("client compaction requests", () => {
@@ -47,6 +48,106 @@ describe("client compaction requests", () => {
       ],
     });
     expect(detectClientCompaction(turn, noHeaders)?.client).toBe("opencode");
+  });
+
+  const chatTools = [
+    { type: "function" as const, function: { name: "read", parameters: { type: "object" } } },
+  ];
+  const history = [
+    { role: "user" as const, content: "Fix the failing test" },
+    { role: "assistant" as const, content: "Looking at it." },
+  ];
+
+  it("recognizes pi's transcript, a Gemini-style snapshot and Claude Code's text-only summary by shape", () => {
+    const pi = parseChatRequest({
+      model: "m",
+      messages: [
+        {
+          role: "system",
+          content: "You are a context summarization assistant. Do NOT continue the conversation.",
+        },
+        {
+          role: "user",
+          content:
+            "<conversation>\n[User]: Fix the failing test\n[Assistant]: Looking at it.\n</conversation>\n\nThe messages above are a conversation to summarize.",
+        },
+      ],
+    });
+    expect(detectClientCompaction(pi, noHeaders)).toMatchObject({
+      client: "pi",
+      conversationItems: [],
+      transcript: expect.stringContaining("[User]: Fix the failing test"),
+    });
+    const snapshot = parseChatRequest({
+      model: "m",
+      messages: [
+        {
+          role: "system",
+          content: "You are the component that summarizes internal chat history into a given structure.",
+        },
+        ...history,
+        { role: "user", content: "First, reason in your scratchpad. Then, generate the <state_snapshot>." },
+      ],
+    });
+    expect(detectClientCompaction(snapshot, noHeaders)).toMatchObject({ client: "snapshot" });
+    expect(detectClientCompaction(snapshot, noHeaders)?.conversationItems).toHaveLength(2);
+    // Claude Code keeps its tools on the summary request and says "text only" instead.
+    const claude = parseChatRequest({
+      model: "m",
+      messages: [
+        ...history,
+        {
+          role: "user",
+          content:
+            "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\nYour task is to create a detailed summary of the conversation so far.",
+        },
+      ],
+      tools: chatTools,
+    });
+    expect(detectClientCompaction(claude, noHeaders)?.client).toBe("claude-code");
+    // Another client's words, the same shape: no tools, a request to summarize the conversation above.
+    const generic = parseChatRequest({
+      model: "m",
+      messages: [
+        ...history,
+        { role: "user", content: "Write a compact summary of our conversation so far for a handoff." },
+      ],
+    });
+    expect(detectClientCompaction(generic, noHeaders)?.client).toBe("generic");
+  });
+
+  it("leaves ordinary requests alone: tool turns, title requests, a lone question", () => {
+    const withTools = parseChatRequest({
+      model: "m",
+      messages: [...history, { role: "user", content: "Summarize the conversation module's README" }],
+      tools: chatTools,
+    });
+    expect(detectClientCompaction(withTools, noHeaders)).toBeNull();
+    const title = parseChatRequest({
+      model: "m",
+      messages: [
+        { role: "system", content: "You are a title generator. You output ONLY a thread title." },
+        { role: "user", content: "Generate a title for this conversation:" },
+        { role: "user", content: "Fix the failing test" },
+      ],
+    });
+    expect(detectClientCompaction(title, noHeaders)).toBeNull();
+    const question = parseChatRequest({
+      model: "m",
+      messages: [
+        { role: "user", content: "Can you summarize the history of the Roman conversation manuals?" },
+      ],
+    });
+    expect(detectClientCompaction(question, noHeaders)).toBeNull();
+  });
+
+  it("names the thread in the checkpoint, so a client without a session id finds it again", () => {
+    const threadId = "6a6f8034-4455-80ee-a6d8-cb3a8cfb515c";
+    expect(checkpointIn(`summary\n${checkpointMarker(7, threadId)}\nmore`)).toEqual({
+      afterSeq: 7,
+      threadId,
+    });
+    expect(checkpointIn(checkpointMarker(7))).toEqual({ afterSeq: 7 });
   });
 
   it("finds where a rebuilt history continues the log", () => {
@@ -98,6 +199,24 @@ describe("conversation keys", () => {
     expect(conversationKey(codex, session).key).toBe("cache:p1|agent");
     expect(conversationKey(main, noHeaders).source).toBe("content");
     expect(conversationKey(main, noHeaders)).toEqual(conversationKey(main, noHeaders));
+  });
+
+  it("keys a client without a session id on its working directory and first user message", () => {
+    const at = (system: string, cwd: string) =>
+      parseChatRequest({
+        model: "m",
+        messages: [
+          { role: "system", content: `${system}\nCurrent working directory: ${cwd}` },
+          { role: "user", content: "Fix the failing test" },
+        ],
+        tools: chatTools,
+      });
+    const key = conversationKey(at("pi, Saturday 10:00", "/work/a"), noHeaders);
+    expect(key.source).toBe("content");
+    // The system prompt changed (a date, a status line): the same session.
+    expect(conversationKey(at("pi, Saturday 10:05", "/work/a"), noHeaders)).toEqual(key);
+    // The same first prompt in another folder: another session.
+    expect(conversationKey(at("pi, Saturday 10:00", "/work/b"), noHeaders)).not.toEqual(key);
   });
 
   it("derives thread ids per tenant", () => {

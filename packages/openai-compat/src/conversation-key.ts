@@ -20,11 +20,48 @@ function shortHash(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 16);
 }
 
+/** How clients write their working directory into the system prompt or an environment message. */
+const WORKING_DIRECTORY = [
+  /<cwd>([^<\n]+)<\/cwd>/, // Codex's environment_context
+  /\b(?:current )?working directory:\s*(\S+)/i, // opencode, Claude Code, pi
+  /currently working in the directory:?\s*(\S+)/i, // Gemini CLI, qwen-code
+];
+
+/** The working directory a client names in its system prompt or first messages, if it names one. */
+export function workingDirectoryOf(turn: Pick<ClientTurn, "system" | "items">): string | undefined {
+  const texts = [turn.system, ...turn.items.slice(0, 3).map((item) => textOf(item.content))];
+  for (const text of texts) {
+    for (const pattern of WORKING_DIRECTORY) {
+      const match = pattern.exec(text.slice(0, 200_000));
+      if (match?.[1]) return match[1].replace(/[.,;)"'`]+$/, "");
+    }
+  }
+  return undefined;
+}
+
+/** The text of a history's first user message: with the working directory, a session's stable signal. */
+export function firstUserText(items: ClientTurn["items"]): string {
+  const first = items.find((item) => item.role === "user");
+  return first ? textOf(first.content) : "";
+}
+
+/**
+ * The content key of a client that sends no session id: its working directory and first user message.
+ * Both stay the same for a whole session, whatever the client changes in its system prompt (a date,
+ * a git status, a compaction prompt of its own) — a hash of the system text split such sessions.
+ */
+export function contentKey(turn: Pick<ClientTurn, "system" | "items">): string {
+  const directory = workingDirectoryOf(turn) ?? "";
+  const first = firstUserText(turn.items) || textOf(turn.items[0]?.content);
+  const seed = directory || first ? `${directory}\u0000${first}` : turn.system;
+  return `content:${shortHash(seed)}`;
+}
+
 /**
  * The session part of a conversation's key: an explicit header, the Responses `prompt_cache_key`
- * (Codex sends its session id), a session header (opencode's `x-session-id`, Claude Code's
- * `x-claude-code-session-id`), or else a hash of the
- * system text and the first item (stable because clients resend their whole history).
+ * (Codex sends its session id; Claude Code's `metadata.user_id` session id arrives there too), a
+ * session header (opencode's `x-session-id`, Claude Code's `x-claude-code-session-id`), or else the
+ * content key (working directory and first user message; stable because clients resend their history).
  */
 export function sessionKey(turn: ClientTurn, header: HeaderReader): ConversationKey {
   const explicit = header(CONVERSATION_HEADER)?.trim();
@@ -37,11 +74,7 @@ export function sessionKey(turn: ClientTurn, header: HeaderReader): Conversation
     header("x-claude-code-session-id")
   )?.trim();
   if (session) return { key: `session:${session}`, source: "session" };
-  const first = turn.items[0];
-  return {
-    key: `content:${shortHash(`${turn.system}\u0000${first ? `${first.role}:${textOf(first.content)}` : ""}`)}`,
-    source: "content",
-  };
+  return { key: contentKey(turn), source: "content" };
 }
 
 /**
@@ -51,8 +84,11 @@ export function sessionKey(turn: ClientTurn, header: HeaderReader): Conversation
  */
 export function conversationKey(turn: ClientTurn, header: HeaderReader): ConversationKey {
   const session = sessionKey(turn, header);
-  if (session.source === "header" || session.source === "content") return session;
-  if (turn.tools.length > 0) return { ...session, key: `${session.key}|agent` };
+  if (session.source === "header") return session;
+  // A content key is the agent's conversation itself; a side request keyed by content (same first
+  // message, no tools, its own system prompt) is still kept apart from it.
+  if (turn.tools.length > 0)
+    return session.source === "content" ? session : { ...session, key: `${session.key}|agent` };
   return { ...session, key: `${session.key}|side:${shortHash(turn.system.slice(0, 512))}` };
 }
 

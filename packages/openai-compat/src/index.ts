@@ -13,10 +13,11 @@ export type { AppliedContextEdit, PromptCacheFigures } from "./anthropic/message
 export { parseMessagesRequest } from "./anthropic/parse-messages-request.ts";
 export { type ApiErrorBody, apiErrorBody, CONTEXT_EXHAUSTED, contextExhaustedBody } from "./api-errors.ts";
 export { type ChatAnswerIdentity, chatCompletionBody, createChatStreamEncoder } from "./chat-output.ts";
-export { checkpointMarker, splitAtCheckpoint } from "./checkpoint.ts";
+export { type Checkpoint, checkpointIn, checkpointMarker, splitAtCheckpoint } from "./checkpoint.ts";
 export {
   type ClientCompaction,
   CODEX_COMPACTION_PROMPT,
+  type CompactingClient,
   detectClientCompaction,
   OPENCODE_COMPACTION_PROMPT,
 } from "./client-compaction.ts";
@@ -29,8 +30,10 @@ export {
   type ConversationKey,
   conversationKey,
   derivedThreadId,
+  firstUserText,
   type HeaderReader,
   type KeySource,
+  sessionKey,
 } from "./conversation-key.ts";
 export { decodeProviderState, encodeProviderState } from "./encrypted-state.ts";
 export { fingerprint } from "./fingerprint.ts";

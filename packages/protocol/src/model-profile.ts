@@ -28,6 +28,12 @@ export const GatewayProfile = z.object({
   compaction: z.enum(["on", "off"]).default("on"),
   /** The thread this one branched from when the client edited or dropped earlier history. */
   branchOf: z.string().optional(),
+  /**
+   * The client's own window in tokens, smaller than longrun's: declared (`x-longrun-client-window`) or
+   * learned from the size at which the client asked for its own compaction. Usage reported to the
+   * client is scaled to it, so the client does not compact again and again.
+   */
+  clientWindow: z.number().int().positive().optional(),
 });
 export type GatewayProfile = z.infer<typeof GatewayProfile>;
 

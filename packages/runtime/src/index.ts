@@ -28,6 +28,7 @@ export {
   type LiveEventSource,
   MAX_INPUT_TOKENS_HEADER,
 } from "./client-turns/client-turn-options.ts";
+export { ConversationIndex } from "./client-turns/conversation-index.ts";
 export { countClientTurnTokens } from "./client-turns/count-turn.ts";
 export { PromptCacheLedger } from "./client-turns/prompt-cache.ts";
 export { compactThroughQueue, type QueuedCompactionOutcome } from "./client-turns/queued-compaction.ts";

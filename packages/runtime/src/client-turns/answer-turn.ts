@@ -16,6 +16,7 @@ import { type ClearedReasoning, clearOlderReasoning } from "./clear-reasoning.ts
 import { ClientTurnError } from "./client-turn-error.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
 import type { GatewayConversation } from "./conversation-thread.ts";
+import { exhaustedReason } from "./exhausted-reason.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
 import {
   type ClientTurnInput,
@@ -43,8 +44,15 @@ async function syncProfile(
     maxInputTokens: settings.profile.maxInputTokens,
     maxOutputTokens: settings.profile.maxOutputTokens,
     summarizerModel: settings.profile.summarizerModel,
-    ...(stored.gateway && settings.compaction
-      ? { gateway: { ...stored.gateway, compaction: settings.compaction } }
+    ...(stored.gateway
+      ? {
+          gateway: {
+            ...stored.gateway,
+            ...(settings.compaction ? { compaction: settings.compaction } : {}),
+            // A declared client window wins; without one, the window learned from its compactions stays.
+            ...(settings.clientWindow ? { clientWindow: settings.clientWindow } : {}),
+          },
+        }
       : {}),
   };
   if (JSON.stringify(next) === JSON.stringify(stored)) return stored;
@@ -136,7 +144,7 @@ export async function answerTurn(
     const messagesFor = async (): Promise<ChatMessage[]> => {
       if (compactionOn) {
         const verdict = verifyProjection(projection);
-        if (!verdict.ok) throw new ClientTurnError(400, "context_exhausted", verdict.reason);
+        if (!verdict.ok) throw new ClientTurnError(400, "context_exhausted", exhaustedReason(projection));
         return projection.messages;
       }
       // Compaction off: the client's own history as it is (the client keeps its own window).
@@ -204,7 +212,7 @@ export async function answerTurn(
           throw new ClientTurnError(
             400,
             "context_exhausted",
-            "the provider refused the request as too long after compaction",
+            "the upstream model refused the request as over its window, after a compaction",
           );
         }
         throw error;

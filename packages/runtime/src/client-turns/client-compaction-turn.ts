@@ -1,9 +1,7 @@
 import {
   type Answer,
-  agentConversationKey,
   type ClientCompaction,
   checkpointMarker,
-  derivedThreadId,
   replayAnswer,
   textOf,
 } from "@longrun/openai-compat";
@@ -13,6 +11,8 @@ import { loadAgentContext } from "../context/agent-context.ts";
 import { appendFact } from "../events/append-fact.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { learnedClientWindow, usageForClient } from "./client-window.ts";
+import { compactedThread } from "./conversation-finder.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
 import { matchResentHistory } from "./resent-history.ts";
 import type { ClientTurnInput, ClientTurnResult, TurnSink } from "./turn-context.ts";
@@ -31,12 +31,11 @@ export async function answerClientCompaction(
   options: ClientTurnOptions,
   input: ClientTurnInput,
   detected: ClientCompaction,
-  profile: ModelProfile,
+  settings: { profile: ModelProfile; clientWindow?: number },
   sink: TurnSink,
 ): Promise<ClientTurnResult> {
-  const key = agentConversationKey(input.turn, input.header).key;
-  const threadId = derivedThreadId(input.tenantId, key);
-  const thread = await deps.store.threads.get(threadId);
+  const { profile, clientWindow } = settings;
+  const { threadId, thread } = await compactedThread(deps, options, input, detected);
   const agentId = thread
     ? (await deps.store.agents.listByThread(threadId)).find((agent) => !agent.parentAgentId)?.id
     : undefined;
@@ -78,9 +77,10 @@ export async function answerClientCompaction(
       );
       tokens = projection.tokens;
       const lastSeq = (await deps.store.messages.last(agentId))?.seq ?? 0;
+      if (!clientWindow) await learnClientWindow(deps, threadId, facts);
       const summary = context.compaction ? textOf(context.compaction.summaryMessage.content) : "";
       text = [
-        checkpointMarker(lastSeq),
+        checkpointMarker(lastSeq, threadId),
         "longrun keeps this conversation's complete history and sends the model a compacted projection of it; nothing was lost.",
         summary || "(No compaction was needed yet: the whole history still fits the window.)",
       ].join("\n");
@@ -100,4 +100,20 @@ export async function answerClientCompaction(
   sink.begin({ threadId, replayed: false });
   for (const event of reply.events) sink.event(event);
   return { threadId, agentId: agentId ?? "", answer, replayed: false };
+}
+
+/**
+ * Learns the client's window from its compaction request (when it declared none): the size it was
+ * told last, which reached its threshold. Stored on the thread, so every later answer is scaled to it.
+ */
+async function learnClientWindow(deps: RuntimeDeps, threadId: string, facts: StoredMessage[]) {
+  const thread = await deps.store.threads.get(threadId);
+  const gateway = thread?.modelProfile.gateway;
+  if (!thread || !gateway) return;
+  const told = facts.findLast((fact) => fact.role === "assistant" && fact.usage)?.usage;
+  const learned = learnedClientWindow(usageForClient(told, thread.modelProfile), thread.modelProfile);
+  if (!learned || learned === gateway.clientWindow) return;
+  await deps.store.threads.update(threadId, {
+    modelProfile: { ...thread.modelProfile, gateway: { ...gateway, clientWindow: learned } },
+  });
 }

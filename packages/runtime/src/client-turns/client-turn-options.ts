@@ -1,3 +1,4 @@
+import type { ConversationIndex } from "./conversation-index.ts";
 import type { PromptCacheLedger } from "./prompt-cache.ts";
 
 /** A source of live events (the server's bus subscription); used only to wake waiters early. */
@@ -20,9 +21,13 @@ export interface ClientTurnOptions {
   compactionTimeoutMs?: number;
   /** Remembers each conversation's last upstream prompt, to report cache reads and writes. */
   promptCache?: PromptCacheLedger;
+  /** Finds the conversation of a client that sends no session id (see ConversationIndex). */
+  conversationIndex?: ConversationIndex;
 }
 
 /** Header that sets a conversation's window in tokens. */
 export const MAX_INPUT_TOKENS_HEADER = "x-longrun-max-input-tokens";
 /** Header that turns longrun's compaction off (or on again) for a conversation: `off` | `on`. */
 export const COMPACTION_HEADER = "x-longrun-compaction";
+/** Header that declares the client's own window in tokens (smaller than longrun's: usage is scaled to it). */
+export const CLIENT_WINDOW_HEADER = "x-longrun-client-window";

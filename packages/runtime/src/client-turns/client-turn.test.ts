@@ -245,7 +245,7 @@ describe("a gateway turn", () => {
       metadata,
     );
     const text = checkpoint.result.answer.message.content as string;
-    expect(text).toMatch(/^\[longrun checkpoint \d+\]/);
+    expect(text).toMatch(/^\[longrun checkpoint \d+ thread [0-9a-f-]{36}\]/);
     expect(checkpoint.result.threadId).toBe(first.result.threadId);
     expect(agentRequests()).toHaveLength(1);
 

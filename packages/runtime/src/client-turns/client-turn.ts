@@ -14,6 +14,8 @@ import { answerTurn } from "./answer-turn.ts";
 import { answerClientCompaction } from "./client-compaction-turn.ts";
 import { ClientTurnError } from "./client-turn-error.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { cacheFiguresForClient, usageForClient } from "./client-window.ts";
+import { continuedThread, rememberConversation } from "./conversation-finder.ts";
 import { resolveConversation } from "./conversation-thread.ts";
 import { matchResentHistory } from "./resent-history.ts";
 import {
@@ -22,6 +24,7 @@ import {
   factsOf,
   leaseOptions,
   settingsOf,
+  type TurnSettings,
   type TurnSink,
 } from "./turn-context.ts";
 import { holdTurnLease } from "./turn-lease.ts";
@@ -54,15 +57,45 @@ export async function runClientTurn(
   const settings = settingsOf(options, input);
   const clientCompaction = detectClientCompaction(input.turn, input.header);
   if (clientCompaction && (await compactionOnFor(deps, input, settings.compaction))) {
-    return answerClientCompaction(deps, options, input, clientCompaction, settings.profile, sink);
+    return forClient(
+      deps,
+      await answerClientCompaction(deps, options, input, clientCompaction, settings, sink),
+    );
   }
-  let key = conversationKey(input.turn, input.header).key;
-  let branchOf: string | undefined;
+  return forClient(deps, await conversationTurn(deps, options, input, settings, sink));
+}
+
+/** The answer as the client is told it: usage scaled to the client's own window when it has one. */
+async function forClient(deps: RuntimeDeps, result: ClientTurnResult): Promise<ClientTurnResult> {
+  const profile = (await deps.store.threads.get(result.threadId))?.modelProfile;
+  if (!profile?.gateway?.clientWindow) return result;
+  const usage = usageForClient(result.answer.usage, profile);
+  const promptCache = cacheFiguresForClient(result.promptCache, profile);
+  return {
+    ...result,
+    answer: { ...result.answer, ...(usage ? { usage } : {}) },
+    ...(promptCache ? { promptCache } : {}),
+  };
+}
+
+/** A turn of the conversation itself (not the client's compaction request). */
+async function conversationTurn(
+  deps: RuntimeDeps,
+  options: ClientTurnOptions,
+  input: ClientTurnInput,
+  settings: TurnSettings,
+  sink: TurnSink,
+): Promise<ClientTurnResult> {
+  // A client without a session id that rebuilt its history after its compaction is found by longrun's checkpoint.
+  const continued = await continuedThread(deps, input);
+  let key = continued?.modelProfile.gateway?.key ?? conversationKey(input.turn, input.header).key;
+  let branchOf: string | undefined = continued?.modelProfile.gateway?.branchOf;
   for (let depth = 0; depth <= MAX_BRANCH_DEPTH; depth++) {
     const gateway: GatewayProfile = {
       key,
       api: input.turn.api,
       compaction: settings.compaction ?? "on",
+      ...(settings.clientWindow ? { clientWindow: settings.clientWindow } : {}),
       ...(input.client ? { client: input.client } : {}),
       ...(branchOf ? { branchOf } : {}),
     };
@@ -96,6 +129,7 @@ export async function runClientTurn(
           replayed: true,
         };
       }
+      if (!continued && depth === 0) rememberConversation(options, input, conversation.thread.id);
       handedOver = true;
       return await answerTurn(
         deps,

@@ -9,7 +9,12 @@ import type { StoredMessage } from "@longrun/protocol";
 import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import { resolveProfile } from "../profiles.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { type ClientTurnOptions, COMPACTION_HEADER, MAX_INPUT_TOKENS_HEADER } from "./client-turn-options.ts";
+import {
+  CLIENT_WINDOW_HEADER,
+  type ClientTurnOptions,
+  COMPACTION_HEADER,
+  MAX_INPUT_TOKENS_HEADER,
+} from "./client-turn-options.ts";
 
 /** Where a turn's answer goes as it streams. */
 export interface TurnSink {
@@ -43,6 +48,7 @@ export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
   const windowHeader = Number.parseInt(input.header(MAX_INPUT_TOKENS_HEADER) ?? "", 10);
   const maxInputTokens = windowHeader > 0 ? windowHeader : options.defaultMaxInputTokens;
   const compaction = input.header(COMPACTION_HEADER)?.trim().toLowerCase();
+  const clientWindowHeader = Number.parseInt(input.header(CLIENT_WINDOW_HEADER) ?? "", 10);
   const profile = resolveProfile({
     model: input.turn.model,
     ...(maxInputTokens ? { maxInputTokens } : {}),
@@ -50,7 +56,11 @@ export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
   });
   const setting: "on" | "off" | undefined =
     compaction === "off" || compaction === "on" ? compaction : undefined;
-  return { profile, compaction: setting };
+  return {
+    profile,
+    compaction: setting,
+    ...(clientWindowHeader > 0 ? { clientWindow: clientWindowHeader } : {}),
+  };
 }
 
 /** The settings of one request (see settingsOf). */

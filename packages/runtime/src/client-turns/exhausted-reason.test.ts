@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { exhaustedReason } from "./exhausted-reason.ts";
+
+const user = (content: string) => ({ role: "user" as const, content });
+const measured = (toolsTokens: number, messageTokens: number[]) => ({
+  tokens: toolsTokens + messageTokens.reduce((sum, tokens) => sum + tokens, 0),
+  limitTokens: 8_000,
+  toolsTokens,
+  messageTokens,
+  marks: messageTokens.map((_, index) => (index === 0 ? ("system" as const) : ("raw" as const))),
+  messages: messageTokens.map((_, index) =>
+    index === 0 ? { role: "system" as const, content: "s" } : user("u"),
+  ),
+});
+
+describe("why a gateway conversation cannot continue", () => {
+  it("names the client's tools when they are what is over, not the system prompt", () => {
+    const reason = exhaustedReason(measured(6_000, [1_500, 300, 400]));
+    expect(reason).toContain("the client's tool definitions alone take 6,000");
+    expect(reason).toContain("tools 6,000, system prompt 1,500, messages 700");
+  });
+
+  it("names the system prompt, one message, or the verbatim messages together", () => {
+    expect(exhaustedReason(measured(500, [7_000, 900]))).toContain("the system prompt alone takes 7,000");
+    expect(exhaustedReason(measured(500, [1_000, 200, 7_500]))).toContain(
+      "one user message (#2, raw) alone takes 7,500",
+    );
+    expect(exhaustedReason(measured(500, [1_000, 2_500, 2_500, 2_500]))).toContain(
+      "the recent messages that must stay verbatim take 7,500",
+    );
+  });
+
+  it("avoids the words clients read as a provider overflow", () => {
+    const reason = exhaustedReason(measured(6_000, [1_500, 900]));
+    expect(reason).not.toMatch(/too long|exceed|context length|overflow|too many tokens/i);
+  });
+});
