@@ -10,8 +10,7 @@ import { COMMAND_MARKER } from "./process-sweep.ts";
  * reaches EOF and PID 1 exits. When PID 1 exits, the kernel kills every process in the namespace —
  * whatever session, group or environment it made for itself.
  */
-const INIT_SCRIPT =
-  `${COMMAND_MARKER}="$2" /bin/sh -c "$1" </dev/null 3>&- & wait $!; echo $? >&3; exec 3>&-; read -r _`;
+const INIT_SCRIPT = `${COMMAND_MARKER}="$2" /bin/sh -c "$1" </dev/null 3>&- & wait $!; echo $? >&3; exec 3>&-; read -r _`;
 
 /** After the kill, members still seen dying are awaited this long at most (bounded, polled). */
 const TEARDOWN_POLL_MS = 5;
