@@ -281,6 +281,7 @@ export const ErrorCode = z.enum([
   "rate_limited",
   "internal",
   "unavailable",
+  "storage_unavailable",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
