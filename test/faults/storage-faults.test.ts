@@ -41,7 +41,9 @@ afterAll(async () => {
   }
 });
 
-const chattr = (flag: "+i" | "-i", path: string) => execFileSync("chattr", [flag, path]);
+const chattr = (flag: "+i" | "-i", path: string): void => {
+  execFileSync("chattr", [flag, path]);
+};
 
 async function readiness(): Promise<{
   status: number;
