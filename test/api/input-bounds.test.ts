@@ -130,7 +130,7 @@ describe("thread creation is validated up front (item 10)", () => {
     expect((await client.threads.list()).length).toBe(before);
   });
 
-  it("refuses a NUL in a title (a text column would cut it); NUL in message content round-trips", async () => {
+  it("refuses a NUL in a title, a task, a message or a brief with 400 naming the field", async () => {
     const refused = await call("POST", "/v1/threads", { title: "before\u0000after" });
     expect(refused.status).toBe(400);
     expect(refused.json.error?.message).toMatch(/^title: must not contain NUL/);
@@ -141,12 +141,44 @@ describe("thread creation is validated up front (item 10)", () => {
       agents: [{ name: "a\u0000b", brief: "x" }],
     });
     expect(badName.status).toBe(400);
+    const before = (await client.threads.list()).length;
+    const task = await call("POST", "/v1/threads", { model: "sim", simSteps: 1, task: "left\u0000right" });
+    expect(task.status).toBe(400);
+    expect(task.json.error?.message).toMatch(/^task: must not contain NUL/);
+    expect((await client.threads.list()).length).toBe(before);
     const thread = await client.threads.create({ model: "sim", simSteps: 1, title: "plain" });
-    const posted = await client.threads.sendMessage(thread.id, { content: "left\u0000right" });
+    const message = await call("POST", `/v1/threads/${thread.id}/messages`, { content: "left\u0000right" });
+    expect(message.status).toBe(400);
+    expect(message.json.error?.message).toMatch(/^content: must not contain NUL/);
     const facts = await client.agents.messages(thread.agents[0]?.id ?? "");
-    expect(facts.messages.find((message) => message.id === posted.messageId)?.content).toBe(
-      "left\u0000right",
-    );
+    expect(facts.messages.some((fact) => JSON.stringify(fact.content).includes("\\u0000"))).toBe(false);
+    const brief = await call("POST", `/v1/agents/${root}/spawn`, {
+      agents: [{ name: "ab", brief: "x\u0000y" }],
+    });
+    expect(brief.status).toBe(400);
+  });
+
+  it("refuses a malformed x-longrun-max-input-tokens on the gateway with 400, and takes a good one", async () => {
+    const gateway = (window: string) =>
+      fetch(`${instance.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${instance.token}`,
+          "content-type": "application/json",
+          "x-longrun-max-input-tokens": window,
+          "x-longrun-conversation": `window-${window}`,
+        },
+        body: JSON.stringify({ model: "sim", messages: [{ role: "user", content: "hi" }] }),
+      });
+    for (const window of ["-1", "1e12", "12.5", "8k", "0", "99999999999", "1023"]) {
+      const refused = await gateway(window);
+      expect(refused.status, window).toBe(400);
+      const body = (await refused.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/x-longrun-max-input-tokens: expected a whole number of tokens/);
+    }
+    const taken = await gateway("8192");
+    expect(taken.status).toBe(200);
+    await taken.text();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { BusEvent, ModelInfo, OpsView } from "@longrun/protocol";
+import type { BusEvent, ModelInfo, OpsView, Readiness } from "@longrun/protocol";
 import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
 import type { Metrics } from "./metrics.ts";
@@ -45,8 +45,8 @@ export interface ServerDeps {
   publishCancel(runId: string): Promise<void>;
   /** Queue, worker and breaker figures for GET /v1/ops; breakers of `tenantId`'s agents only. */
   ops(tenantId: string): Promise<Omit<OpsView, "failures" | "mode">>;
-  /** Readiness of the external services (DB, Redis). */
-  ready(): Promise<{ ok: boolean; checks: Record<string, boolean> }>;
+  /** Readiness of the external services (DB and its storage, Redis), each failure named; within a second. */
+  ready(): Promise<Readiness>;
   metrics: Metrics;
   /** Model and window for threads that do not name their own. */
   defaults: { model: string; maxInputTokens?: number };

@@ -1,5 +1,5 @@
 import { mkdir, realpath, stat } from "node:fs/promises";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { LongrunError } from "@longrun/protocol";
 import type { Store } from "@longrun/store";
 
@@ -14,7 +14,7 @@ export async function resolveWorkspace(
 ): Promise<{ dir: string; named: boolean }> {
   if (!requested) {
     const dir = resolve(options.dataDir, "workspaces", options.threadId);
-    await mkdir(dir, { recursive: true });
+    await createInsideDataDir(options.dataDir, dir);
     return { dir, named: false };
   }
   if (options.roots.length === 0)
@@ -50,6 +50,27 @@ export async function resolveWorkspace(
       `workspace ${requested} is not available: another tenant uses it, a folder inside it or one around it`,
     );
   return { dir: real, named: true };
+}
+
+/**
+ * Creates `<data dir>/workspaces/<thread>` one level at a time, never the data dir itself: a data dir
+ * renamed or removed under a running process is a storage fault to report, not a tree to re-create
+ * empty at the old path while the database lives on elsewhere.
+ */
+async function createInsideDataDir(dataDir: string, dir: string): Promise<void> {
+  try {
+    await mkdir(dirname(dir)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST") throw error;
+    });
+    await mkdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "is gone (renamed or removed)" : `cannot be written (${code})`;
+    throw new LongrunError(
+      "storage_unavailable",
+      `storage unavailable: data folder ${resolve(dataDir)} ${why}`,
+    );
+  }
 }
 
 /** True when `path` is strictly below `root` (a folder named `..something` inside counts as inside). */

@@ -44,12 +44,28 @@ export interface Runtime {
 const tokenizer = createTokenizer("o200k_base");
 
 /** Opens the log with token counts computed once, on append, by the same tokenizer the pipeline uses. */
-export function openLog(config: Pick<Config, "databaseUrl" | "databaseAuthToken">): Promise<Store> {
+export function openLog(
+  config: Pick<Config, "databaseUrl" | "databaseAuthToken"> & Partial<Pick<Config, "dataDir">>,
+): Promise<Store> {
   return openStore({
     url: config.databaseUrl,
     authToken: config.databaseAuthToken,
+    dataDir: config.dataDir,
     countTokens: (message) => estimateStoredTokens(message, tokenizer),
   });
+}
+
+/**
+ * What keeps the database from serving, null when nothing does: the storage first (data folder the
+ * one the process started with, files writable, a small write taken — bounded), then a query.
+ */
+export async function databaseProblem(store: Store): Promise<string | null> {
+  const problem = await store.storageProblem();
+  if (problem !== null) return problem;
+  return store.ping().then(
+    () => null,
+    (error: unknown) => `the database does not answer: ${(error as Error).message}`,
+  );
 }
 
 /** The OpenAI client for the configured endpoint (or the sim model). */

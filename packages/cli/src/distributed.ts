@@ -12,6 +12,7 @@ import { Redis } from "ioredis";
 import {
   buildRuntime,
   createModelClient,
+  databaseProblem,
   type Infrastructure,
   openLog,
   startProcessMaintenance,
@@ -148,15 +149,12 @@ export async function startServe(config: Config) {
     ? await ensureToken(infra.store, config.dataDir, config.token, "serve")
     : null;
   const api = await startApi(infra, runtime, config, "distributed", async () => ({
-    database: await infra.store.ping().then(
-      () => true,
-      () => false,
-    ),
+    database: await databaseProblem(infra.store),
     // Answers within a second either way: a readiness probe must never hang on a dead Redis.
     redis: await withTimeout(
-      redis.ping().then((answer) => answer === "PONG"),
+      redis.ping().then((answer) => (answer === "PONG" ? null : `Redis answered ${answer}`)),
       1_000,
-    ).catch(() => false),
+    ).catch((error: unknown) => `Redis does not answer: ${(error as Error).message}`),
   }));
   return {
     url: api.url,

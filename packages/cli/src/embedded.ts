@@ -10,6 +10,7 @@ import { startSimModel } from "@longrun/sim-model";
 import {
   buildRuntime,
   createModelClient,
+  databaseProblem,
   type Infrastructure,
   openLog,
   type Runtime,
@@ -75,10 +76,7 @@ async function startOnLockedDir(config: Config, lock: DataDirLock): Promise<Embe
   // A restart on the same data dir: runs that were moving have no job in the new in-process queue.
   const maintenance = startProcessMaintenance(runtime, config, { embedded: true });
   const api = await startApi(infra, runtime, config, "embedded", async () => ({
-    database: await store.ping().then(
-      () => true,
-      () => false,
-    ),
+    database: await databaseProblem(store),
   }));
   return {
     url: api.url,

@@ -16,7 +16,8 @@ export async function startApi(
   runtime: Runtime,
   config: Config,
   mode: "embedded" | "distributed",
-  readyChecks: () => Promise<Record<string, boolean>>,
+  /** Each dependency's problem, null when it is fine. */
+  readyChecks: () => Promise<Record<string, string | null>>,
 ): Promise<RunningServer & { stop(): Promise<void> }> {
   const live = await createLiveEvents(infra.bus);
   const defaultModel = config.model ?? (config.openaiBaseUrl ? "gpt-4o-mini" : "sim");
@@ -35,8 +36,16 @@ export async function startApi(
       publishCancel: (runId) => publishCancel(infra.bus, runId),
       ops: (tenantId) => collectOps(infra, runtime, tenantId),
       ready: async () => {
-        const checks = await readyChecks();
-        return { ok: Object.values(checks).every(Boolean), checks };
+        const found = Object.entries(await readyChecks());
+        const problems = Object.fromEntries(
+          found.filter((entry): entry is [string, string] => entry[1] !== null),
+        );
+        const checks = Object.fromEntries(found.map(([name, problem]) => [name, problem === null]));
+        return {
+          ok: Object.keys(problems).length === 0,
+          checks,
+          ...(found.some(([, p]) => p) ? { problems } : {}),
+        };
       },
       metrics: createMetrics(),
       defaults: { model: defaultModel, maxInputTokens: config.maxInputTokens },

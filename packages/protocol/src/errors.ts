@@ -44,6 +44,7 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
     case "internal":
       return 500;
     case "unavailable":
+    case "storage_unavailable":
       return 503;
     default: {
       const exhaustive: never = code;
@@ -54,5 +55,6 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
 
 /** The error code an HTTP status stands for (undefined: a status no code has). */
 export function codeOfStatus(status: number): ErrorCode | undefined {
+  // The first code of a status is its general one (503: `unavailable`, not `storage_unavailable`).
   return ErrorCode.options.find((code) => statusOf(code) === status);
 }

@@ -82,6 +82,11 @@ export type Health = z.infer<typeof Health>;
 
 /** GET /readyz: every dependency (database, Redis) reachable; 503 with the same body when one is not. */
 export const Readiness = z
-  .object({ ok: z.boolean(), checks: z.record(z.string(), z.boolean()) })
+  .object({
+    ok: z.boolean(),
+    checks: z.record(z.string(), z.boolean()),
+    /** For each failing check, what is wrong (e.g. `database`: the data folder was renamed away). */
+    problems: z.record(z.string(), z.string()).optional(),
+  })
   .meta({ id: "Readiness" });
 export type Readiness = z.infer<typeof Readiness>;

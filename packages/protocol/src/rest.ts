@@ -12,6 +12,18 @@ import { PROFILE_LIMITS, TokenizerFamily } from "./model-profile.ts";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is exactly what this pattern refuses.
 const ColumnText = z.string().regex(/^[^\u0000]*$/, "must not contain NUL characters");
 
+/**
+ * A message, task or brief for the model: a NUL is refused like in a title, so what a client posts is
+ * what every reader (a column, a provider, a terminal) gets back whole. `includes`, not a regex: one
+ * pass over up to a million characters.
+ */
+const MessageText = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((text) => !text.includes("\u0000"), "must not contain NUL characters");
+
 /** An id in a path or a body: ids are short, printable, time-sortable strings. */
 export const Id = z.string().min(1).max(200);
 
@@ -83,7 +95,7 @@ export const CreateThreadBody = z
     simReasoning: z.boolean().optional(),
     systemPrompt: z.string().max(100_000).optional(),
     /** Optional first task: posted as the first user message (capped like any message). */
-    task: z.string().max(1_000_000).optional(),
+    task: MessageText(0, 1_000_000).optional(),
     profile: ThreadProfileBody.optional(),
   })
   .meta({ id: "CreateThreadBody" });
@@ -175,7 +187,7 @@ export type HistoryQuery = z.infer<typeof HistoryQuery>;
 /** POST /v1/threads/:id/messages */
 export const PostMessageBody = z
   .object({
-    content: z.string().min(1).max(1_000_000),
+    content: MessageText(1, 1_000_000),
     /** Target agent; default the thread's root agent. */
     agentId: Id.optional(),
   })
@@ -281,6 +293,7 @@ export const ErrorCode = z.enum([
   "rate_limited",
   "internal",
   "unavailable",
+  "storage_unavailable",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

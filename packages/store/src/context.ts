@@ -3,6 +3,7 @@ import type { NewMessage } from "@longrun/protocol";
 import { retryBusy } from "./busy-retry.ts";
 import type { Connection, Database } from "./connection.ts";
 import type { SqlExecutor, SqlResult, SqlStatement } from "./sql-engine.ts";
+import type { StorageHealth } from "./storage-health.ts";
 import { createUnitOfWork, type UnitOfWork } from "./unit-of-work.ts";
 import type { WriteQueue } from "./write-queue.ts";
 
@@ -34,7 +35,17 @@ export function createContext(
   connection: Connection,
   queue: WriteQueue,
   countTokens: (message: NewMessage) => number,
+  health: StorageHealth,
 ): StoreContext {
+  /** Every access passes the storage guard first, and a storage fault comes back as storage_unavailable. */
+  const guarded = async <T>(task: () => Promise<T>): Promise<T> => {
+    await health.guard();
+    try {
+      return await task();
+    } catch (error) {
+      throw health.failure(error);
+    }
+  };
   /** Runs `task` on the current client, retrying busy/closed errors on a fresh one. */
   const retrying =
     (current: () => Client, reopen: (failed: Client) => Promise<void>) =>
@@ -64,12 +75,13 @@ export function createContext(
     (failed) => connection.reopenReader(failed),
   );
   const context: StoreContext = {
-    read: (task) => readAttempt(() => task(connection.readDb)),
+    read: (task) => guarded(() => readAttempt(() => task(connection.readDb))),
     // drizzle's libsql session opens `client.transaction()` whose default mode is "write" (BEGIN IMMEDIATE).
-    write: (task) => queue.run(() => attempt(() => connection.db.transaction(task))),
-    writeRaw: (task) => queue.run(() => rawAttempt(() => connection.engine.transaction(task))),
-    writeOne: (statement) => queue.run(() => rawAttempt(() => connection.engine.write(statement))),
-    readRaw: (task) => rawAttempt(() => task(connection.engine.reader)),
+    write: (task) => queue.run(() => guarded(() => attempt(() => connection.db.transaction(task)))),
+    writeRaw: (task) => queue.run(() => guarded(() => rawAttempt(() => connection.engine.transaction(task)))),
+    writeOne: (statement) =>
+      queue.run(() => guarded(() => rawAttempt(() => connection.engine.write(statement)))),
+    readRaw: (task) => guarded(() => rawAttempt(() => task(connection.engine.reader))),
     transact: (work) => context.writeRaw((tx) => work(createUnitOfWork(tx, context))),
     countTokens,
     now: () => Date.now(),

@@ -1,3 +1,4 @@
+import { dirname, resolve } from "node:path";
 import type { NewMessage } from "@longrun/protocol";
 import { type AgentStateRepository, createAgentStateRepository } from "./agent-state.ts";
 import { type AgentRepository, createAgentRepository } from "./agents.ts";
@@ -10,6 +11,7 @@ import { createEventRepository, type EventRepository } from "./events.ts";
 import { createMessageRepository, type MessageRepository } from "./messages.ts";
 import { runMigrations } from "./migrate.ts";
 import { createRunRepository, type RunRepository } from "./runs.ts";
+import { createStorageHealth } from "./storage-health.ts";
 import { createThreadRepository, type ThreadRepository } from "./threads.ts";
 import { createToolRunRepository, type ToolRunRepository } from "./tool-runs.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -19,6 +21,11 @@ export interface StoreOptions {
   /** A file path, a `file:` URL, `:memory:`, or a remote `libsql://` / `https://` URL. */
   url: string;
   authToken?: string;
+  /**
+   * The folder the process keeps its files in (LONGRUN_DATA_DIR): watched with the database's own
+   * folder, which must stay the ones the process started with.
+   */
+  dataDir?: string;
   /** Token estimate stored per message on append; default ceil(chars / 3.5). */
   countTokens?: (message: NewMessage) => number;
 }
@@ -48,6 +55,11 @@ export interface Store {
   readonly db: Database;
   /** Resolves when the database answers a query (readiness). */
   ping(): Promise<void>;
+  /**
+   * Readiness of the storage, bounded (under a second): null when the data folder is the one the
+   * process started with and the database takes a small write, else what is wrong.
+   */
+  storageProblem(): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -62,7 +74,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const queue = acquireWriteQueue(location.key);
-  const context = createContext(connection, queue, options.countTokens ?? estimateTokens);
+  const health = createStorageHealth({
+    dirs: [
+      ...(options.dataDir ? [resolve(options.dataDir)] : []),
+      ...(location.file ? [dirname(location.file)] : []),
+    ],
+    file: location.file,
+    // Unguarded, behind the other writers: rewriting user_version with its own value is a real write.
+    probeWrite: () =>
+      queue.run(async () => {
+        const version = Number(
+          (await connection.engine.reader.execute({ sql: "PRAGMA user_version" })).rows[0]?.user_version ?? 0,
+        );
+        await connection.engine.write({ sql: `PRAGMA user_version = ${Math.trunc(version)}` });
+      }),
+  });
+  const context = createContext(connection, queue, options.countTokens ?? estimateTokens, health);
   let closed = false;
   return {
     url: location.url,
@@ -84,6 +111,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     async ping() {
       await context.read((db) => db.run("SELECT 1"));
     },
+    storageProblem: () => health.check(),
     async close() {
       if (closed) return;
       closed = true;

@@ -5,7 +5,7 @@ import type {
   HeaderReader,
   PromptCacheFigures,
 } from "@longrun/openai-compat";
-import type { StoredMessage } from "@longrun/protocol";
+import { LongrunError, PROFILE_LIMITS, type StoredMessage } from "@longrun/protocol";
 import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import { resolveProfile } from "../profiles.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -43,10 +43,25 @@ export interface ClientTurnResult {
   clearedReasoning?: { turns: number; tokens: number };
 }
 
-/** The settings a request carries for its conversation. */
+/**
+ * The window a request names in `x-longrun-max-input-tokens`: a whole number of tokens within the
+ * profile limits, or none. Anything else (`-1`, `1e12`, `8k`) is refused, not silently ignored.
+ */
+function windowOf(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === "") return undefined;
+  const { min, max } = PROFILE_LIMITS.maxInputTokens;
+  const value = /^\s*\d{1,9}\s*$/.test(header) ? Number(header) : Number.NaN;
+  if (!(value >= min && value <= max))
+    throw new LongrunError(
+      "bad_request",
+      `${MAX_INPUT_TOKENS_HEADER}: expected a whole number of tokens from ${min} to ${max}, got "${header.slice(0, 40)}"`,
+    );
+  return value;
+}
+
+/** The settings a request carries for its conversation (a malformed window header is a bad request). */
 export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
-  const windowHeader = Number.parseInt(input.header(MAX_INPUT_TOKENS_HEADER) ?? "", 10);
-  const maxInputTokens = windowHeader > 0 ? windowHeader : options.defaultMaxInputTokens;
+  const maxInputTokens = windowOf(input.header(MAX_INPUT_TOKENS_HEADER)) ?? options.defaultMaxInputTokens;
   const compaction = input.header(COMPACTION_HEADER)?.trim().toLowerCase();
   const clientWindowHeader = Number.parseInt(input.header(CLIENT_WINDOW_HEADER) ?? "", 10);
   const profile = resolveProfile({

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { randomInt } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createToolRegistry } from "./registry.ts";
@@ -19,15 +21,29 @@ const run = (args: unknown, options: { outputLimit?: number; signal?: AbortSigna
     options.signal,
   );
 
-// A killed process whose parent is gone may linger as a zombie until PID 1 reaps it; that counts as dead.
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) [ZX]/.test(stat);
-  } catch {
-    return false;
+/**
+ * Live processes whose command line holds `marker` (a zombie is dead). Commands in a PID namespace
+ * report their own pids, not ours, so survivors are found by a unique argument instead.
+ */
+async function survivors(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const [cmdline, stat] = await Promise.all([
+        readFile(`/proc/${name}/cmdline`, "utf8"),
+        readFile(`/proc/${name}/stat`, "utf8"),
+      ]);
+      if (cmdline.includes(marker) && !/^\d+ \(.*\) [ZX]/s.test(stat)) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
   }
+  return found;
 }
+
+/** A sleep argument no other process has: `300.<digits>` seconds. */
+const uniqueSleep = () => `300.${randomInt(1e9, 2e9)}`;
 
 describe("run_command", () => {
   it("runs in the workspace and reports the exit code", async () => {
@@ -50,16 +66,12 @@ describe("run_command", () => {
     }
   });
 
-  it("kills the whole process group on timeout", async () => {
-    const started = Date.now();
-    // The background sleep is a grandchild: it must die with the group, not outlive the tool.
-    const result = await run({ command: "sleep 30 & echo $! > bg.pid; echo started; wait", timeoutMs: 300 });
-    expect(Date.now() - started).toBeLessThan(10_000);
+  it("kills its background children on timeout", async () => {
+    const marker = uniqueSleep();
+    const result = await run({ command: `sleep ${marker} & echo started; wait`, timeoutMs: 300 });
     expect(result.status).toBe("error");
     expect(result.output).toMatch(/started\n\[timed out after 300 ms; process group killed\]/);
-    const pid = Number(readFileSync(`${ws.dir}/bg.pid`, "utf8").trim());
-    expect(pid).toBeGreaterThan(0);
-    await expect.poll(() => alive(pid)).toBe(false);
+    expect(await survivors(marker)).toEqual([]);
   });
 
   it("bounds output, keeping head and tail", async () => {
@@ -82,41 +94,48 @@ describe("run_command", () => {
     expect(result.status).toBe("cancelled");
   });
 
-  describe("leaves no process behind", () => {
-    // A background child, one that left the process group with setsid, and a double fork whose
-    // grandchild is orphaned in a new session: none may outlive the call.
-    const escapers =
-      "sleep 30 & echo $! > bg.pid; setsid sleep 30 & echo $! > setsid.pid; " +
-      "setsid sh -c 'sleep 30 & echo $! > double.pid'; echo started";
-    const pids = () =>
-      ["bg.pid", "setsid.pid", "double.pid"].map((file) =>
-        Number(readFileSync(path.join(ws.dir, file), "utf8").trim()),
-      );
+  describe("leaves no process behind, whatever it does to escape", () => {
+    // Each escape touches its file once its sleep exists (or is about to exec), then the command
+    // waits for all six, so every escaper is running when the call ends.
+    const escapes = (marker: string) =>
+      [
+        `setsid sleep ${marker} & touch s1`,
+        `env -i setsid sh -c 'touch s2; exec sleep ${marker}' >/dev/null 2>&1 &`,
+        `( ( touch s3; exec sleep ${marker} ) & ) &`,
+        `nohup sh -c 'touch s4; exec sleep ${marker}' >/dev/null 2>&1 &`,
+        `bash -c 'sleep ${marker} & disown; touch s5'`,
+        // A daemon: fork, new session, fork again, leave the folder, close its output.
+        `perl -e 'use POSIX; fork and exit; setsid; fork and exit; chdir "/"; open F, ">", $ARGV[0]; ` +
+          `close F; open STDOUT, ">/dev/null"; open STDERR, ">/dev/null"; exec "sleep", $ARGV[1]' "$PWD/s6" ${marker}`,
+        "for f in s1 s2 s3 s4 s5 s6; do while [ ! -e $f ]; do sleep 0.01; done; done; echo started",
+      ].join("\n");
 
     it("after a normal exit", async () => {
-      const result = await run({ command: escapers });
+      const marker = uniqueSleep();
+      const result = await run({ command: escapes(marker) });
       expect(result.status).toBe("ok");
-      expect(result.output).toMatch(/^started\n\[exit code: 0\]\n\[killed 3 processes it left running\]$/);
-      const started = pids();
-      expect(started.every((pid) => pid > 0)).toBe(true);
-      expect(started.filter(alive)).toEqual([]);
+      const killed = Number(/\[killed (\d+) process(?:es)? it left running\]$/.exec(result.output)?.[1]);
+      expect(result.output).toMatch(/^started\n\[exit code: 0\]\n/);
+      expect(killed).toBeGreaterThanOrEqual(6);
+      expect(await survivors(marker)).toEqual([]);
     });
 
     it("after a timeout", async () => {
-      const result = await run({ command: `${escapers}; sleep 30`, timeoutMs: 500 });
-      expect(result.output).toMatch(/timed out after 500 ms/);
-      expect(pids().filter(alive)).toEqual([]);
+      const marker = uniqueSleep();
+      const result = await run({ command: `${escapes(marker)}; sleep ${marker}`, timeoutMs: 2_000 });
+      expect(result.output).toMatch(/started\n\[timed out after 2000 ms/);
+      expect(await survivors(marker)).toEqual([]);
     });
 
     it("after a cancel", async () => {
+      const marker = uniqueSleep();
       const controller = new AbortController();
-      const pending = run({ command: `${escapers}; sleep 30` }, { signal: controller.signal });
-      await vi.waitFor(() => expect(existsSync(path.join(ws.dir, "double.pid"))).toBe(true), {
-        timeout: 10_000,
-      });
+      const pending = run({ command: `${escapes(marker)}; sleep ${marker}` }, { signal: controller.signal });
+      const started = () => [1, 2, 3, 4, 5, 6].every((n) => existsSync(path.join(ws.dir, `s${n}`)));
+      await vi.waitFor(() => expect(started()).toBe(true), { timeout: 10_000 });
       controller.abort();
       expect((await pending).status).toBe("cancelled");
-      expect(pids().filter(alive)).toEqual([]);
+      expect(await survivors(marker)).toEqual([]);
     });
   });
 });

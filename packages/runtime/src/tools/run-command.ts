@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { BoundedBuffer } from "./bounded-buffer.ts";
-import { COMMAND_MARKER, killMarked } from "./process-sweep.ts";
+import { type Ending, launchCommand } from "./command-launch.ts";
 import { defineTool } from "./types.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -35,15 +34,6 @@ function commandEnv(cwd: string): NodeJS.ProcessEnv {
   return env;
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL"); // negative pid: the whole process group started by the shell
-  } catch {
-    // already gone
-  }
-}
-
 const RunCommandArgs = z.object({
   command: z.string().min(1).describe("Shell command, run with /bin/sh -c in the workspace folder."),
   timeoutMs: z
@@ -55,13 +45,11 @@ const RunCommandArgs = z.object({
     .describe(`Kill the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}).`),
 });
 
-/** How the command ended, before the sweep of what it left behind. */
-type Ending = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
-
 /**
  * run_command: a shell command in the workspace; output bounded. When the call ends — exit, timeout
- * or cancel — its process group and every process carrying its marker are killed, so nothing it
- * started (`cmd &`, `setsid`, double forks) outlives it.
+ * or cancel — every process it started is killed: it runs in its own PID namespace (or, where there
+ * is none, its own process group plus an environment marker), so nothing it started (`cmd &`,
+ * `setsid`, `env -i`, double forks, `nohup`) outlives it.
  */
 export const runCommandTool = defineTool({
   name: "run_command",
@@ -72,24 +60,21 @@ export const runCommandTool = defineTool({
   schema: RunCommandArgs,
   async run(args, { workspace, signal, outputLimit }) {
     const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const marker = randomUUID();
     const output = new BoundedBuffer(Math.floor(outputLimit / 2));
-    const child = spawn("/bin/sh", ["-c", args.command], {
+    const command = launchCommand(args.command, {
       cwd: workspace.root,
-      env: { ...commandEnv(workspace.root), [COMMAND_MARKER]: marker },
-      detached: true, // its own process group, so a timeout kills grandchildren too
-      stdio: ["ignore", "pipe", "pipe"],
+      env: commandEnv(workspace.root),
+      marker: randomUUID(),
     });
     const decoders = { stdout: new StringDecoder("utf8"), stderr: new StringDecoder("utf8") };
-    child.stdout.on("data", (chunk: Buffer) => output.append(decoders.stdout.write(chunk)));
-    child.stderr.on("data", (chunk: Buffer) => output.append(decoders.stderr.write(chunk)));
-    const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+    command.stdout.on("data", (chunk: Buffer) => output.append(decoders.stdout.write(chunk)));
+    command.stderr.on("data", (chunk: Buffer) => output.append(decoders.stderr.write(chunk)));
 
     let stopped: "timeout" | "cancelled" | null = null;
     const stop = (reason: "timeout" | "cancelled") => {
       if (stopped) return;
       stopped = reason;
-      killGroup(child.pid);
+      command.stop();
     };
     const timer = setTimeout(() => stop("timeout"), timeoutMs);
     const onAbort = () => stop("cancelled");
@@ -98,27 +83,22 @@ export const runCommandTool = defineTool({
 
     let ending: Ending;
     try {
-      ending = await new Promise<Ending>((resolve) => {
-        child.once("exit", (code, exitSignal) => resolve({ code, signal: exitSignal }));
-        child.once("error", (error) => resolve({ error }));
-      });
+      ending = await command.ended;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
     }
-    // However it ended, nothing it started may outlive the call: the sweep first (it counts what it
-    // kills), then the group, for a member that cleared its environment.
-    const leftovers = child.pid === undefined ? 0 : await killMarked(marker);
-    killGroup(child.pid);
+    // However it ended, nothing it started may outlive the call.
+    const leftovers = await command.sweep();
     // A process that escaped the sweep (it cleared its environment) may still hold the pipes open.
     let graceTimer: NodeJS.Timeout | undefined;
     await Promise.race([
-      closed,
+      command.closed,
       new Promise((resolve) => (graceTimer = setTimeout(resolve, CLOSE_GRACE_MS))),
     ]);
     clearTimeout(graceTimer);
-    child.stdout.destroy();
-    child.stderr.destroy();
+    command.stdout.destroy();
+    command.stderr.destroy();
 
     output.append(decoders.stdout.end() + decoders.stderr.end());
     const text = output.text();
