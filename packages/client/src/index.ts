@@ -17,13 +17,13 @@ export {
   ContextExhaustedError,
   InternalServerError,
   LongrunError,
+  // The former name, kept so existing programs still compile.
+  LongrunError as LongrunApiError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   TimeoutError,
 } from "./errors.ts";
-/** @deprecated The former name of `LongrunError`, kept so existing programs still compile. */
-export { LongrunError as LongrunApiError } from "./errors.ts";
 export type { EventStream, StreamOptions } from "./event-stream.ts";
 export type { RequestOptions } from "./http.ts";
 export { type RestApi, type RestEndpoint, restEndpoints } from "./rest-api.ts";
