@@ -54,27 +54,29 @@ async function waitForRun(rest: RestApi, subscriber: Subscriber, runId: string, 
   const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
   const signals = [options.signal, deadline].filter((signal) => signal !== undefined);
   const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-  const first = await rest.runs.get(runId, signal ? { signal } : {});
-  if (ENDED.has(first.status)) return first;
-  // Live from here, then read the run again: an end between the first read and the subscription is not lost.
-  const ends = new EventStream(
-    subscriber({ threadId: first.threadId, types: ["run.*"] }),
-    first.threadId,
-    signal ? { signal } : {},
-    (event: LongrunEvent) =>
-      event.runId === runId && ENDING_EVENTS.has(event.type) ? { value: event, done: true } : {},
-  );
+  const requestOptions = signal ? { signal } : {};
+  let ends: EventStream | undefined;
   try {
+    const first = await rest.runs.get(runId, requestOptions);
+    if (ENDED.has(first.status)) return first;
+    // Live from here, then read the run again: an end between the two reads is not lost.
+    ends = new EventStream(
+      subscriber({ threadId: first.threadId, types: ["run.*"] }),
+      first.threadId,
+      requestOptions,
+      (event: LongrunEvent) =>
+        event.runId === runId && ENDING_EVENTS.has(event.type) ? { value: event, done: true } : {},
+    );
     await ends.ready;
-    const current = await rest.runs.get(runId, signal ? { signal } : {});
+    const current = await rest.runs.get(runId, requestOptions);
     if (ENDED.has(current.status)) return current;
     for await (const _ of ends) break;
-    return await rest.runs.get(runId, signal ? { signal } : {});
+    return await rest.runs.get(runId, requestOptions);
   } catch (error) {
     if (deadline?.aborted && AbortError.isInstance(error))
       throw new TimeoutError(`run ${runId} did not end within ${options.timeout} ms`, { cause: error });
     throw error;
   } finally {
-    ends.close();
+    ends?.close();
   }
 }
