@@ -14,6 +14,15 @@ const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = fileURLToPath(new URL("./fixtures/resume-compaction-events.mjs", import.meta.url));
 
+/** The README's SDK examples, exactly as written: each js code block that starts with `// sdk-<name>.mjs`. */
+async function readmeExamples(): Promise<Array<[string, string]>> {
+  const readme = await readFile(join(REPO, "README.md"), "utf8");
+  return [...readme.matchAll(/```js\n(\/\/ (sdk-[\w-]+\.mjs)\n[\s\S]*?)```/g)].map((match) => [
+    match[2] ?? "",
+    match[1] ?? "",
+  ]);
+}
+
 /** The environment of a user's shell: none of the workspace's npm settings or NODE_OPTIONS. */
 function userEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(
@@ -63,6 +72,7 @@ beforeAll(async () => {
     { cwd: project, env: userEnv() },
   );
   await copyFile(FIXTURE, join(project, "resume.mjs"));
+  for (const [name, source] of await readmeExamples()) await writeFile(join(project, name), source);
   server = await startEmbedded(loadConfig({ PORT: "0", LONGRUN_DATA_DIR: join(work, "data") }));
 }, 240_000);
 
@@ -117,6 +127,29 @@ describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => 
     }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
     expect(result.stdout).toBe("");
   }, 60_000);
+
+  it("runs the README's SDK examples unchanged, with the variables `npm start` prints", async () => {
+    const examples = (await readmeExamples()).map(([name]) => name);
+    expect(examples).toEqual(["sdk-first-thread.mjs", "sdk-runs-and-errors.mjs"]);
+    const env = { ...userEnv(), LONGRUN_URL: server.url, LONGRUN_TOKEN: server.token };
+    const outputs: string[] = [];
+    for (const name of examples) {
+      const { stdout, stderr } = await run(process.execPath, [name], {
+        cwd: project,
+        env,
+        timeout: 150_000,
+      }).catch((error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`${name} failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+      });
+      expect(stderr).toBe("");
+      outputs.push(stdout);
+    }
+    const [first = "", second = ""] = outputs;
+    // The stream replayed from the start and followed the run live through its compactions to its end.
+    expect(first).toMatch(/^\d+ compaction\.completed$/m);
+    expect(first).toMatch(/^\d+ run\.completed\nrun completed\n$/m);
+    expect(second).toMatch(/^run completed\nevents \d+\n404 not_found with request id\n$/);
+  }, 320_000);
 
   it("plain Node 20 subscribes to compaction events, loses the socket, resumes: nothing missing or repeated", async () => {
     const { stdout } = await run(process.execPath, ["resume.mjs", server.url, server.token], {

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
+import { requestId } from "hono/request-id";
 import { anthropicGatewayRoutes } from "./anthropic-gateway/index.ts";
 import { isMessagesPath, messagesErrorResponse } from "./anthropic-gateway/messages-error.ts";
 import { bearerAuth } from "./auth.ts";
@@ -45,6 +46,8 @@ const GATEWAY_PATHS = new Set([
 export function createApp(deps: ServerDeps, failures: FailureLog) {
   const app = createRouter();
   registerSecuritySchemes(app);
+  // Every answer names its request (`X-Request-Id`), so a client's error can be matched to the server's log.
+  app.use("*", requestId());
   // Before every route: a body left unread by its answer is read, so its connection stays usable.
   app.use("*", readUnreadBody(4 * DEFAULT_BODY_LIMIT));
   // Anthropic clients read errors in Anthropic's shape, a refused token included.

@@ -45,6 +45,13 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       console.log(`  dashboard: ${instance.dashboardUrl}`);
       console.log(`  API:       ${instance.url}/v1   (Authorization: Bearer ${instance.token})`);
       console.log(`  token:     ${instance.token}`);
+      console.log("");
+      console.log("Next, in another terminal (the SDK and `longrun` commands read these):");
+      console.log(`  export LONGRUN_URL=${instance.url} LONGRUN_TOKEN=${instance.token}`);
+      console.log(
+        '  npx longrun threads create --max-input-tokens 8192 --task "Explore this project and report"',
+      );
+      console.log("  npx longrun follow <thread id it prints>");
       onSignal(() => instance.close());
       return RUNNING;
     }
@@ -54,6 +61,12 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       const server = await startServe(settings);
       for (const notice of server.notices) console.log(notice);
       console.log(`longrun server listening on ${server.url}`);
+      console.log(`  dashboard: ${server.url}/   (asks for a token)`);
+      console.log(
+        `  API:       ${server.url}/v1   (Authorization: Bearer <token>; mint one: npx longrun token create)`,
+      );
+      console.log(`  WebSocket: ${server.url.replace(/^http/, "ws")}/v1/ws`);
+      console.log(`  OpenAPI:   ${server.url}/v1/openapi.json`);
       onSignal(() => server.close());
       return RUNNING;
     }
@@ -69,6 +82,10 @@ async function run(command: string, rest: string[], config: () => Config): Promi
     case "token": {
       const { runTokenCommand } = await import("./token-command.ts");
       return runTokenCommand(rest, config);
+    }
+    case "threads": {
+      const { runThreadsCommand } = await import("./threads/command.ts");
+      return runThreadsCommand(rest);
     }
     case "follow": {
       const { runFollowCommand } = await import("./follow/command.ts");

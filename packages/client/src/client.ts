@@ -1,6 +1,7 @@
 import type { Command } from "@longrun/protocol";
 import NodeWebSocket from "ws";
-import { type BackoffOptions, DEFAULT_BACKOFF } from "./backoff.ts";
+import { DEFAULT_BACKOFF } from "./backoff.ts";
+import { type ClientOptions, resolveOptions } from "./client-options.ts";
 import {
   ClientSubscription,
   type SubscribeFilter,
@@ -8,41 +9,42 @@ import {
   type SubscriptionHandlers,
 } from "./client-subscription.ts";
 import { Connection } from "./connection.ts";
-import { LongrunApiError } from "./errors.ts";
+import { AuthenticationError, LongrunError } from "./errors.ts";
+import { EventStream, type StreamOptions } from "./event-stream.ts";
 import { createRestApi, type RestApi } from "./rest-api.ts";
+import { createRunsApi, type RunsApi, type Subscriber } from "./runs.ts";
 import type { WebSocketConstructor } from "./websocket-like.ts";
 
-export interface ClientOptions {
-  /** Server origin, e.g. `http://127.0.0.1:8787`. */
-  baseUrl: string;
-  token: string;
-  /** Default `globalThis.WebSocket`, else (Node 20 has none) the `ws` package's. */
-  WebSocket?: WebSocketConstructor;
-  /** Default the global `fetch`. */
-  fetch?: typeof fetch;
-  /** Socket URL; default `baseUrl` with ws(s): and `/v1/ws?token=…` (browsers cannot set headers). */
-  wsUrl?: string;
-  reconnect?: Partial<BackoffOptions>;
-  /** Reconnect when the server is silent this long (it sends heartbeats). Default 45 s. */
-  idleTimeoutMs?: number;
-  /** Default 30 s. */
-  commandTimeoutMs?: number;
-}
-
-/** The SDK: REST methods, live subscriptions with resume, and socket commands. */
-export interface LongrunClient extends RestApi {
+/** The SDK: REST methods, event streams and subscriptions with resume, and socket commands. */
+export interface LongrunClient extends Omit<RestApi, "runs" | "threads"> {
+  threads: RestApi["threads"] & {
+    /**
+     * The thread's events as an async iterator (`for await`), replayed after `since` and then live; it
+     * resumes by itself after a lost connection or a server restart, nothing missing or doubled.
+     */
+    stream(threadId: string, options?: StreamOptions): EventStream;
+  };
+  runs: RunsApi;
+  /** The callback form of `threads.stream`, also for every thread of the tenant (`threadId: "*"`). */
   subscribe(filter: SubscribeFilter, handlers: SubscriptionHandlers): SubscriptionHandle;
   /** Sends a command over the socket; resolves with the server's acknowledgement result. */
   command(command: Command): Promise<unknown>;
-  /** Closes the socket and ends every subscription. */
+  /** Closes the socket and ends every subscription and stream. */
   close(): void;
 }
 
-/** Creates a client for one server and token. */
-export function createClient(options: ClientOptions): LongrunClient {
+/** Creates a client for one server and token (default `LONGRUN_URL` and `LONGRUN_TOKEN`). */
+export function createClient(clientOptions?: ClientOptions): LongrunClient {
+  const options = resolveOptions(clientOptions);
   const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
-  if (!fetchImpl) throw new LongrunApiError(0, "bad_request", "no fetch available: pass options.fetch");
-  const rest = createRestApi({ baseUrl: options.baseUrl, token: options.token, fetch: fetchImpl });
+  if (!fetchImpl) throw new LongrunError("createClient: no fetch available: pass options.fetch");
+  const rest = createRestApi({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    fetch: fetchImpl,
+    timeout: options.timeout,
+    maxRetries: options.maxRetries,
+  });
   let connection: Connection | null = null;
 
   const connect = (): Connection => {
@@ -57,30 +59,47 @@ export function createClient(options: ClientOptions): LongrunClient {
       ackDelayMs: 5,
       probeAuth: async () => {
         try {
-          await rest.threads.list();
+          await rest.threads.list({ limit: 1 }, { maxRetries: 0 });
           return true;
         } catch (error) {
-          return !(LongrunApiError.isInstance(error) && error.status === 401);
+          return !AuthenticationError.isInstance(error);
         }
       },
     });
     return connection;
   };
 
+  const subscribe = (filter: SubscribeFilter, handlers: SubscriptionHandlers): SubscriptionHandle => {
+    const socket = connect();
+    const subscription = new ClientSubscription(socket.newId("s"), filter, handlers, (urgent) =>
+      socket.requestAckFlush(urgent),
+    );
+    socket.add(subscription);
+    return {
+      ready: subscription.ready,
+      lastSeq: (threadId) => subscription.lastSeq(threadId),
+      close: () => socket.remove(subscription),
+    };
+  };
+  const subscriber: Subscriber = (filter) => (handlers) => subscribe(filter, handlers);
+
   return {
     ...rest,
-    subscribe: (filter, handlers) => {
-      const socket = connect();
-      const subscription = new ClientSubscription(socket.newId("s"), filter, handlers, (urgent) =>
-        socket.requestAckFlush(urgent),
-      );
-      socket.add(subscription);
-      return {
-        ready: subscription.ready,
-        lastSeq: (threadId) => subscription.lastSeq(threadId),
-        close: () => socket.remove(subscription),
-      };
+    threads: {
+      ...rest.threads,
+      stream: (threadId, streamOptions = {}) => {
+        const { since, types, agentId } = streamOptions;
+        const filter: SubscribeFilter = {
+          threadId,
+          ...(since === undefined ? {} : { since }),
+          ...(types ? { types } : {}),
+          ...(agentId ? { agentId } : {}),
+        };
+        return new EventStream(subscriber(filter), threadId, streamOptions);
+      },
     },
+    runs: createRunsApi(rest, subscriber),
+    subscribe,
     command: (command) => connect().command(command),
     close: () => {
       connection?.close();

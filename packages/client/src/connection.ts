@@ -1,7 +1,7 @@
 import type { ClientFrame, Command } from "@longrun/protocol";
 import { type BackoffOptions, reconnectDelay } from "./backoff.ts";
 import type { ClientSubscription, ConnectionStatus } from "./client-subscription.ts";
-import { LongrunApiError } from "./errors.ts";
+import { AuthenticationError, ConnectionError, type LongrunError } from "./errors.ts";
 import { PendingCommands } from "./pending-commands.ts";
 import { dispatchServerFrame, type FrameTarget } from "./server-frames.ts";
 import { SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.ts";
@@ -76,7 +76,7 @@ export class Connection {
 
   /** Sends a command and resolves with the server's acknowledgement result. */
   command(command: Command): Promise<unknown> {
-    if (this.closed) return Promise.reject(new LongrunApiError(0, "unavailable", "client is closed"));
+    if (this.closed) return Promise.reject(new ConnectionError("client is closed", { code: "unavailable" }));
     const id = this.newId("c");
     const acknowledged = this.commands.wait(id);
     const frame: ClientFrame = { type: "command", id, command };
@@ -158,7 +158,10 @@ export class Connection {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.commands.rejectAll(`connection closed (${code})`);
     this.outbox.length = 0;
-    this.scheduleReconnect(this.lastClosingReason ?? (reason || `closed with code ${code}`), !opened);
+    // The server's closing reason explains this close only: later failed attempts say their own.
+    const why = this.lastClosingReason ?? (reason || `closed with code ${code}`);
+    this.lastClosingReason = undefined;
+    this.scheduleReconnect(why, !opened);
   }
 
   private scheduleReconnect(reason: string, neverOpened: boolean): void {
@@ -179,7 +182,10 @@ export class Connection {
       this.open();
       return;
     }
-    const error = new LongrunApiError(401, "unauthorized", "the server refused the token");
+    const error = new AuthenticationError("the server refused the token", {
+      status: 401,
+      code: "unauthorized",
+    });
     for (const subscription of this.subscriptions.values()) {
       subscription.fail(error);
       subscription.handlers.onStatus?.("closed", { reason: error.message });
@@ -200,7 +206,7 @@ export class Connection {
     });
   }
 
-  private onErrorFrame(id: string | undefined, error: LongrunApiError): void {
+  private onErrorFrame(id: string | undefined, error: LongrunError): void {
     if (id !== undefined && this.settleCommand(id, { ok: false, error })) return;
     const subscription = id === undefined ? undefined : this.subscriptions.get(id);
     if (!subscription) {

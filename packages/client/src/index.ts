@@ -1,5 +1,6 @@
 export { type BackoffOptions, DEFAULT_BACKOFF, reconnectDelay } from "./backoff.ts";
-export { type ClientOptions, createClient, type LongrunClient, socketUrl } from "./client.ts";
+export { createClient, type LongrunClient, socketUrl } from "./client.ts";
+export type { ClientOptions } from "./client-options.ts";
 export type {
   ConnectionStatus,
   ResyncInfo,
@@ -7,6 +8,24 @@ export type {
   SubscriptionHandle,
   SubscriptionHandlers,
 } from "./client-subscription.ts";
-export { LongrunApiError } from "./errors.ts";
+export {
+  AbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  ContextExhaustedError,
+  InternalServerError,
+  LongrunError,
+  // The former name, kept so existing programs still compile.
+  LongrunError as LongrunApiError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  TimeoutError,
+} from "./errors.ts";
+export type { EventStream, StreamOptions } from "./event-stream.ts";
+export type { RequestOptions } from "./http.ts";
 export { type RestApi, type RestEndpoint, restEndpoints } from "./rest-api.ts";
+export type { RunStreamOptions, RunsApi, WaitOptions } from "./runs.ts";
 export type { WebSocketConstructor, WebSocketLike } from "./websocket-like.ts";

@@ -1,4 +1,4 @@
-import { LongrunApiError } from "./errors.ts";
+import { ConnectionError, TimeoutError } from "./errors.ts";
 
 interface PendingCommand {
   resolve(result: unknown): void;
@@ -29,7 +29,7 @@ export class PendingCommands {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new LongrunApiError(0, "unavailable", "command timed out"));
+        reject(new TimeoutError("command timed out", { code: "unavailable" }));
         this.onTimeout();
       }, this.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
@@ -52,7 +52,7 @@ export class PendingCommands {
     for (const [id, command] of this.pending) {
       clearTimeout(command.timer);
       this.pending.delete(id);
-      command.reject(new LongrunApiError(0, "unavailable", reason));
+      command.reject(new ConnectionError(reason, { code: "unavailable" }));
     }
   }
 }

@@ -1,8 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createClient, type LongrunClient } from "./client.ts";
-import { LongrunApiError } from "./errors.ts";
+import {
+  AbortError,
+  AuthenticationError,
+  ConnectionError,
+  InternalServerError,
+  LongrunError,
+  NotFoundError,
+  RateLimitError,
+  TimeoutError,
+} from "./errors.ts";
 
 interface Recorded {
   method: string;
@@ -46,11 +55,16 @@ const run = {
   finishedAt: 3,
 };
 
-/** Canned answers by "METHOD path"; the test server records every request it gets. */
-const routes = new Map<string, { status: number; body: unknown }>();
+/**
+ * Canned answers by "METHOD path", the first of a list each time (the last one stays); `hang` never
+ * answers. The test server records every request it gets.
+ */
+type Answer = { status: number; body: unknown; headers?: Record<string, string> } | "hang";
+const routes = new Map<string, Answer | Answer[]>();
 const recorded: Recorded[] = [];
 let server: Server;
 let client: LongrunClient;
+let baseUrl: string;
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -72,17 +86,25 @@ beforeAll(async () => {
         body,
       });
       const route = routes.get(`${request.method} ${url.pathname}`);
-      const answer = route ?? { status: 404, body: { error: { code: "not_found", message: "no route" } } };
-      response.writeHead(answer.status, { "content-type": "application/json" });
+      const next = Array.isArray(route) ? (route.length > 1 ? route.shift() : route[0]) : route;
+      const answer = next ?? { status: 404, body: { error: { code: "not_found", message: "no route" } } };
+      if (answer === "hang") return;
+      response.writeHead(answer.status, {
+        "content-type": "application/json",
+        "x-request-id": `request-${recorded.length}`,
+        ...answer.headers,
+      });
       response.end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  client = createClient({ baseUrl: `http://127.0.0.1:${port}/`, token: "secret" });
+  baseUrl = `http://127.0.0.1:${port}/`;
+  client = createClient({ baseUrl, token: "secret", maxRetries: 0 });
 });
 
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
@@ -198,19 +220,27 @@ describe("REST client", () => {
     expect(recorded.find((request) => request.path === "/v1/runs/run-1/cancel")?.body).toBeUndefined();
   });
 
-  it("turns error bodies into LongrunApiError with status and code", async () => {
+  it("turns error bodies into error classes per status, with code and request id", async () => {
     routes.set("GET /v1/threads/nope", {
       status: 404,
       body: { error: { code: "not_found", message: "no thread" } },
     });
     routes.set("GET /v1/agents/agent-1/context", { status: 503, body: "overloaded" });
     const missing = await client.threads.get("nope").catch((error: unknown) => error);
-    expect(LongrunApiError.isInstance(missing)).toBe(true);
-    expect(missing).toMatchObject({ status: 404, code: "not_found", message: "no thread" });
-    await expect(client.agents.context("agent-1")).rejects.toMatchObject({
-      status: 503,
-      code: "unavailable",
+    expect(NotFoundError.isInstance(missing)).toBe(true);
+    expect(LongrunError.isInstance(missing)).toBe(true);
+    expect(AuthenticationError.isInstance(missing)).toBe(false);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing).toMatchObject({
+      name: "NotFoundError",
+      status: 404,
+      code: "not_found",
+      message: "no thread",
+      requestId: "request-1",
     });
+    const overloaded = await client.agents.context("agent-1").catch((error: unknown) => error);
+    expect(InternalServerError.isInstance(overloaded)).toBe(true);
+    expect(overloaded).toMatchObject({ status: 503, code: "unavailable" });
   });
 
   it("rejects responses that do not match the protocol schema", async () => {
@@ -218,8 +248,88 @@ describe("REST client", () => {
     await expect(client.threads.get("thread-1")).rejects.toMatchObject({ status: 200, code: "bad_response" });
   });
 
-  it("reports an unreachable server as unavailable", async () => {
-    const offline = createClient({ baseUrl: "http://127.0.0.1:1", token: "secret" });
-    await expect(offline.health()).rejects.toMatchObject({ status: 0, code: "unavailable" });
+  it("reports an unreachable server as a ConnectionError", async () => {
+    const offline = createClient({ baseUrl: "http://127.0.0.1:1", token: "secret", maxRetries: 0 });
+    const error = await offline.health().catch((caught: unknown) => caught);
+    expect(ConnectionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 0, code: "unavailable" });
+  });
+});
+
+describe("retries, timeouts and cancellation", () => {
+  const limited = { status: 429, body: { error: { code: "rate_limited", message: "slow down" } } };
+
+  it("retries a 429 after its Retry-After, then succeeds", async () => {
+    routes.set("GET /healthz", [
+      { ...limited, headers: { "retry-after": "1" } },
+      { status: 200, body: { ok: true } },
+    ]);
+    const retrying = createClient({ baseUrl, token: "secret", maxRetries: 2 });
+    await expect(retrying.health()).resolves.toEqual({ ok: true });
+    expect(recorded).toHaveLength(2);
+  });
+
+  it("gives up after maxRetries with a RateLimitError carrying retryAfter", async () => {
+    routes.set("GET /healthz", { ...limited, headers: { "retry-after-ms": "5" } });
+    const error = await createClient({ baseUrl, token: "secret", maxRetries: 1 })
+      .health()
+      .catch((caught: unknown) => caught);
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ status: 429, retryAfter: 0.005 });
+    expect(recorded).toHaveLength(2);
+  });
+
+  it("retries 5xx on idempotent calls only: a POST that may have landed is not sent twice", async () => {
+    const failing = { status: 502, body: { error: { code: "internal", message: "bad gateway" } } };
+    routes.set("POST /v1/threads/thread-1/messages", failing);
+    routes.set("GET /v1/ops", [
+      failing,
+      { status: 200, body: { mode: "embedded", workers: [], queues: [], breakers: [], failures: [] } },
+    ]);
+    const retrying = createClient({
+      baseUrl,
+      token: "secret",
+      maxRetries: 3,
+      reconnect: { initialDelayMs: 1 },
+    });
+    await expect(retrying.threads.sendMessage("thread-1", { content: "hi" })).rejects.toMatchObject({
+      status: 502,
+    });
+    expect(recorded).toHaveLength(1);
+    await expect(retrying.ops.get()).resolves.toMatchObject({ mode: "embedded" });
+    expect(recorded).toHaveLength(3);
+  });
+
+  it("times out a call that gets no answer, per client or per call", async () => {
+    routes.set("GET /healthz", "hang");
+    const error = await client.health({ timeout: 50 }).catch((caught: unknown) => caught);
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect(ConnectionError.isInstance(error)).toBe(true);
+    const impatient = createClient({ baseUrl, token: "secret", timeout: 50, maxRetries: 1 });
+    await expect(impatient.health()).rejects.toBeInstanceOf(TimeoutError);
+    expect(recorded).toHaveLength(3);
+  });
+
+  it("ends a call when its AbortSignal aborts, without retrying", async () => {
+    routes.set("GET /healthz", "hang");
+    const controller = new AbortController();
+    const pending = createClient({ baseUrl, token: "secret", maxRetries: 5 }).health({
+      signal: controller.signal,
+    });
+    await vi.waitFor(() => expect(recorded).toHaveLength(1));
+    controller.abort();
+    const error = await pending.catch((caught: unknown) => caught);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect(recorded).toHaveLength(1);
+  });
+
+  it("refuses unknown or malformed options with a clear message", () => {
+    expect(() => createClient({ baseUrl, token: "t", maxRetry: 3 } as never)).toThrow(
+      /unknown option "maxRetry" \(known: baseUrl, token, timeout, maxRetries/,
+    );
+    expect(() => createClient({ baseUrl, token: "t", reconnect: { initialDelay: 5 } } as never)).toThrow(
+      /unknown option "reconnect.initialDelay"/,
+    );
+    expect(() => createClient({ baseUrl: "localhost", token: "t" })).toThrow(/option "baseUrl"/);
   });
 });

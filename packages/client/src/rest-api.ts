@@ -36,7 +36,7 @@ import {
   ThreadSnapshot,
 } from "@longrun/protocol";
 import type { z } from "zod";
-import { type HttpOptions, type QueryValue, requestJson } from "./http.ts";
+import { type HttpOptions, type QueryValue, type RequestOptions, requestJson } from "./http.ts";
 
 /** One operation of the API as the SDK calls it: the protocol schemas of its request and answer. */
 export interface RestEndpoint {
@@ -47,6 +47,8 @@ export interface RestEndpoint {
   body?: z.ZodType;
   /** The schema of the documented 2xx answer. */
   response: z.ZodType;
+  /** A POST that is safe to send twice, so retried like GET and DELETE. */
+  idempotent?: boolean;
 }
 
 /**
@@ -70,7 +72,9 @@ export const restEndpoints = {
     query: EventsQuery,
     response: EventsPage,
   },
-  cancelRun: { method: "POST", path: "/v1/runs/{id}/cancel", response: RunResult },
+  getRun: { method: "GET", path: "/v1/runs/{id}", response: RunResult },
+  // Cancelling twice changes nothing (a finished run is returned as it is): safe to retry.
+  cancelRun: { method: "POST", path: "/v1/runs/{id}/cancel", response: RunResult, idempotent: true },
   resolveApproval: {
     method: "POST",
     path: "/v1/agents/{id}/approvals/{callId}",
@@ -123,43 +127,90 @@ type Call<Id extends OperationId> = {
 /** The REST half of the SDK, one method per operation of the API. */
 export interface RestApi {
   threads: {
-    create(body: z.input<typeof CreateThreadBody>): Promise<ThreadDetail>;
+    create(body: z.input<typeof CreateThreadBody>, options?: RequestOptions): Promise<ThreadDetail>;
     /** The tenant's threads, newest first (default 100, at most 1000). */
-    list(query?: z.input<typeof ThreadListQuery>): Promise<ThreadListItem[]>;
-    get(threadId: string): Promise<ThreadDetail>;
+    list(query?: z.input<typeof ThreadListQuery>, options?: RequestOptions): Promise<ThreadListItem[]>;
+    get(threadId: string, options?: RequestOptions): Promise<ThreadDetail>;
     /** The thread at its head seq (detail, per-agent activity, undecided approvals): apply events after it. */
-    snapshot(threadId: string): Promise<ThreadSnapshot>;
-    sendMessage(threadId: string, body: z.input<typeof PostMessageBody>): Promise<PostMessageResult>;
+    snapshot(threadId: string, options?: RequestOptions): Promise<ThreadSnapshot>;
+    sendMessage(
+      threadId: string,
+      body: z.input<typeof PostMessageBody>,
+      options?: RequestOptions,
+    ): Promise<PostMessageResult>;
     /** One page of events after `since`; `eventsPage` also says where the next page starts. */
-    events(threadId: string, query?: z.input<typeof EventsQuery>): Promise<LongrunEvent[]>;
-    eventsPage(threadId: string, query?: z.input<typeof EventsQuery>): Promise<EventsPage>;
+    events(
+      threadId: string,
+      query?: z.input<typeof EventsQuery>,
+      options?: RequestOptions,
+    ): Promise<LongrunEvent[]>;
+    eventsPage(
+      threadId: string,
+      query?: z.input<typeof EventsQuery>,
+      options?: RequestOptions,
+    ): Promise<EventsPage>;
   };
-  runs: { cancel(runId: string): Promise<Run> };
+  runs: {
+    get(runId: string, options?: RequestOptions): Promise<Run>;
+    /** Cancels a run from any server instance; a finished run is returned as it is. */
+    cancel(runId: string, options?: RequestOptions): Promise<Run>;
+  };
   approvals: {
     /** Decides one of an agent's parked calls (call ids are unique per agent only). */
-    resolve(agentId: string, callId: string, body: z.input<typeof ApprovalBody>): Promise<ApprovalResult>;
+    resolve(
+      agentId: string,
+      callId: string,
+      body: z.input<typeof ApprovalBody>,
+      options?: RequestOptions,
+    ): Promise<ApprovalResult>;
     /** Undecided approvals across the tenant's threads (the inbox), oldest first. */
-    pending(query?: z.input<typeof ApprovalInboxQuery>): Promise<ApprovalInbox["approvals"]>;
+    pending(
+      query?: z.input<typeof ApprovalInboxQuery>,
+      options?: RequestOptions,
+    ): Promise<ApprovalInbox["approvals"]>;
   };
   agents: {
-    compact(agentId: string, body?: z.input<typeof CompactBody>): Promise<CompactResult>;
-    messages(agentId: string, query?: z.input<typeof MessagesQuery>): Promise<MessagesPage>;
-    context(agentId: string): Promise<ContextView>;
+    compact(
+      agentId: string,
+      body?: z.input<typeof CompactBody>,
+      options?: RequestOptions,
+    ): Promise<CompactResult>;
+    messages(
+      agentId: string,
+      query?: z.input<typeof MessagesQuery>,
+      options?: RequestOptions,
+    ): Promise<MessagesPage>;
+    context(agentId: string, options?: RequestOptions): Promise<ContextView>;
     /** Every compaction of the agent, oldest first, with summary text and ledger. */
-    compactions(agentId: string): Promise<CompactionList["compactions"]>;
-    spawn(agentId: string, body: z.input<typeof SpawnBody>): Promise<{ agents: Agent[]; runId: string }>;
-    history(agentId: string, query?: z.input<typeof HistoryQuery>): Promise<HistoryView>;
+    compactions(agentId: string, options?: RequestOptions): Promise<CompactionList["compactions"]>;
+    spawn(
+      agentId: string,
+      body: z.input<typeof SpawnBody>,
+      options?: RequestOptions,
+    ): Promise<{ agents: Agent[]; runId: string }>;
+    history(
+      agentId: string,
+      query?: z.input<typeof HistoryQuery>,
+      options?: RequestOptions,
+    ): Promise<HistoryView>;
   };
-  models: { list(): Promise<ModelInfo[]> };
-  ops: { get(): Promise<OpsView> };
+  models: { list(options?: RequestOptions): Promise<ModelInfo[]> };
+  ops: { get(options?: RequestOptions): Promise<OpsView> };
   /** Bearer-token keys (admin tokens only): every tenant's, and revocation, effective on every server at once. */
-  tokens: { list(): Promise<ApiKey[]>; revoke(keyId: string): Promise<ApiKey> };
-  health(): Promise<Health>;
+  tokens: {
+    list(options?: RequestOptions): Promise<ApiKey[]>;
+    revoke(keyId: string, options?: RequestOptions): Promise<ApiKey>;
+  };
+  health(options?: RequestOptions): Promise<Health>;
 }
 
 /** Builds the REST methods over one base URL and token. */
 export function createRestApi(http: HttpOptions): RestApi {
-  const call = <Id extends OperationId>(id: Id, input: Call<Id> = {} as Call<Id>): Promise<OutputOf<Id>> => {
+  const call = <Id extends OperationId>(
+    id: Id,
+    input: Call<Id>,
+    options: RequestOptions | undefined,
+  ): Promise<OutputOf<Id>> => {
     const endpoint: RestEndpoint = restEndpoints[id];
     const {
       params = {},
@@ -176,44 +227,56 @@ export function createRestApi(http: HttpOptions): RestApi {
       {
         method: endpoint.method,
         path,
+        idempotent: endpoint.method !== "POST" || endpoint.idempotent === true,
         ...(query ? { query: query as Record<string, QueryValue> } : {}),
         ...(body !== undefined ? { body } : {}),
       },
       endpoint.response as z.ZodType<OutputOf<Id>>,
+      options,
     );
   };
+  const none = {} as Record<string, never>;
 
   return {
     threads: {
-      create: (body) => call("createThread", { body }),
-      list: async (query) => (await call("listThreads", { query })).threads,
-      get: (threadId) => call("getThread", { params: { id: threadId } }),
-      snapshot: (threadId) => call("getThreadSnapshot", { params: { id: threadId } }),
-      sendMessage: (threadId, body) => call("postMessage", { params: { id: threadId }, body }),
-      events: async (threadId, query) =>
-        (await call("listThreadEvents", { params: { id: threadId }, query })).events,
-      eventsPage: (threadId, query) => call("listThreadEvents", { params: { id: threadId }, query }),
+      create: (body, options) => call("createThread", { body }, options),
+      list: async (query, options) => (await call("listThreads", { query }, options)).threads,
+      get: (threadId, options) => call("getThread", { params: { id: threadId } }, options),
+      snapshot: (threadId, options) => call("getThreadSnapshot", { params: { id: threadId } }, options),
+      sendMessage: (threadId, body, options) =>
+        call("postMessage", { params: { id: threadId }, body }, options),
+      events: async (threadId, query, options) =>
+        (await call("listThreadEvents", { params: { id: threadId }, query }, options)).events,
+      eventsPage: (threadId, query, options) =>
+        call("listThreadEvents", { params: { id: threadId }, query }, options),
     },
-    runs: { cancel: async (runId) => (await call("cancelRun", { params: { id: runId } })).run },
+    runs: {
+      get: async (runId, options) => (await call("getRun", { params: { id: runId } }, options)).run,
+      cancel: async (runId, options) => (await call("cancelRun", { params: { id: runId } }, options)).run,
+    },
     approvals: {
-      resolve: (agentId, callId, body) => call("resolveApproval", { params: { id: agentId, callId }, body }),
-      pending: async (query) => (await call("listPendingApprovals", { query })).approvals,
+      resolve: (agentId, callId, body, options) =>
+        call("resolveApproval", { params: { id: agentId, callId }, body }, options),
+      pending: async (query, options) => (await call("listPendingApprovals", { query }, options)).approvals,
     },
     agents: {
-      compact: (agentId, body = {}) => call("compactAgent", { params: { id: agentId }, body }),
-      messages: (agentId, query) => call("listAgentMessages", { params: { id: agentId }, query }),
-      context: (agentId) => call("getAgentContext", { params: { id: agentId } }),
-      compactions: async (agentId) =>
-        (await call("listAgentCompactions", { params: { id: agentId } })).compactions,
-      spawn: (agentId, body) => call("spawnAgents", { params: { id: agentId }, body }),
-      history: (agentId, query) => call("getAgentHistory", { params: { id: agentId }, query }),
+      compact: (agentId, body = {}, options) =>
+        call("compactAgent", { params: { id: agentId }, body }, options),
+      messages: (agentId, query, options) =>
+        call("listAgentMessages", { params: { id: agentId }, query }, options),
+      context: (agentId, options) => call("getAgentContext", { params: { id: agentId } }, options),
+      compactions: async (agentId, options) =>
+        (await call("listAgentCompactions", { params: { id: agentId } }, options)).compactions,
+      spawn: (agentId, body, options) => call("spawnAgents", { params: { id: agentId }, body }, options),
+      history: (agentId, query, options) =>
+        call("getAgentHistory", { params: { id: agentId }, query }, options),
     },
-    models: { list: async () => (await call("listModels")).data },
-    ops: { get: () => call("getOps") },
+    models: { list: async (options) => (await call("listModels", none, options)).data },
+    ops: { get: (options) => call("getOps", none, options) },
     tokens: {
-      list: async () => (await call("listTokens")).tokens,
-      revoke: async (keyId) => (await call("revokeToken", { params: { id: keyId } })).token,
+      list: async (options) => (await call("listTokens", none, options)).tokens,
+      revoke: async (keyId, options) => (await call("revokeToken", { params: { id: keyId } }, options)).token,
     },
-    health: () => call("getHealth"),
+    health: (options) => call("getHealth", none, options),
   };
 }

@@ -1,6 +1,6 @@
 import { ServerFrame } from "@longrun/protocol";
 import type { ClientSubscription } from "./client-subscription.ts";
-import { LongrunApiError } from "./errors.ts";
+import { errorForCode, LongrunError } from "./errors.ts";
 
 /** What a frame from the server can act on: the connection's subscriptions and pending commands. */
 export interface FrameTarget {
@@ -8,11 +8,11 @@ export interface FrameTarget {
   /** An acknowledgement (or refusal) of command `id`. */
   settleCommand(id: string, outcome: { ok: true; result: unknown } | { ok: false; error: Error }): boolean;
   /** An error frame, about a command, a subscription or (no id) the connection. */
-  onErrorFrame(id: string | undefined, error: LongrunApiError): void;
+  onErrorFrame(id: string | undefined, error: LongrunError): void;
   /** The server said why it is about to close the socket. */
   onClosing(reason: string): void;
   /** The server sent something that is not a frame of the protocol. */
-  onBadFrame(error: LongrunApiError): void;
+  onBadFrame(error: LongrunError): void;
 }
 
 /** Parses one text frame from the server and hands it to `target`. */
@@ -21,11 +21,11 @@ export function dispatchServerFrame(text: string, target: FrameTarget): void {
   try {
     parsed = ServerFrame.safeParse(JSON.parse(text));
   } catch {
-    target.onBadFrame(new LongrunApiError(0, "bad_frame", "server sent invalid JSON"));
+    target.onBadFrame(new LongrunError("server sent invalid JSON", { code: "bad_frame" }));
     return;
   }
   if (!parsed.success) {
-    target.onBadFrame(new LongrunApiError(0, "bad_frame", "server sent an unknown frame"));
+    target.onBadFrame(new LongrunError("server sent an unknown frame", { code: "bad_frame" }));
     return;
   }
   const frame = parsed.data;
@@ -50,11 +50,11 @@ export function dispatchServerFrame(text: string, target: FrameTarget): void {
         frame.id,
         frame.ok
           ? { ok: true, result: frame.result }
-          : { ok: false, error: new LongrunApiError(0, "internal", "command was not acknowledged") },
+          : { ok: false, error: new LongrunError("command was not acknowledged") },
       );
       return;
     case "error":
-      target.onErrorFrame(frame.id, new LongrunApiError(0, frame.code, frame.message));
+      target.onErrorFrame(frame.id, errorForCode(frame.code, frame.message));
       return;
     case "heartbeat":
       // Only proof that the server is alive (the connection saw traffic); the server's own liveness check

@@ -4,6 +4,20 @@ import { z } from "zod";
 import { AUTH_ERRORS, BEARER, createRouter, errors, jsonResponse } from "../contract.ts";
 import type { ServerDeps } from "../server-deps.ts";
 
+const getRun = createRoute({
+  method: "get",
+  path: "/{id}",
+  operationId: "getRun",
+  summary: "Get a run: its status, error and timestamps",
+  tags: ["runs"],
+  security: BEARER,
+  request: { params: z.object({ id: Id }) },
+  responses: {
+    200: jsonResponse("The run", RunResult),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such run in your tenant" }),
+  },
+});
+
 const cancelRun = createRoute({
   method: "post",
   path: "/{id}/cancel",
@@ -18,16 +32,24 @@ const cancelRun = createRoute({
   },
 });
 
-/** POST /v1/runs/:id/cancel — works from any server instance through the control channel. */
+/** The run if it belongs to the tenant; the message names the run asked for, never another tenant's thread. */
+async function tenantRun(deps: ServerDeps, id: string, tenantId: string) {
+  const existing = await deps.store.runs.get(id);
+  const thread = existing ? await deps.store.threads.get(existing.threadId) : null;
+  if (!existing || thread?.tenantId !== tenantId) throw new LongrunError("not_found", `run ${id} not found`);
+  return existing;
+}
+
+/** GET /v1/runs/:id, and POST /v1/runs/:id/cancel — which works from any server instance through the control channel. */
 export function runRoutes(deps: ServerDeps) {
   const app = createRouter();
+  app.openapi(getRun, async (context) => {
+    const { id } = context.req.valid("param");
+    return context.json({ run: await tenantRun(deps, id, context.get("tenantId")) }, 200);
+  });
   app.openapi(cancelRun, async (context) => {
     const { id } = context.req.valid("param");
-    const existing = await deps.store.runs.get(id);
-    const thread = existing ? await deps.store.threads.get(existing.threadId) : null;
-    // The message names the run asked for, never the thread of another tenant it belongs to.
-    if (!existing || thread?.tenantId !== context.get("tenantId"))
-      throw new LongrunError("not_found", `run ${id} not found`);
+    await tenantRun(deps, id, context.get("tenantId"));
     const run = await deps.runControl.cancel(id);
     await deps.publishCancel(id);
     return context.json({ run }, 200);

@@ -48,6 +48,27 @@ export const COMMANDS: readonly CommandHelp[] = [
     env: "token",
   },
   {
+    name: "threads",
+    usage:
+      "longrun threads create [--task TEXT] [--title T] [--max-input-tokens N] [--sim-steps N] [--model M] | threads list [--limit N] | threads send <thread> <message…> [--wait]",
+    summary: "creates, lists and messages threads on a running server (through the SDK)",
+    flags: [
+      {
+        flag: "--url URL",
+        description: "the server (default: LONGRUN_URL, else http://127.0.0.1:$PORT, PORT default 8787)",
+      },
+      {
+        flag: "--token T",
+        description: "bearer token (default: LONGRUN_TOKEN, else the token in $LONGRUN_DATA_DIR/token)",
+      },
+      { flag: "--json", description: "print the API's answer as JSON" },
+      {
+        flag: "--wait",
+        description: "send: wait for the run to end, with progress on stderr; exit 1 unless it completed",
+      },
+    ],
+  },
+  {
     name: "follow",
     usage: "longrun follow <thread> [--url URL] [--token T] [--since SEQ]",
     summary:
