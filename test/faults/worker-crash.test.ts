@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LongrunEvent } from "@longrun/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -110,9 +110,11 @@ describe("fault: a worker SIGKILLed", () => {
       },
       { timeout: 60_000, interval: 50 },
     );
-    const pids = line.split(/\s+/).map(Number);
+    // Commands run in their own PID namespace, where the script's own pids say nothing of the host's:
+    // walk up from the script's host pid (found by its path in /proc) to the worker that started it.
+    const pids = await hostAncestors(join(bin, "ls"));
     const victim = cluster.workers.find((worker) => pids.includes(worker.pid));
-    expect(victim, `no worker among ${line}`).toBeDefined();
+    expect(victim, `no worker among ${pids.join(" ")} (script: ${line})`).toBeDefined();
     const killedAt = Date.now();
     await victim?.kill("SIGKILL");
 
@@ -139,3 +141,22 @@ describe("fault: a worker SIGKILLed", () => {
     expect(String(result?.content)).toMatch(/interrupted/);
   }, 240_000);
 });
+
+/** Host pids of a process whose command line names `path`, and of all its ancestors. */
+async function hostAncestors(path: string): Promise<number[]> {
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, "utf8").catch(() => "");
+    if (!cmdline.split("\0").includes(path)) continue;
+    const chain: number[] = [];
+    let pid = Number(entry);
+    while (pid > 1 && chain.length < 64) {
+      chain.push(pid);
+      const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+      // The parent pid is the second field after the parenthesised command name.
+      pid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1] ?? 0);
+    }
+    return chain;
+  }
+  return [];
+}
