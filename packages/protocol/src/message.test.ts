@@ -7,7 +7,7 @@ describe("messages and profiles", () => {
     expect(profile).toMatchObject({
       model: "sim",
       triggerRatio: 0.75,
-      keepRatio: 0.1,
+      keepRatio: 0.07,
       fallbackKeepMessages: 6,
     });
     expect(profile.maxInputTokens).toBeUndefined();

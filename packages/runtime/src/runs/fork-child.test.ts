@@ -44,7 +44,13 @@ describe("a forked sub-agent after its first compaction", () => {
     const [request] = childRequests();
     const messages = (request?.body as { messages?: ChatMessage[] } | undefined)?.messages ?? [];
     expect(messages[0]?.role).toBe("system");
-    expect(messages[1]?.content).toEqual(expect.stringContaining("[Context summary"));
+    // The child's pinned brief comes before its summary (the prefix cache keeps serving it).
+    expect(
+      messages
+        .slice(1, 3)
+        .map((message) => String(message.content))
+        .join("\n"),
+    ).toContain("[Context summary");
     await harness.runControl.cancel(runId);
   }, 180_000);
 });
