@@ -107,13 +107,13 @@ export function requestPartsOf(
 
 /**
  * What one model call cost. With the provider's usage that reports cached tokens, its own figures;
- * otherwise the estimate: the parts shared byte for byte with the previous request (`previousParts`,
- * null: none known) read from cache, the rest written, output from the usage when there is one.
+ * otherwise `estimate` (called only then: serializing a request is work a reporting provider spares):
+ * the request's part tokens, the leading `sharedParts` read from cache and the rest written; output
+ * from the usage when there is one.
  */
 export function callCost(
-  request: RequestParts,
-  previousParts: readonly string[] | null,
   usage: Usage | undefined,
+  estimate: () => { partTokens: readonly number[]; sharedParts: number },
   outputRatio: number = DEFAULT_OUTPUT_RATIO,
 ): CallCost {
   const priced = (cacheRead: number, uncached: number, output: number, source: CallCost["source"]) => {
@@ -133,11 +133,11 @@ export function callCost(
     const cacheRead = Math.min(usage.cachedTokens, usage.promptTokens);
     return priced(cacheRead, usage.promptTokens - cacheRead, usage.completionTokens, "provider");
   }
-  const shared = sharedPrefixParts(previousParts, request.parts);
+  const { partTokens, sharedParts } = estimate();
   let cacheRead = 0;
   let uncached = 0;
-  request.partTokens.forEach((tokens, index) => {
-    if (index < shared) cacheRead += tokens;
+  partTokens.forEach((tokens, index) => {
+    if (index < sharedParts) cacheRead += tokens;
     else uncached += tokens;
   });
   return priced(cacheRead, uncached, usage?.completionTokens ?? 0, "estimate");

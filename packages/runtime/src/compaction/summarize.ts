@@ -75,11 +75,13 @@ export async function summarize(
  * rest written, a standalone request written whole.
  */
 function summaryCallCost(plan: CompactionPlan, usage: Usage | undefined, tokenizer: Tokenizer): CallCost {
-  const { request } = plan;
-  const messageTokens = request.messages.map((message) => estimateMessageTokens(message, tokenizer));
-  const toolsTokens = request.tools ? estimateToolsTokens(request.tools, tokenizer) : 0;
-  const parts = requestPartsOf(request.messages, messageTokens, request.tools ?? [], toolsTokens);
-  const system = request.messages[0]?.role === "system" ? 1 : 0;
-  const shared = request.form === "continuation" ? 1 + (request.cachedPrefixMessages ?? 0) - system : 0;
-  return callCost(parts, shared > 0 ? parts.parts.slice(0, shared) : null, usage);
+  return callCost(usage, () => {
+    const { request } = plan;
+    const messageTokens = request.messages.map((message) => estimateMessageTokens(message, tokenizer));
+    const toolsTokens = request.tools ? estimateToolsTokens(request.tools, tokenizer) : 0;
+    const parts = requestPartsOf(request.messages, messageTokens, request.tools ?? [], toolsTokens);
+    const system = request.messages[0]?.role === "system" ? 1 : 0;
+    const shared = request.form === "continuation" ? 1 + (request.cachedPrefixMessages ?? 0) - system : 0;
+    return { partTokens: parts.partTokens, sharedParts: shared };
+  });
 }

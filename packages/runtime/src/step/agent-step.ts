@@ -2,8 +2,10 @@ import {
   callCost,
   hasProviderState,
   ReductionCache,
+  type RequestParts,
   requestPartsOf,
   sanitizeMessages,
+  sharedPrefixParts,
   verifyProjection,
 } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
@@ -167,13 +169,19 @@ export async function runAgentStep(
     throw error;
   }
   // What the call cost: the provider's cached tokens when it reports them, else the prefix this request
-  // shares with the agent's previous one (unknown after a restart: counted as written).
-  const parts = requestPartsOf(sent, projection.messageTokens, tools, projection.toolsTokens);
-  measured.data = {
-    ...measured.data,
-    cost: callCost(parts, session.lastRequestParts ?? null, assistant.usage),
-  };
-  session.lastRequestParts = parts.parts;
+  // shares with the agent's previous one (unknown after a restart: counted as written). The request is
+  // serialized for that only when the provider does not report them.
+  let sentParts: RequestParts | null = null;
+  const cost = callCost(assistant.usage, () => {
+    const parts = requestPartsOf(sent, projection.messageTokens, tools, projection.toolsTokens);
+    sentParts = parts;
+    return {
+      partTokens: parts.partTokens,
+      sharedParts: sharedPrefixParts(session.lastRequestParts ?? null, parts.parts),
+    };
+  });
+  measured.data = { ...measured.data, cost };
+  session.lastRequestParts = (sentParts as RequestParts | null)?.parts ?? null;
   // The answer, the measurement of the request that produced it, and the start of its first call
   // commit together; the call then runs at once.
   const started: StartedCalls = new Map();
