@@ -1,15 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { buildRuntime, createModelClient, loadConfig } from "@longrun/cli";
 import { createTokenizer, LEDGER_FOOTER, LEDGER_HEADER } from "@longrun/compaction";
-import { ModelProfile } from "@longrun/protocol";
-import { createThreadWithRoot } from "@longrun/runtime";
-import { simModelName, startSimModel } from "@longrun/sim-model";
-import { createTempWorkspace } from "@longrun/testing";
-import { startWorker } from "@longrun/worker";
-import { embeddedInfra } from "./bench-infra.ts";
+import { runScriptedAgent } from "./scripted-agent-run.ts";
 import { renderTable } from "./stats.ts";
 
 // How often one agent compacts, per 100 model steps, with the default scripted sim agent in embedded
@@ -44,67 +36,12 @@ export interface CompactionRateFigures {
 }
 
 async function runOne(maxInputTokens: number, simSteps: number): Promise<CompactionRateFigures> {
-  const sim = await startSimModel({ port: 0, logBodies: false });
-  const dataDir = await mkdtemp(join(tmpdir(), "longrun-bench-rate-"));
-  const workspace = await createTempWorkspace();
-  const config = loadConfig({
-    DATABASE_URL: `file:${join(dataDir, "longrun.db")}`,
-    LONGRUN_DATA_DIR: dataDir,
-    OPENAI_BASE_URL: sim.baseURL,
-    OPENAI_API_KEY: "sim",
-    LONGRUN_TIME_ZONE: "UTC",
-  });
-  let steps = 0;
-  const infra = await embeddedInfra(config, createModelClient(sim.baseURL, "sim"));
-  const runtime = buildRuntime(infra, config);
-  const worker = await startWorker({
-    deps: runtime.deps,
-    coordinator: runtime.coordinator,
-    runControl: runtime.runControl,
-    queue: infra.queue,
-    bus: infra.bus,
-    registry: infra.workers,
-    concurrency: { agent: 1, compaction: 1 },
-    workerId: "bench-rate",
-  });
-  let runId = "";
-  let onEnd = (_type: string) => {};
-  const unsubscribe = await infra.bus.subscribe("events", (message) => {
-    const event = message;
-    if (event.type === "message.completed") steps += 1;
-    if (event.runId === runId && ["run.completed", "run.failed", "run.cancelled"].includes(event.type))
-      onEnd(event.type);
-  });
-  try {
-    const { thread, rootAgentId } = await createThreadWithRoot(runtime.deps, {
-      tenantId: "bench",
-      title: "compaction rate",
-      workspaceDir: workspace.dir,
-      modelProfile: ModelProfile.parse({
-        model: simModelName({ steps: simSteps, ctx: maxInputTokens }),
-        maxInputTokens,
-      }),
-    });
-    const ended = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("the run did not finish in 10 minutes")), 600_000);
-      onEnd = (type) => {
-        clearTimeout(timer);
-        resolve(type);
-      };
-    });
-    runId = (
-      await runtime.runControl.admitMessage({
-        threadId: thread.id,
-        content: "Survey the inventory project and keep notes.",
-      })
-    ).runId;
-    const end = await ended;
-    const compactions = await infra.store.compactions.list(rootAgentId);
+  return runScriptedAgent({ maxInputTokens, simSteps }, async ({ end, rootAgentId, store }) => {
+    const compactions = await store.compactions.list(rootAgentId);
     const shares = compactions.map((event) => event.tokensAfter / maxInputTokens).sort((a, b) => a - b);
-    const assistants = (await infra.store.messages.list(rootAgentId, { afterSeq: -1 })).filter(
+    const steps = (await store.messages.list(rootAgentId, { afterSeq: -1 })).filter(
       (fact) => fact.role === "assistant",
     ).length;
-    steps = assistants;
     return {
       maxInputTokens,
       simSteps,
@@ -122,15 +59,7 @@ async function runOne(maxInputTokens: number, simSteps: number): Promise<Compact
       ),
       exhausted: end === "run.failed",
     };
-  } finally {
-    await unsubscribe();
-    await worker.close(1_000);
-    await infra.bus.close();
-    await infra.store.close();
-    await sim.close();
-    await workspace.cleanup();
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Compactions per 100 steps of one agent at each window (default: 8k and 16k, 120 sim steps). */

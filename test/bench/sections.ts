@@ -5,6 +5,7 @@ import { createLongrunStableAdapter } from "./adapters/longrun-stable.ts";
 import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
 import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
+import { runCompactionLatencyBench } from "./compaction-latency.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
 import { runLeanStepBench } from "./lean-step.ts";
@@ -72,6 +73,14 @@ export const sections: BenchSection[] = [
     description: "compactions per 100 steps of one agent (default scripted sim agent) at 8k and 16k windows",
     async run() {
       await runCompactionRateBench({ windows: [8_000, 16_000], simSteps: 120 });
+    },
+  },
+  {
+    name: "compaction-latency",
+    description:
+      "p50 of the steps at which a compaction happens ÷ an ordinary step's, 2 s summarizer, background summaries on and off",
+    async run() {
+      await runCompactionLatencyBench();
     },
   },
   {

@@ -18,6 +18,11 @@ export interface CutoffOptions {
    * cut, so the active tool loop always stays.
    */
   maxKeptTokens?: number;
+  /**
+   * Cut exactly before this message (a summary prepared in the background covers what lies before
+   * it). Ignored unless the message is in `messages` at a safe cut; see `Cutoff.forced`.
+   */
+  at?: string;
 }
 
 /** Where to cut and what each side holds. */
@@ -33,6 +38,8 @@ export interface Cutoff {
   kept: StoredMessage[];
   /** Latest user message when it falls in the summarized part: replayed verbatim after the summary. */
   pinned: ChatMessage | null;
+  /** The cut is the one `at` asked for. */
+  forced: boolean;
 }
 
 /** Index of the assistant message that made the call behind the `count`-th most recent tool result. */
@@ -112,6 +119,8 @@ export function selectCutoff(
     }
   }
   const safe = safeCuts(messages);
+  const forcedAt = options.at === undefined ? -1 : messages.findIndex((message) => message.id === options.at);
+  if (forcedAt > 0 && safe[forcedAt]) return cutAt(messages, forcedAt, strategy, options, true);
   const forwardCut = () => {
     let at = target;
     while (at < messages.length && !safe[at]) at++;
@@ -144,6 +153,16 @@ export function selectCutoff(
       kept = tail;
     }
   }
+  return cutAt(messages, index, strategy, options, false);
+}
+
+function cutAt(
+  messages: readonly StoredMessage[],
+  index: number,
+  strategy: CompactionStrategy,
+  options: CutoffOptions,
+  forced: boolean,
+): Cutoff {
   const toSummarize = messages.slice(0, index);
   const kept = messages.slice(index);
   let latestUser = -1;
@@ -166,5 +185,6 @@ export function selectCutoff(
     toSummarize,
     kept,
     pinned,
+    forced,
   };
 }

@@ -87,6 +87,12 @@ export {
   planCompaction,
 } from "./plan-compaction.ts";
 export {
+  backgroundLineTokens,
+  type PreparedSummary,
+  preparedOnBase,
+  shouldPrepareSummary,
+} from "./prepared-summary.ts";
+export {
   ESTIMATE_PAD,
   estimateReasoningTokens,
   measurePressure,

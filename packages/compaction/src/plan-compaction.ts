@@ -45,6 +45,13 @@ export interface CompactionPlanOptions {
    * plan anyway, `progress` says so (a caller that reports the skip itself).
    */
   noProgress?: "skip" | "plan";
+  /**
+   * The first message a summary prepared in the background does not cover (see prepared-summary.ts).
+   * The plan cuts where it would anyway when that is at or after this message — the messages between
+   * are then carried by the ledger alone (`summaryMeta.textThroughSeq`) — else exactly before it. Null
+   * plan when the prepared summary covers nothing of the history in force, or its cut is no longer one.
+   */
+  preparedCutoff?: string;
 }
 
 /** What a compaction is expected to achieve, measured before the summary call. */
@@ -104,12 +111,23 @@ export function planCompaction(
     estimateToolsTokens(input.tools, tokenizer) +
     sentPrefix.reduce((sum, message) => sum + estimateMessageTokens(message, tokenizer), 0);
   const maxKept = maxKeptTokens(profile, overhead);
-  const cut = selectCutoff(facts, profile, {
+  const cutOptions = {
     strategy,
     tokenizer,
     previousPinned: compaction?.pinnedMessage ?? null,
     ...(maxKept === null ? {} : { maxKeptTokens: maxKept }),
-  });
+  };
+  let cut = selectCutoff(facts, profile, cutOptions);
+  let textThroughSeq: number | undefined;
+  if (options.preparedCutoff !== undefined) {
+    const covered = cut.toSummarize.findIndex((fact) => fact.id === options.preparedCutoff);
+    if (covered === 0) return null;
+    if (covered > 0) textThroughSeq = cut.toSummarize[covered - 1]?.seq;
+    else if (cut.cutoffMessageId !== options.preparedCutoff) {
+      cut = selectCutoff(facts, profile, { ...cutOptions, at: options.preparedCutoff });
+      if (!cut.forced) return null;
+    }
+  }
   if (cut.toSummarize.length === 0 && prefix.length === 0) return null;
   const wire = toChatMessages(cut.toSummarize);
   const repaired = repairToolPairs(wire);
@@ -199,6 +217,7 @@ export function planCompaction(
       strategy,
       summarizedMessages: cut.toSummarize.length + prefix.length,
       ...(first && last ? { firstSeq: first.seq, lastSeq: last.seq } : {}),
+      ...(textThroughSeq === undefined ? {} : { textThroughSeq }),
     },
   };
 }

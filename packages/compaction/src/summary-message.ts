@@ -12,6 +12,11 @@ export interface SummaryMeta {
   /** Seq range summarized, when known. */
   firstSeq?: number;
   lastSeq?: number;
+  /**
+   * The summarizer's text covers the range only up to this seq (it was prepared in the background
+   * before the rest happened); the messages after it are carried by the working-state ledger alone.
+   */
+  textThroughSeq?: number;
 }
 
 export const SUMMARY_HEADER = "[Context summary — earlier conversation compacted]";
@@ -30,13 +35,17 @@ export function buildSummaryMessage(
 ): ChatMessage {
   const range =
     meta.firstSeq !== undefined && meta.lastSeq !== undefined ? `, seq ${meta.firstSeq}–${meta.lastSeq}` : "";
+  const partly =
+    meta.textThroughSeq !== undefined && meta.lastSeq !== undefined && meta.textThroughSeq < meta.lastSeq
+      ? `; the text below covers them through seq ${meta.textThroughSeq}, the working-state ledger all of them`
+      : "";
   const ending =
     meta.strategy === "partial"
       ? "[End of summary. The messages after it are the recent conversation, verbatim.]"
       : "[End of summary. Nothing after it was kept verbatim; continue from the next step above.]";
   const body = ledger === null ? text.trim() : markUnverifiedClaims(text.trim(), ledger);
   const parts = [
-    `${SUMMARY_HEADER}\n(${meta.strategy} compaction of ${meta.summarizedMessages} messages${range}; the full history is kept outside this context)`,
+    `${SUMMARY_HEADER}\n(${meta.strategy} compaction of ${meta.summarizedMessages} messages${range}${partly}; the full history is kept outside this context)`,
     ...(body ? [body] : []),
     ...(ledgerText ? [ledgerText] : []),
     ending,

@@ -163,6 +163,29 @@ export const CompactionCompleted = defineEvent(
     summaryForm: z.enum(["continuation", "standalone"]).optional(),
     /** What the summary call cost (absent when no call was made, or older servers). */
     summaryCost: CallCost.optional(),
+    /**
+     * The summary was prepared in the background before the trigger (`compaction.prepared`), so this
+     * compaction made no summary call of its own (absent: it did, or an older server).
+     */
+    prepared: z.boolean().optional(),
+  }),
+);
+/**
+ * A summary of the older prefix made in the background, off the agent's steps, once the request passed
+ * its early line (`backgroundRatio` of the trigger): `ready` to be applied by the next compaction if the
+ * history still begins with what it covers, else discarded; `failed` (counted by the breaker).
+ */
+export const CompactionPrepared = defineEvent(
+  "compaction.prepared",
+  z.object({
+    compactionKey: z.string(),
+    outcome: z.enum(["ready", "failed"]),
+    /** First message the summary does not cover. */
+    cutoffMessageId: z.string().nullable(),
+    /** Pressure of the request it was prepared from. */
+    tokensAt: z.number().int(),
+    reason: z.string().optional(),
+    summaryCost: CallCost.optional(),
   }),
 );
 export const CompactionFailed = defineEvent(
@@ -215,6 +238,7 @@ export const eventDefinitions = [
   CompactionCompleted,
   CompactionFailed,
   CompactionSkipped,
+  CompactionPrepared,
   BreakerOpened,
   BreakerClosed,
 ] as const;

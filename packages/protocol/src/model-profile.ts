@@ -7,6 +7,7 @@ export type TokenizerFamily = z.infer<typeof TokenizerFamily>;
 export const PROFILE_DEFAULTS = {
   triggerRatio: 0.75,
   keepRatio: 0.07,
+  backgroundRatio: 0.8,
   fallbackTriggerTokens: 100_000,
   fallbackKeepMessages: 6,
   idleGapMs: 6 * 60 * 60 * 1000,
@@ -47,6 +48,11 @@ export const ModelProfile = z
     summarizerModel: z.string().optional(),
     triggerRatio: z.number().gt(0).lte(1).default(PROFILE_DEFAULTS.triggerRatio),
     keepRatio: z.number().gt(0).lt(1).default(PROFILE_DEFAULTS.keepRatio),
+    /**
+     * Share of the trigger at which the older prefix is summarized in the background, off the step's
+     * path, to be applied at the trigger if the history still begins with what it covered; 0: never.
+     */
+    backgroundRatio: z.number().min(0).lt(1).default(PROFILE_DEFAULTS.backgroundRatio),
     fallbackTriggerTokens: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackTriggerTokens),
     fallbackKeepMessages: z.number().int().positive().default(PROFILE_DEFAULTS.fallbackKeepMessages),
     idleGapMs: z.number().int().nonnegative().default(PROFILE_DEFAULTS.idleGapMs),

@@ -58,6 +58,11 @@ export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
 /** A compaction as the runtime asks for it. */
 export type CompactJob = AgentCompactPayload;
 
+/** Summarize an agent's older prefix in the background, before its trigger; one per agent at a time. */
+export const AgentPreparePayload = z.object({ threadId: id, agentId: id, runId: id });
+export type AgentPreparePayload = z.infer<typeof AgentPreparePayload>;
+export type PrepareJob = AgentPreparePayload;
+
 /** Every job longrun runs, with its payload schema, queue, retry policy and timeout. */
 export const jobCatalog = {
   "agent.step": defineJob({
@@ -75,6 +80,14 @@ export const jobCatalog = {
     // is a duplicate, but a /compact run that starts while a cancelled run's compaction is still
     // winding down is not (dropping it left that run "running" with no job).
     dedupeKey: (payload) => `compact:${payload.agentId}:${payload.runId}`,
+  }),
+  "agent.prepare-summary": defineJob({
+    schema: AgentPreparePayload,
+    queue: "compaction",
+    // Optional work: a failure is counted by the breaker and the foreground compaction does it instead.
+    retry: { attempts: 1, backoffMs: 2_000, backoff: "exponential" },
+    timeoutMs: 5 * 60_000,
+    dedupeKey: (payload) => `prepare:${payload.agentId}`,
   }),
 };
 

@@ -12,6 +12,7 @@ export {
   jobCatalog,
   jobNames,
   type PolicyOverrides,
+  type PrepareJob,
   QueueName,
   queueOf,
   type RetryPolicy,

@@ -1,4 +1,4 @@
-import type { CompactJob, StepJob } from "./catalog.ts";
+import type { CompactJob, PrepareJob, StepJob } from "./catalog.ts";
 import type { JobQueue } from "./job-queue.ts";
 
 /** Options of one step enqueue. */
@@ -14,6 +14,8 @@ export interface StepOptions {
 export interface Scheduler {
   step(job: StepJob, options?: StepOptions): Promise<void>;
   compact(job: CompactJob): Promise<void>;
+  /** A background summary of the agent's older prefix (dropped while one is queued or running). */
+  prepareSummary(job: PrepareJob): Promise<void>;
   /** Drops queued (not running) jobs of a run; returns how many went. */
   cancelRun(runId: string): Promise<number>;
   /** Agents that have a job waiting, delayed or running right now (the reconciler's liveness view). */
@@ -49,6 +51,9 @@ export function createScheduler(
     async compact(job) {
       await queue.enqueue("agent.compact", job);
     },
+    async prepareSummary(job) {
+      await queue.enqueue("agent.prepare-summary", job);
+    },
     cancelRun(runId) {
       // Running jobs are aborted through the control channel; queued ones go now, so a delayed step
       // (a breaker wait) does not linger after the run ended.
@@ -56,7 +61,10 @@ export function createScheduler(
     },
     available: () => queue.available(),
     async liveAgents() {
-      const agents = (await queue.listLive()).map((job) => payloadField(job.payload, "agentId"));
+      // A background summary does not move the agent: it is not a sign of life.
+      const agents = (await queue.listLive())
+        .filter((job) => job.name !== "agent.prepare-summary")
+        .map((job) => payloadField(job.payload, "agentId"));
       return new Set(agents.filter((agentId): agentId is string => agentId !== undefined));
     },
   };

@@ -53,7 +53,8 @@ export interface HarnessOptions {
 
 export type PendingJob =
   | { name: "agent.step"; payload: JobPayload<"agent.step"> }
-  | { name: "agent.compact"; payload: CompactJob };
+  | { name: "agent.compact"; payload: CompactJob }
+  | { name: "agent.prepare-summary"; payload: JobPayload<"agent.prepare-summary"> };
 
 /** A job context as a queue hands it over (attempt 1 of the catalog's attempts unless given). */
 export function jobContext(
@@ -77,12 +78,15 @@ export function jobContext(
 export function jobRunner(handlers: ReturnType<typeof createJobHandlers>) {
   const step = handlers["agent.step"];
   const compact = handlers["agent.compact"];
-  if (!step || !compact) throw new Error("the runtime has a handler for every job");
+  const prepare = handlers["agent.prepare-summary"];
+  if (!step || !compact || !prepare) throw new Error("the runtime has a handler for every job");
   return {
     step: (payload: JobPayload<"agent.step">, context: Partial<JobContext> = {}) =>
       step(payload, jobContext("agent.step", context)),
     compact: (payload: CompactJob, context: Partial<JobContext> = {}) =>
       compact(payload, jobContext("agent.compact", context)),
+    prepare: (payload: JobPayload<"agent.prepare-summary">, context: Partial<JobContext> = {}) =>
+      prepare(payload, jobContext("agent.prepare-summary", context)),
   };
 }
 
@@ -204,7 +208,9 @@ export async function createHarness(options: HarnessOptions = {}) {
       const result =
         job.name === "agent.step"
           ? await runner.step(job.payload, context)
-          : await runner.compact(job.payload, context);
+          : job.name === "agent.compact"
+            ? await runner.compact(job.payload, context)
+            : await runner.prepare(job.payload, context);
       return { job, result };
     },
     /** Creates a thread (root agent + system prompt) and posts its task. */

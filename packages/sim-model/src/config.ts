@@ -17,6 +17,8 @@ export interface SimModelConfig {
   faults: SimFaultSpec | undefined;
   /** Delay before every answer, in milliseconds. */
   delayMs: number;
+  /** Further delay before a summary's answer only (a summarizer slower than the agent's calls). */
+  summaryDelayMs: number;
   /** Most requests kept in the log. */
   logLimit: number;
   /** Keep request bodies in the log. */
@@ -31,6 +33,7 @@ export const DEFAULT_SIM_CONFIG: SimModelConfig = {
   secret: "longrun-sim-model",
   faults: undefined,
   delayMs: 0,
+  summaryDelayMs: 0,
   logLimit: 500,
   logBodies: true,
 };

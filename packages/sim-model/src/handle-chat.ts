@@ -107,6 +107,9 @@ export async function handleChat(
 
   const summary = isSummaryRequest(request);
   draft.summary = summary;
+  if (summary && state.config.summaryDelayMs > 0) {
+    await new Promise((resolve) => setTimeout(resolve, state.config.summaryDelayMs));
+  }
   await countLongTextsOffThread(request);
   const toolTokens = countTools(request);
   const cumulative: number[] = [];

@@ -11,6 +11,7 @@ export { idTime, newId } from "./ids.ts";
 export type { AppendOptions, Boundary, MessageInput, MessageRepository } from "./messages.ts";
 export { MIGRATIONS_FOLDER } from "./migrate.ts";
 export { openStore, type Store, type StoreOptions } from "./open-store.ts";
+export type { PreparedSummaryRepository, PreparedSummaryRow } from "./prepared-summaries.ts";
 export {
   ACTIVE_RUN_STATUSES,
   type CreateRunInput,

@@ -10,6 +10,7 @@ import { createContext, estimateTokens } from "./context.ts";
 import { createEventRepository, type EventRepository } from "./events.ts";
 import { createMessageRepository, type MessageRepository } from "./messages.ts";
 import { runMigrations } from "./migrate.ts";
+import { createPreparedSummaryRepository, type PreparedSummaryRepository } from "./prepared-summaries.ts";
 import { createRunRepository, type RunRepository } from "./runs.ts";
 import { createStorageHealth } from "./storage-health.ts";
 import { createThreadRepository, type ThreadRepository } from "./threads.ts";
@@ -43,6 +44,7 @@ export interface Store {
   readonly runs: RunRepository;
   readonly events: EventRepository;
   readonly agentState: AgentStateRepository;
+  readonly preparedSummaries: PreparedSummaryRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly toolRuns: ToolRunRepository;
   readonly approvals: ApprovalRepository;
@@ -101,6 +103,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     runs: createRunRepository(context),
     events: createEventRepository(context),
     agentState: createAgentStateRepository(context),
+    preparedSummaries: createPreparedSummaryRepository(context),
     apiKeys: createApiKeyRepository(context),
     toolRuns: createToolRunRepository(context),
     approvals: createApprovalRepository(context),

@@ -162,6 +162,26 @@ export const agentState = sqliteTable("agent_state", {
 });
 
 /**
+ * A summary of an agent's older prefix made in the background before the trigger (at most one per
+ * agent: a newer one replaces it). Not a fact: it is applied by a compaction, or discarded.
+ */
+export const preparedSummaries = sqliteTable("prepared_summaries", {
+  agentId: text("agent_id").primaryKey(),
+  /** The compaction in force when it was made (null: none). */
+  baseCompactionId: text("base_compaction_id"),
+  /** The background job's key (its `compaction.prepared` event carries it). */
+  compactionKey: text("compaction_key").notNull(),
+  /** First fact the summary does not cover. */
+  cutoffMessageId: text("cutoff_message_id").notNull(),
+  /** Null while the summary call runs. */
+  summaryText: text("summary_text"),
+  form: text("form").$type<"continuation" | "standalone">().notNull(),
+  tokensAt: integer("tokens_at").notNull(),
+  /** When the summary call started. */
+  preparedAt: integer("prepared_at").notNull(),
+});
+
+/**
  * One row per tool call that needed a human decision. The decision is taken exactly once (an UPDATE
  * that only matches an undecided row) and kept after the call ran, so a step retried after a crash
  * finds it again instead of asking twice.
@@ -244,6 +264,7 @@ export const schema = {
   events,
   eventHeads,
   agentState,
+  preparedSummaries,
   approvals,
   apiKeys,
   toolRuns,

@@ -179,6 +179,9 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
     case "compaction.skipped":
       applyCompaction(draft, event);
       return;
+    case "compaction.prepared":
+      // Background work: it changes nothing on screen until a compaction applies it.
+      return;
     case "breaker.opened":
       draft.record("breakers")[agentId] = {
         state: "open",

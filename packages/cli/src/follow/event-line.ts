@@ -69,8 +69,13 @@ function describeEvent(event: LongrunEvent): string | null {
     case "compaction.completed": {
       const { tokensBefore, tokensAfter, strategy, trigger } = event.data;
       const saved = tokensBefore - tokensAfter;
-      return `compaction ${strategy} (${trigger}): ${tokens(tokensBefore)} → ${tokens(tokensAfter)}, saved ${tokens(saved)} (${percent(saved, tokensBefore)})`;
+      const prepared = event.data.prepared ? ", summary prepared in the background" : "";
+      return `compaction ${strategy} (${trigger}): ${tokens(tokensBefore)} → ${tokens(tokensAfter)}, saved ${tokens(saved)} (${percent(saved, tokensBefore)})${prepared}`;
     }
+    case "compaction.prepared":
+      return event.data.outcome === "ready"
+        ? `background summary ready (at ${tokens(event.data.tokensAt)})`
+        : `background summary failed: ${clip(event.data.reason ?? "", 80)}`;
     case "compaction.failed":
       return `compaction failed: ${clip(event.data.reason, 80)}${event.data.contextExhausted ? " (context exhausted)" : ""}`;
     case "compaction.skipped":

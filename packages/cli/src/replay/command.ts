@@ -32,6 +32,8 @@ Options:
   --model NAME             model string written into the requests (default: sim)
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
   --output-ratio R         output tokens cost R input tokens in the cost figures (default: 4)
+  --background-ratio R     share of the trigger at which the older prefix is summarized in the background,
+                           applied at the trigger if still valid (default: the profile's, 0.8; 0: never)
   --forward-n N            assistant messages ahead that forward-use recall looks at (default: 10)
   --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
                            (default: three fifths of the trigger, at least the room between trigger and limit)
@@ -61,6 +63,13 @@ function positiveNumber(flag: string, value: string): number {
   return Number(value);
 }
 
+function shareBelowOne(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) >= 1) {
+    throw new UsageError(`--background-ratio must be a number from 0 to below 1, got "${value}"`);
+  }
+  return Number(value);
+}
+
 function validTimeZone(zone: string): string {
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });
@@ -83,6 +92,7 @@ function parseReplayArgs(args: string[]) {
         "rewrite-min-tokens": { type: "string" },
         "output-ratio": { type: "string" },
         "forward-n": { type: "string" },
+        "background-ratio": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -119,6 +129,8 @@ function parseReplayArgs(args: string[]) {
         : positiveNumber("output-ratio", values["output-ratio"]),
     forwardN:
       values["forward-n"] === undefined ? undefined : positiveInteger("forward-n", values["forward-n"]),
+    backgroundRatio:
+      values["background-ratio"] === undefined ? undefined : shareBelowOne(values["background-ratio"]),
   };
 }
 
@@ -167,6 +179,7 @@ export async function runReplayCommand(
         ...(options.rewriteMinTokens === undefined ? {} : { rewriteMinTokens: options.rewriteMinTokens }),
         ...(options.outputRatio === undefined ? {} : { outputRatio: options.outputRatio }),
         ...(options.forwardN === undefined ? {} : { forwardN: options.forwardN }),
+        ...(options.backgroundRatio === undefined ? {} : { backgroundRatio: options.backgroundRatio }),
         onProgress: (update) => progress.update(update),
       });
     } finally {

@@ -82,7 +82,16 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
       );
     }
     const outDir = join(scratch, "out");
-    const result = await command([...files, "--max-input-tokens", "6000", "--out", outDir]);
+    // Every summary call here is a compaction's own (background summaries: the next test).
+    const result = await command([
+      ...files,
+      "--max-input-tokens",
+      "6000",
+      "--out",
+      outDir,
+      "--background-ratio",
+      "0",
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /longrun [\d,]+ \/ [\d,]+, plain [\d,]+ \/ [\d,]+; longrun ÷ plain \d\.\d{3} \/ \d\.\d{3}/,
@@ -215,6 +224,51 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
       10,
     );
     expect(summary.forwardUse.pooled.requests).toBe(forwardUse.requests + beta.totals.forwardUse.requests);
+  });
+
+  it("models background summaries: asked for past the early line, priced at the step that asked, applied by the next compaction without a call of its own", async () => {
+    const file = join(scratch, "gamma.jsonl");
+    await writeFile(
+      file,
+      `${session("gamma")
+        .map((line) => JSON.stringify(line))
+        .join("\n")}\n`,
+    );
+    const outDir = join(scratch, "background");
+    const result = await command([
+      file,
+      "--max-input-tokens",
+      "6000",
+      "--out",
+      outDir,
+      "--background-ratio",
+      "0.8",
+    ]);
+    expect(result.code).toBe(0);
+    const report = await readJson<ReplayReport>(join(outDir, "report.json"));
+    const asked = report.steps.filter((step) => step.prepared !== undefined);
+    const applied = report.steps.filter((step) => step.compaction?.prepared === true);
+    const compactions = report.steps.filter((step) => step.compaction !== undefined);
+    expect(report.totals.background).toEqual({ started: asked.length, applied: applied.length });
+    expect(applied.length).toBeGreaterThan(0);
+    // A step that asks made no compaction; its summary call is on its own cost.
+    for (const step of asked) {
+      expect(step.compaction).toBeUndefined();
+      expect(step.cost?.summary?.output).toBeGreaterThan(0);
+    }
+    // An applied compaction made no summary call; the others made theirs.
+    for (const step of applied) expect(step.cost?.summary).toBeUndefined();
+    for (const step of compactions.filter((step) => step.compaction?.prepared !== true)) {
+      expect(step.cost?.summary?.output).toBeGreaterThan(0);
+    }
+    expect(report.totals.cost.longrun.summaryCalls).toBe(asked.length + compactions.length - applied.length);
+    // Each applied one cuts after the end of a summary asked for earlier.
+    for (const step of applied) {
+      const earlier = asked.filter((ask) => ask.index < step.index).at(-1);
+      expect(earlier).toBeDefined();
+      const end = Number(earlier?.prepared?.cutoffMessageId.slice(4));
+      expect(Number(step.compaction?.cutoffMessageId?.slice(4))).toBeGreaterThanOrEqual(end);
+    }
   });
 
   it("costs exactly what the plain strategy costs when neither compacts (both send the same requests)", async () => {

@@ -41,6 +41,16 @@ export class ReplayMeter {
   }
 
   /**
+   * A background summary asked for beside the step's request (after it, as its continuation): the step's
+   * own summary cost (a step that asks for one made no compaction, so it has none).
+   */
+  backgroundSummarySent(step: ReplayStep, request: SummaryRequest, text: string): void {
+    const output = this.counter.outputTokens({ role: "assistant", content: text });
+    const summary = this.chain.send(this.counter.partsOf(request.messages, request.tools ?? []), output);
+    step.cost = { ...step.cost, summary };
+  }
+
+  /**
    * Records the step's cost (its summary call, and its request when one was sent: `messages` null
    * means none was) and, when asked, its forward-use recall.
    */

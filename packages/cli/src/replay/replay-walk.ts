@@ -7,13 +7,16 @@ import {
   type FittedFields,
   fitCompaction,
   ledgerSources,
+  type PreparedSummary,
   type Projection,
   type ProjectionInput,
   type ProjectionMemo,
   planCompaction,
+  preparedOnBase,
   project,
   ReductionCache,
   sanitizeMessages,
+  shouldPrepareSummary,
   type Tokenizer,
   type ToolSpec,
   toChatMessages,
@@ -57,6 +60,8 @@ export class ReplayWalk {
   private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
   private readonly known = new WorkingFactsTracker();
+  /** A summary made in the background (ready from the next call point on), as the runtime's prepare job. */
+  private prepared: PreparedSummary | null = null;
 
   constructor(
     private readonly store: Store,
@@ -70,6 +75,7 @@ export class ReplayWalk {
     this.profile = ModelProfile.parse({
       model: options.model ?? "sim",
       maxInputTokens: options.maxInputTokens,
+      ...(options.backgroundRatio === undefined ? {} : { backgroundRatio: options.backgroundRatio }),
     });
     this.tools = deriveToolSchemas(options.transcript.messages);
     this.meter = new ReplayMeter({
@@ -141,7 +147,8 @@ export class ReplayWalk {
 
   private async step(index: number): Promise<ReplayStep> {
     const now = this.clock(index);
-    const before = project(this.input(now));
+    const input = this.input(now);
+    const before = project(input);
     let projection: Projection = before;
     const step: ReplayStep = {
       index,
@@ -184,7 +191,34 @@ export class ReplayWalk {
     this.meter.stepDone(step, projection.messages, this.compactions > 0);
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
+    if (step.compaction === undefined) await this.prepareInBackground(input, projection, step);
     return step;
+  }
+
+  /**
+   * The runtime's background prefix compaction: past the line, the summary is asked for beside the
+   * step's own request (priced after it, as a continuation of it) and is ready from the next call point.
+   */
+  private async prepareInBackground(input: ProjectionInput, projection: Projection, step: ReplayStep) {
+    if (!shouldPrepareSummary(projection, this.profile, this.compaction, this.prepared)) return;
+    const plan = planCompaction(input, {
+      strategy: "partial",
+      timeZone: this.options.timeZone ?? "UTC",
+      projection,
+      noProgress: "plan",
+    });
+    if (!plan || plan.progress.noProgress || plan.cutoffMessageId === null) return;
+    const summaryText = await this.summarize(plan.request);
+    this.meter.backgroundSummarySent(step, plan.request, summaryText);
+    step.prepared = { cutoffMessageId: plan.cutoffMessageId };
+    this.prepared = {
+      baseCompactionId: this.compaction?.id ?? null,
+      cutoffMessageId: plan.cutoffMessageId,
+      summaryText,
+      form: plan.request.form,
+      tokensAt: projection.tokens,
+      preparedAt: input.now,
+    };
   }
 
   /** One partial LLM compaction, as the runtime's compaction runner does it (without a workspace). */
@@ -193,15 +227,24 @@ export class ReplayWalk {
     now: number,
   ): Promise<{ projection: Projection; summary: NonNullable<ReplayStep["compaction"]> } | null> {
     const input = this.input(now);
-    const plan = planCompaction(input, {
-      strategy: "partial",
+    const options = {
+      strategy: "partial" as const,
       timeZone: this.options.timeZone ?? "UTC",
       // The same input as `before`'s: its projection, not a second one.
       projection: before,
-    });
+    };
+    // A summary prepared in the background on this compaction, at a cut that still is one: no call.
+    const prepared =
+      this.prepared !== null && preparedOnBase(this.prepared, this.compaction) ? this.prepared : null;
+    this.prepared = null;
+    const fromPrepared =
+      prepared && planCompaction(input, { ...options, preparedCutoff: prepared.cutoffMessageId });
+    const plan =
+      fromPrepared && !fromPrepared.progress.noProgress ? fromPrepared : planCompaction(input, options);
     if (!plan) return null;
-    const summaryText = await this.summarize(plan.request);
-    this.meter.summarySent(plan.request, summaryText);
+    const applied = prepared !== null && plan === fromPrepared;
+    const summaryText = applied ? prepared.summaryText : await this.summarize(plan.request);
+    if (!applied) this.meter.summarySent(plan.request, summaryText);
     // Offload the compacted source (sanitized, I5), as the runtime does into the workspace.
     const offloaded = sanitizeMessages(toChatMessages(plan.toSummarize)).map(
       (message: ChatMessage, offset) => ({
@@ -256,6 +299,7 @@ export class ReplayWalk {
         tokensAfter: event.tokensAfter,
         cutoffMessageId: event.cutoffMessageId,
         ledgerTokens: fit.ledgerTokens,
+        ...(applied ? { prepared: true } : {}),
         ...(fit.fields.shrunk.length > 0
           ? { shrunk: fit.fields.shrunk.map((shrink) => `${shrink.what}: ${shrink.detail}`) }
           : {}),

@@ -38,6 +38,8 @@ export interface ReplayOptions {
   rewriteMinTokens?: number;
   /** Output tokens cost this many input tokens (default 4). */
   outputRatio?: number;
+  /** Share of the trigger at which a background summary starts (default: the profile's; 0: never). */
+  backgroundRatio?: number;
   /** Assistant messages looked ahead by forward-use recall (default 10). */
   forwardN?: number;
   /** Summaries come from here; default: the sim model started in-process for this replay. */

@@ -17,6 +17,8 @@ export interface ReplayCompaction {
   ledgerTokens?: number;
   /** What was shrunk so the compacted context fits. */
   shrunk?: string[];
+  /** It applied a summary prepared in the background (no summary call at this point). */
+  prepared?: boolean;
 }
 
 /** One model call point (before the assistant message at `index`). */
@@ -30,6 +32,8 @@ export interface ReplayStep {
   /** What each deterministic stage saved in the final projection. */
   saved: StageSavings;
   compaction?: ReplayCompaction;
+  /** A background summary was asked for beside this call's request, cut before this message. */
+  prepared?: { cutoffMessageId: string };
   /** Why this call rewrote messages it had sent before in a batch (absent: it did not). */
   rewrite?: string;
   /** `ok`: request written; `context_exhausted`: still over the limit, nothing written (I6). */
@@ -82,6 +86,8 @@ export interface ReplayTotals {
   /** Billed-equivalent cost of longrun's calls beside the plain strategy's. */
   cost: CostTotals;
   forwardUse: ForwardUseTotal;
+  /** Background summaries: asked for, and applied at a compaction (the rest were discarded). */
+  background: { started: number; applied: number };
 }
 
 /** DIR/report.json. */
@@ -150,6 +156,10 @@ export function totalsOf(
         step.verbatimTokens <= limitTokens,
     ).length,
     retention: retentionTotals(steps),
+    background: {
+      started: steps.filter((step) => step.prepared !== undefined).length,
+      applied: steps.filter((step) => step.compaction?.prepared === true).length,
+    },
     cache: cacheTotalsOf(steps.flatMap((step) => (step.cache ? [step.cache] : []))),
     ...measured,
   };

@@ -1,8 +1,8 @@
 import type { LongrunEvent } from "@longrun/protocol";
 import { commit } from "../events/commit.ts";
+import { waitForEvent } from "../events/event-waiter.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
-import { waitForEvent } from "./event-waiter.ts";
 
 /** How a gateway's compaction request ended. */
 export type QueuedCompactionOutcome =

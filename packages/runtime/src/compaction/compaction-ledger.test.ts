@@ -30,7 +30,11 @@ async function runUntilCompactions(current: Harness, count: number) {
 describe("the working-state ledger at runtime", () => {
   it("rides in the summary message and the compaction event, derived from the compacted facts alone", async () => {
     harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, manual: true });
-    const { rootAgentId } = await harness.startThread("Survey the inventory project and keep notes.");
+    // Every compaction makes its own summary call here (no background summary: see
+    // background-compaction.test.ts), so the summary requests below are the compactions'.
+    const { rootAgentId } = await harness.startThread("Survey the inventory project and keep notes.", {
+      backgroundRatio: 0,
+    });
     await runUntilCompactions(harness, 2);
 
     const events = harness.events.filter(

@@ -28,6 +28,8 @@ export interface CompactionDraft {
   fit: (common: FitCommon) => CompactionFit;
   /** The summary call's form (absent: no summary call, a refit). */
   summaryForm?: "continuation" | "standalone";
+  /** The summary was prepared in the background: no summary call was made now. */
+  prepared?: boolean;
   /** What the summary call cost. */
   summaryCost?: CallCost;
 }
@@ -119,6 +121,7 @@ export async function recordFit(
       ...economyFields(job.trigger, before),
       ...(draft.summaryForm ? { summaryForm: draft.summaryForm } : {}),
       ...(draft.summaryCost ? { summaryCost: draft.summaryCost } : {}),
+      ...(draft.prepared ? { prepared: true } : {}),
     },
   });
   return {

@@ -5,6 +5,7 @@ import {
   MIN_COMPACTION_PROGRESS,
   type Projection,
   planCompaction,
+  preparedOnBase,
   refitCompaction,
   sanitizeMessages,
   toChatMessages,
@@ -15,6 +16,7 @@ import { isLeaseLost } from "@longrun/protocol";
 import { newId } from "@longrun/store";
 import { type AgentContext, loadAgentContext } from "../context/agent-context.ts";
 import { projectContext } from "../context/projection.ts";
+import { waitForEvent } from "../events/event-waiter.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { toolsFor } from "../step/agent-tools.ts";
 import {
@@ -79,13 +81,16 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
       ...economyFields(job.trigger, before),
     },
   });
-  const plan = planFor(deps, job, context, before);
+  const prepared = await takePreparedSummary(deps, job, context, before);
+  const plan = prepared?.plan ?? planFor(deps, job, context, before);
   if (!plan) return nothingToSummarize(attempt, { before, context }, gate.state);
   if (plan.progress.skippable && job.trigger === "auto") {
     return noProgress(attempt, plan);
   }
 
-  const summary = await summarize(attempt, plan, context);
+  const summary = prepared
+    ? { text: prepared.text, cost: undefined }
+    : await summarize(attempt, plan, context);
   if ("outcome" in summary) {
     if (job.trigger === "manual") await recordManualCompaction(attempt, summary.outcome.reason);
     return summary.outcome;
@@ -123,9 +128,53 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
       warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
       fit: (common) => fitCompaction({ ...common, plan, summaryText: summary.text }),
       summaryForm: plan.request.form,
-      summaryCost: summary.cost,
+      ...(summary.cost ? { summaryCost: summary.cost } : {}),
+      ...(prepared ? { prepared: true } : {}),
     },
   );
+}
+
+/**
+ * The agent's summary prepared in the background (prepare-summary.ts), with the plan that applies it
+ * (planCompaction's `preparedCutoff`: the usual cut, the messages after the summary's end carried by the
+ * ledger) — when it was made on the compaction in force and the compaction it gives makes progress. One
+ * still being made is waited for (its call started earlier than any new one would), up to the profile's
+ * model timeout from its start. Taken from the store either way: once a compaction ran, it is stale.
+ */
+async function takePreparedSummary(
+  deps: RuntimeDeps,
+  job: LeasedCompactJob,
+  context: AgentContext,
+  before: Projection,
+): Promise<{ plan: CompactionPlan; text: string } | null> {
+  if (job.trigger === "manual" || (job.strategy ?? "partial") !== "partial") return null;
+  let prepared = await deps.store.preparedSummaries.get(job.agentId);
+  if (!prepared) return null;
+  if (!preparedOnBase(prepared, context.compaction)) {
+    await deps.store.preparedSummaries.remove(job.agentId, prepared.compactionKey);
+    return null;
+  }
+  if (prepared.summaryText === null) {
+    const key = prepared.compactionKey;
+    const afterSeq = await deps.store.events.head(job.threadId);
+    prepared = await deps.store.preparedSummaries.get(job.agentId);
+    if (prepared?.compactionKey === key && prepared.summaryText === null) {
+      await waitForEvent(deps, undefined, {
+        threadId: job.threadId,
+        afterSeq,
+        matches: (event) => event.type === "compaction.prepared" && event.data.compactionKey === key,
+        timeoutMs: Math.max(0, prepared.preparedAt + context.profile.modelTimeoutMs - deps.now()),
+        signal: job.signal,
+      });
+      prepared = await deps.store.preparedSummaries.get(job.agentId);
+    }
+    if (prepared?.compactionKey !== key) return null;
+  }
+  await deps.store.preparedSummaries.remove(job.agentId, prepared.compactionKey);
+  if (prepared.summaryText === null) return null;
+  const plan = planFor(deps, job, context, before, prepared.cutoffMessageId);
+  if (!plan || plan.progress.noProgress) return null;
+  return { plan, text: prepared.summaryText };
 }
 
 /**
@@ -134,11 +183,12 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
  * sent) so the provider's prefix cache serves it — unless another model summarizes, which shares no
  * cache with the agent's.
  */
-function planFor(
+export function planFor(
   deps: RuntimeDeps,
-  job: LeasedCompactJob,
+  job: Pick<LeasedCompactJob, "strategy">,
   context: AgentContext,
   before: Projection,
+  preparedCutoff?: string,
 ): CompactionPlan | null {
   const input = {
     systemPrompt: context.systemPrompt,
@@ -159,6 +209,7 @@ function planFor(
     projection: before,
     // The runner reports a compaction that would make no progress itself (noProgress below).
     noProgress: "plan",
+    ...(preparedCutoff === undefined ? {} : { preparedCutoff }),
   });
 }
 

@@ -27,6 +27,11 @@ export interface AgentSession {
   lastRequestParts?: string[] | null;
   /** Per-fact stage results of this agent's earlier projections (reused, never re-derived). */
   reductions?: ReductionCache;
+  /**
+   * The compaction (null: none) on which this process last asked for a background summary, so it asks
+   * once per compaction, not at every step past the early line; undefined: not yet.
+   */
+  preparedOn?: string | null;
   /** Set when another part of the runtime (the coordinator) wrote facts: read the log again. */
   stale?: boolean;
 }

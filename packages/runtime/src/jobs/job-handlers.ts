@@ -4,6 +4,7 @@ import type { Coordinator } from "../runs/coordinator.ts";
 import type { RunControl } from "../runs/run-control.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { runCompactJob } from "./compact-job.ts";
+import { runPrepareJob } from "./prepare-job.ts";
 import { runStepJob } from "./step-job.ts";
 
 /** What the runtime's job handlers are built from. */
@@ -21,7 +22,7 @@ export interface JobHandlersOptions {
 }
 
 /**
- * The handlers of the job catalog (`agent.step`, `agent.compact`), ready for `queue.process`. Retries,
+ * The handlers of the job catalog (`agent.step`, `agent.compact`, `agent.prepare-summary`), ready for `queue.process`. Retries,
  * timeouts and dedupe are the queue's; what a job does, and when its run fails, is the runtime's.
  */
 export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
@@ -45,5 +46,6 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
   return {
     "agent.step": tracked((payload, context) => runStepJob(stepEnv, payload, context)),
     "agent.compact": tracked((payload, context) => runCompactJob(compactEnv, payload, context)),
+    "agent.prepare-summary": tracked((payload, context) => runPrepareJob(options.deps, payload, context)),
   };
 }

@@ -6,6 +6,7 @@ import {
   requestPartsOf,
   sanitizeMessages,
   sharedPrefixParts,
+  shouldPrepareSummary,
   verifyProjection,
 } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
@@ -120,6 +121,13 @@ export async function runAgentStep(
   if (!verdict.ok) {
     await sendMeasured();
     return { kind: "exhausted", reason: verdict.reason };
+  }
+
+  const preparedOn = session.preparedOn === undefined ? null : { baseCompactionId: session.preparedOn };
+  if (shouldPrepareSummary(projection, context.profile, context.compaction, preparedOn)) {
+    // Past the early line: the older prefix is summarized off this path, for the compaction at the trigger.
+    session.preparedOn = context.compaction?.id ?? null;
+    await deps.scheduler.prepareSummary(eventWhere(job));
   }
 
   const tools = toolsFor(deps, context.agent);

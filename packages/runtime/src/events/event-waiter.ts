@@ -1,6 +1,6 @@
 import type { LongrunEvent } from "@longrun/protocol";
+import type { LiveEventSource } from "../client-turns/client-turn-options.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import type { LiveEventSource } from "./client-turn-options.ts";
 
 /** How often the log is read when no live event wakes the waiter (live fan-out is best effort). */
 const POLL_MS = 500;

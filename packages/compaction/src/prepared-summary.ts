@@ -1,0 +1,49 @@
+import { type CompactionEvent, type ModelProfile, PROFILE_DEFAULTS } from "@longrun/protocol";
+import type { Projection } from "./project.ts";
+
+/**
+ * A summary of the older prefix made in the background (off the step's path) before the context
+ * reached the trigger. It covers exactly the facts before `cutoffMessageId`, on top of the compaction
+ * in force when it was made; at the trigger it replaces the summary call when both still hold.
+ */
+export interface PreparedSummary {
+  /** The compaction in force when it was made (null: none). */
+  baseCompactionId: string | null;
+  /** First fact the summary does not cover: the cut it is applied at. */
+  cutoffMessageId: string;
+  summaryText: string;
+  form: "continuation" | "standalone";
+  /** Pressure of the request it was made from. */
+  tokensAt: number;
+  preparedAt: number;
+}
+
+/** Pressure at which a background summary starts (a share of the trigger), or null when it never does. */
+export function backgroundLineTokens(profile: Partial<ModelProfile>, triggerTokens: number): number | null {
+  const ratio = profile.backgroundRatio ?? PROFILE_DEFAULTS.backgroundRatio;
+  return ratio > 0 ? Math.floor(triggerTokens * ratio) : null;
+}
+
+/**
+ * Whether to start a background summary now: the request, as it grows, passed the line, no compaction
+ * is due yet (that one runs in the foreground), and none was prepared on the compaction in force.
+ */
+export function shouldPrepareSummary(
+  projection: Projection,
+  profile: Partial<ModelProfile>,
+  compaction: Pick<CompactionEvent, "id"> | null,
+  prepared: Pick<PreparedSummary, "baseCompactionId"> | null,
+): boolean {
+  if (projection.needsCompaction) return false;
+  if (prepared !== null && preparedOnBase(prepared, compaction)) return false;
+  const line = backgroundLineTokens(profile, projection.triggerTokens);
+  return line !== null && projection.continuation.tokens >= line;
+}
+
+/** The prepared summary was made on the compaction now in force (else its prefix is another one). */
+export function preparedOnBase(
+  prepared: Pick<PreparedSummary, "baseCompactionId">,
+  compaction: Pick<CompactionEvent, "id"> | null,
+): boolean {
+  return prepared.baseCompactionId === (compaction?.id ?? null);
+}

@@ -1,0 +1,89 @@
+import type { EventOf } from "@longrun/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { createHarness, type Harness } from "../harness.test-helper.ts";
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const ofType =
+  <Type extends "compaction.prepared" | "compaction.completed">(type: Type) =>
+  (event: { type: string }): event is EventOf<Type> =>
+    event.type === type;
+
+describe("background prefix compaction", () => {
+  it("summarizes the older prefix off the steps once past the early line, and the compaction at the trigger applies it with no summary call of its own", async () => {
+    harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000 });
+    const { runId, threadId } = await harness.startThread("Survey the inventory project and keep notes.", {
+      backgroundRatio: 0.8,
+    });
+    const end = await harness.waitForRunEnd(runId);
+    expect(end.type).toBe("run.completed");
+
+    const prepared = harness.events.filter(ofType("compaction.prepared"));
+    const completed = harness.events.filter(ofType("compaction.completed"));
+    const ready = prepared.filter((event) => event.data.outcome === "ready");
+    const applied = completed.filter((event) => event.data.prepared === true);
+    expect(ready.length).toBeGreaterThan(0);
+    expect(applied.length).toBeGreaterThan(0);
+    // Each summary the sim saw is either a background one or a compaction's own: none is made twice.
+    const summaryCalls = harness.sim.log.entries.filter((entry) => entry.summary).length;
+    expect(summaryCalls).toBe(prepared.length + completed.length - applied.length);
+    // An applied compaction reports no summary call of its own; its summary message is the prepared text,
+    // framed with the range it covers.
+    for (const event of applied) expect(event.data.summaryCost).toBeUndefined();
+    const compactions = await harness.store.compactions.list(
+      (await harness.store.agents.listByThread(threadId))[0]?.id ?? "",
+    );
+    const appliedIds = new Set(applied.map((event) => event.data.compactionId));
+    const appliedRows = compactions.filter((row) => appliedIds.has(row.id));
+    expect(appliedRows.length).toBe(applied.length);
+    for (const row of appliedRows) expect(String(row.summaryMessage.content)).toMatch(/^\[Context summary/);
+    // Nothing prepared is left once the run ended on a compaction that used it, and a background
+    // summary is prepared on each compaction in force at most once.
+    const bases = ready.map((event) => event.data.cutoffMessageId);
+    expect(new Set(bases).size).toBe(bases.length);
+  });
+
+  it("a compaction that comes due while its background summary is still being made waits for it instead of making a second one", async () => {
+    // Summaries take 400 ms more than the agent's calls: the trigger comes before the summary is back.
+    harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 400 } });
+    const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
+      backgroundRatio: 0.8,
+    });
+    await harness.waitForRunEnd(runId);
+    const prepared = harness.events.filter(ofType("compaction.prepared"));
+    const completed = harness.events.filter(ofType("compaction.completed"));
+    const applied = completed.filter((event) => event.data.prepared === true);
+    const summaryCalls = harness.sim.log.entries.filter((entry) => entry.summary).length;
+    expect(summaryCalls).toBe(prepared.length + completed.length - applied.length);
+    // Every background summary that was kept was applied by the compaction that came next, though it
+    // came back after that compaction was due (the last one may be left when the run ends first).
+    const kept = prepared.filter((event) => event.data.outcome === "ready" && event.data.reason === undefined);
+    expect(applied.length).toBeGreaterThan(0);
+    expect(applied.length).toBeGreaterThanOrEqual(kept.length - 1);
+    const waited = applied.filter((event) => {
+      const ready = prepared.findLast((ask) => ask.seq < event.seq);
+      const started = harness?.events.findLast(
+        (other) => other.type === "compaction.started" && other.seq < event.seq,
+      );
+      return ready !== undefined && started !== undefined && ready.seq > started.seq;
+    });
+    expect(waited.length).toBeGreaterThan(0);
+  });
+
+  it("is off with backgroundRatio 0: every compaction makes its own summary call", async () => {
+    harness = await createHarness({ simSteps: 30, maxInputTokens: 8_000 });
+    const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
+      backgroundRatio: 0,
+    });
+    await harness.waitForRunEnd(runId);
+    expect(harness.events.filter(ofType("compaction.prepared"))).toEqual([]);
+    const completed = harness.events.filter(ofType("compaction.completed"));
+    expect(completed.length).toBeGreaterThan(0);
+    expect(completed.every((event) => event.data.prepared === undefined)).toBe(true);
+    expect(harness.sim.log.entries.filter((entry) => entry.summary).length).toBe(completed.length);
+  });
+});
