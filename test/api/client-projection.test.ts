@@ -120,3 +120,62 @@ describe("a client's tool results in the projection", () => {
     expect(String(stored?.content)).toBe(huge);
   }, 120_000);
 });
+
+describe("a client whose fixed prompt fills most of the window (qwen-code)", () => {
+  const QWEN_WINDOW = 20_000;
+  /** ~10k tokens of system prompt and ~3.7k of tool definitions: ~85 % of the 16k the 20k window leaves for input. */
+  const system = [
+    "You are Qwen Code, an interactive CLI agent specializing in software engineering tasks.",
+    ...Array.from(
+      { length: 520 },
+      (_, index) =>
+        `Rule ${index}: keep the code style of the surrounding file and explain every change you make.`,
+    ),
+  ].join("\n");
+  const qwenTools = toolDefinitions(["read_file", "glob", "grep", "list_dir"]).map((tool) => ({
+    ...tool,
+    function: {
+      ...tool.function,
+      description: `${tool.function.description} ${"Use it with care. ".repeat(180)}`,
+    },
+  }));
+
+  it("compacts by summarizing the tail as a segment and goes on: no request over the window, no context_exhausted", async () => {
+    const files = fakeWorkspace(24);
+    const before = sim.log.entries.at(-1)?.seq ?? 0;
+    let history: Message[] = [
+      {
+        role: "user",
+        content: "This is the Qwen Code. I'm currently working in the directory: /work/qwen-fixed-prompt",
+      },
+      { role: "assistant", content: "Got it. Thanks for the context!" },
+      { role: "user", content: "Read every module and report what it does." },
+    ];
+    for (let round = 0; round < 24; round++) {
+      const completion = await openai.chat.completions.create(
+        {
+          model: `sim:steps=200:ctx=${QWEN_WINDOW}`,
+          messages: [{ role: "system", content: system }, ...history],
+          tools: qwenTools,
+        },
+        { headers: { "x-longrun-max-input-tokens": String(QWEN_WINDOW) } },
+      );
+      history = [
+        ...history,
+        ...answered(completion.choices[0]!.message, (name, args) => executeFakeTool(files, name, args)),
+      ];
+    }
+    const upstream = upstreamAfter(before);
+    expect(upstream.filter((entry) => entry.status !== 200)).toEqual([]);
+    for (const entry of upstream) expect(entry.promptTokens ?? 0).toBeLessThanOrEqual(QWEN_WINDOW);
+    const thread = (await longrun.client.threads.list()).find((item) =>
+      item.title.includes("Read every module"),
+    );
+    const detail = await longrun.client.threads.get(thread!.id);
+    const compactions = await longrun.client.agents.compactions(detail.agents[0]!.id);
+    expect(compactions.length).toBeGreaterThanOrEqual(1);
+    // A partial compaction would have kept a verbatim tail the fixed prompt leaves no room for.
+    expect(compactions.every((compaction) => compaction.strategy === "full")).toBe(true);
+    expect(upstream.filter((entry) => entry.summary).length).toBe(compactions.length);
+  }, 120_000);
+});
