@@ -1,3 +1,4 @@
+import Anthropic from "@anthropic-ai/sdk";
 import {
   executeFakeTool,
   fakeWorkspace,
@@ -178,4 +179,95 @@ describe("a client whose fixed prompt fills most of the window (qwen-code)", () 
     expect(compactions.every((compaction) => compaction.strategy === "full")).toBe(true);
     expect(upstream.filter((entry) => entry.summary).length).toBe(compactions.length);
   }, 120_000);
+});
+
+describe("session identity from a client's stable signals", () => {
+  const threadsTitled = async (text: string) =>
+    (await longrun.client.threads.list()).filter((thread) => thread.title.includes(text));
+
+  /** Plays a Chat Completions session of `rounds` tool rounds; the system prompt carries the time, as pi's and qwen's do. */
+  async function session(first: string, directory: string, rounds: number, startMinute = 0) {
+    const files = fakeWorkspace(24);
+    let history: Message[] = [{ role: "user", content: first }];
+    for (let round = 0; round < rounds; round++) {
+      const minute = String(startMinute + round).padStart(2, "0");
+      const system = `You are a coding assistant.\nCurrent date and time: 2026-12-06T03:${minute}:00Z\nCurrent working directory: ${directory}`;
+      const message = await turn(system, history, {});
+      history = [...history, ...answered(message, (name, args) => executeFakeTool(files, name, args))];
+    }
+    return history;
+  }
+
+  it("a client with no session id keeps one thread per session, whatever its system prompt changes", async () => {
+    await session("List the modules of this project (identity A).", "/work/identity-a", 6);
+    const threads = await threadsTitled("identity A");
+    expect(threads).toHaveLength(1);
+  }, 60_000);
+
+  it("two sessions with the same first prompt in different folders are two conversations, not branches", async () => {
+    await session("Report on the project (identity B).", "/work/identity-b1", 3);
+    await session("Report on the project (identity B).", "/work/identity-b2", 3);
+    const threads = await threadsTitled("identity B");
+    expect(threads).toHaveLength(2);
+    expect(threads.every((thread) => !thread.title.includes("(branch)"))).toBe(true);
+  }, 60_000);
+
+  it("Claude Code's session id (metadata.user_id, x-claude-code-session-id) parts two sessions with one first prompt", async () => {
+    const anthropic = new Anthropic({
+      baseURL: longrun.instance.url,
+      apiKey: longrun.instance.token,
+      maxRetries: 0,
+    });
+    const ask = (sessionId: string, how: "metadata" | "header") =>
+      anthropic.messages.create(
+        {
+          model: `sim:steps=200:ctx=${WINDOW}`,
+          max_tokens: 1_024,
+          system: "You are Claude Code.\nWorking directory: /work/identity-c",
+          tools: tools.map((tool) => ({
+            name: tool.function.name,
+            description: tool.function.description,
+            input_schema: tool.function.parameters as Anthropic.Tool.InputSchema,
+          })),
+          messages: [{ role: "user", content: "Summarize the project (identity C)." }],
+          ...(how === "metadata"
+            ? { metadata: { user_id: JSON.stringify({ device_id: "d", session_id: sessionId }) } }
+            : {}),
+        },
+        {
+          headers: {
+            "x-longrun-max-input-tokens": String(WINDOW),
+            ...(how === "header" ? { "x-claude-code-session-id": sessionId } : {}),
+          },
+        },
+      );
+    await ask("claude-session-c1", "metadata");
+    await ask("claude-session-c2", "metadata");
+    await ask("claude-session-c3", "header");
+    await ask("claude-session-c4", "header");
+    // The same session asking again is the same conversation (answered from its log).
+    await ask("claude-session-c1", "metadata");
+    const threads = await threadsTitled("identity C");
+    expect(threads).toHaveLength(4);
+    expect(threads.every((thread) => !thread.title.includes("(branch)"))).toBe(true);
+  }, 60_000);
+
+  it("two sessions with no session id, the same first prompt and folder: the second is one branch, never answered from the first's log", async () => {
+    const before = sim.log.entries.at(-1)?.seq ?? 0;
+    await session("Explain the build (identity D).", "/work/identity-d", 4);
+    const afterFirst = sim.log.entries.at(-1)?.seq ?? 0;
+    // Later, so its clock (and the model's answers) differ, as a real model's would.
+    await session("Explain the build (identity D).", "/work/identity-d", 4, 30);
+    // Each request of each session went upstream: none was a replay of the other session's answers.
+    expect(afterFirst - before).toBe(4);
+    expect(upstreamAfter(afterFirst)).toHaveLength(4);
+    // The first session's thread, and one branch holding the whole second session.
+    const threads = await threadsTitled("identity D");
+    expect(threads.map((thread) => thread.title.endsWith("(branch)")).sort()).toEqual([false, true]);
+    const branch = await longrun.client.threads.get(
+      threads.find((thread) => thread.title.endsWith("(branch)"))!.id,
+    );
+    const facts = await longrun.client.agents.messages(branch.agents[0]!.id, { limit: 100 });
+    expect(facts.messages.filter((message) => message.role === "assistant")).toHaveLength(4);
+  }, 60_000);
 });
