@@ -1,9 +1,9 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_TOOL_LISTS } from "./client-tool-lists.ts";
 import { toolDefinitions } from "./fake-workspace.ts";
 import { simModelName } from "./model-options.ts";
-import { CLIENT_TOOL_LISTS } from "./scripts/client-tool-lists.test-helper.ts";
 import { CODER_NOTES, CODER_REPORT } from "./scripts/coder.ts";
 import { type SimModelServer, startSimModel } from "./server.ts";
 

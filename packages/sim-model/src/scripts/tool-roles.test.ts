@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLIENT_TOOL_LISTS } from "./client-tool-lists.test-helper.ts";
+import { CLIENT_TOOL_LISTS } from "../client-tool-lists.ts";
 import { fillArguments, recognizeToolRoles, type ToolRole } from "./tool-roles.ts";
 
 const rolesOf = (client: keyof typeof CLIENT_TOOL_LISTS) => {

@@ -1,4 +1,4 @@
-import type { WireTool } from "../wire.ts";
+import type { WireTool } from "./wire.ts";
 
 type Property = { type: string | string[]; description?: string; items?: unknown };
 
