@@ -121,7 +121,7 @@ describe("the OpenAPI document", () => {
         if ((op.security ?? []).length > 0) expect(statuses, where).toContain("401");
       }
     }
-    expect(ids.size).toBe(29);
+    expect(ids.size).toBe(30);
   });
 
   it("declares every query parameter with its bounds", () => {
@@ -208,6 +208,7 @@ describe("the SDK against the document", () => {
     // opens the WebSocket through its connection, not as a REST call; the gateway is called with the
     // OpenAI and Anthropic SDKs (or any client of those APIs), not with longrun's.
     expect(uncalled).toEqual([
+      "compactResponse",
       "countMessageTokens",
       "createChatCompletion",
       "createMessage",

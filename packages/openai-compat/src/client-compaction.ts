@@ -73,6 +73,9 @@ function knownClient(system: string, instruction: string): CompactingClient | nu
  * snapshots) or text inside the instruction (opencode's and pi's transcripts).
  */
 export function detectClientCompaction(turn: ClientTurn, header: HeaderReader): ClientCompaction | null {
+  // Asked for in so many words (Codex's compaction_trigger item or its /responses/compact): every item
+  // is conversation, there is no instruction to leave out.
+  if (turn.compactionRequested) return { client: "codex", conversationItems: turn.items };
   const lastUser = turn.items.findLastIndex((item) => item.role === "user");
   const instruction = lastUser >= 0 ? textOf(turn.items[lastUser]!.content) : "";
   const client = knownClient(turn.system, instruction);

@@ -52,4 +52,9 @@ export interface ClientTurn {
    * in the upstream request (undefined: all keep it).
    */
   keepReasoningTurns?: number;
+  /**
+   * The client asks for a compaction of this conversation in so many words: Codex's
+   * `{"type": "compaction_trigger"}` input item, or its `POST /v1/responses/compact`.
+   */
+  compactionRequested?: boolean;
 }

@@ -22,6 +22,7 @@ export {
   OPENCODE_COMPACTION_PROMPT,
 } from "./client-compaction.ts";
 export type { ClientApi, ClientTurn, ToolRoute, UpstreamTool } from "./client-turn.ts";
+export { compactionBody } from "./compact-output.ts";
 export { textOf } from "./content.ts";
 export {
   agentConversationKey,

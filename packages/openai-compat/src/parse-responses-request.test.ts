@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { detectClientCompaction } from "./client-compaction.ts";
 import { encodeProviderState } from "./encrypted-state.ts";
 import { parseResponsesRequest, ResponsesRequestBody } from "./parse-responses-request.ts";
 
@@ -148,5 +149,28 @@ describe("parseResponsesRequest", () => {
     expect(turn.maxOutputTokens).toBe(512);
     expect(turn.sampling.max_completion_tokens).toBe(512);
     expect(turn.tools).toEqual([]);
+  });
+
+  it("reads Codex's compaction_trigger item as a compaction asked for, and sends nothing of it upstream", () => {
+    const turn = parseResponsesRequest(
+      ResponsesRequestBody.parse({
+        model: "m",
+        input: [
+          { type: "message", role: "user", content: "Fix the tests." },
+          { type: "message", role: "assistant", content: "Done." },
+          { type: "compaction_trigger" },
+        ],
+        tools: [{ type: "function", name: "exec_command", parameters: { type: "object" } }],
+      }),
+    );
+    expect(turn.compactionRequested).toBe(true);
+    expect(turn.items).toEqual([
+      { role: "user", content: "Fix the tests." },
+      { role: "assistant", content: "Done." },
+    ]);
+    expect(detectClientCompaction(turn, () => undefined)).toEqual({
+      client: "codex",
+      conversationItems: turn.items,
+    });
   });
 });

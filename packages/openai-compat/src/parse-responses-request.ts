@@ -164,7 +164,8 @@ function toFacts(items: RawItem[]): NewMessage[] {
       const role = item.role === "system" || item.role === "developer" ? "system" : "user";
       facts.push({ role, content });
     }
-    // Built-in tool items (web_search_call, local_shell_call, compaction…) have no upstream form: left out.
+    // Built-in tool items (web_search_call, local_shell_call, compaction, compaction_trigger…) have no
+    // upstream form: left out.
   }
   close();
   return facts;
@@ -192,6 +193,8 @@ export function parseResponsesRequest(body: ResponsesRequestBody): ClientTurn {
   if (body.reasoning?.effort) sampling.reasoning_effort = body.reasoning.effort;
   if (body.max_output_tokens) sampling.max_completion_tokens = body.max_output_tokens;
   const hasTools = translated.tools.length > 0;
+  // Codex marks a request that asks for a compaction with this item (it has no upstream form).
+  const compactionRequested = items.some((item) => item.type === "compaction_trigger");
   const toolChoice = hasTools ? toolChoiceOf(body.tool_choice, translated.toolRoutes) : undefined;
   return {
     api: "responses",
@@ -208,5 +211,6 @@ export function parseResponsesRequest(body: ResponsesRequestBody): ClientTurn {
     stream: body.stream === true,
     includeUsage: true,
     ...(body.prompt_cache_key ? { promptCacheKey: body.prompt_cache_key } : {}),
+    ...(compactionRequested ? { compactionRequested } : {}),
   };
 }

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
-import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLIENT_TOOL_LISTS } from "./client-tool-lists.ts";
 import { toolDefinitions } from "./fake-workspace.ts";
 import { simModelName } from "./model-options.ts";
 import { CODER_NOTES, CODER_REPORT } from "./scripts/coder.ts";
@@ -71,7 +72,72 @@ function execute(files: Map<string, string>, name: string, argumentsText: string
   return "ok";
 }
 
-async function session(toolNames: string[], context: string) {
+/** A shell as the clients' bash tools behave on the folder: the commands the coder runs. */
+function shell(files: Map<string, string>, command: string, relative: (path: unknown) => string): string {
+  const written = /^cat > (\S+) <<'SIM_EOF'\n([\s\S]*)\nSIM_EOF$/.exec(command);
+  if (written) return files.set(relative(written[1]), written[2]!) && "";
+  const edited = /^sed -i 's\/(.*)\/(.*)\/' (\S+)$/.exec(command);
+  if (edited) {
+    const path = relative(edited[3]);
+    files.set(path, (files.get(path) ?? "").replace(edited[1]!, edited[2]!));
+    return "";
+  }
+  const read = /^sed -n '1,60p' (\S+)$/.exec(command);
+  if (read) return files.get(relative(read[1])) ?? "No such file";
+  if (command.startsWith("find")) return [...files.keys()].map((file) => `./${file}`).join("\n");
+  return "ok";
+}
+
+/**
+ * pi's and qwen-code's tools, each with its own argument names, as those clients run them: a call
+ * with another client's argument names fails the way theirs do (a missing argument).
+ */
+function executeOther(files: Map<string, string>, name: string, argumentsText: string): string {
+  const args = JSON.parse(argumentsText) as Record<string, unknown>;
+  const relative = (path: unknown) => String(path).replace(`${CWD}/`, "").replace(/^\.\//, "");
+  const need = (key: string) => {
+    if (typeof args[key] !== "string") throw new Error(`${name}: missing required argument ${key}`);
+    return args[key] as string;
+  };
+  const edit = (pathKey: string, oldKey: string, newKey: string) => {
+    const path = relative(need(pathKey));
+    const content = files.get(path) ?? "";
+    if (!content.includes(need(oldKey))) return `Error: ${oldKey} not found in ${path}`;
+    files.set(path, content.replace(need(oldKey), need(newKey)));
+    return "Edited.";
+  };
+  switch (name) {
+    case "bash": // pi
+    case "run_shell_command": // qwen-code
+      return shell(files, need("command"), relative);
+    case "read":
+      return files.get(relative(need("path"))) ?? "Error: no such file";
+    case "write":
+      return files.set(relative(need("path")), need("content")) && "Written.";
+    case "edit":
+      return "path" in args
+        ? edit("path", "oldText", "newText")
+        : edit("file_path", "old_string", "new_string");
+    case "read_file":
+      return files.get(relative(need("file_path"))) ?? "Error: no such file";
+    case "write_file":
+      return files.set(relative(need("file_path")), need("content")) && "Written.";
+    case "glob":
+      return [...files.keys()].map((file) => `${CWD}/${file}`).join("\n");
+    case "search_file_content":
+      return [...files.keys()].map((file) => `${file}:1: export`).join("\n");
+    case "list_directory":
+      return [...files.keys()].join("\n");
+    default:
+      throw new Error(`${name} was not expected`);
+  }
+}
+
+async function session(
+  toolNames: string[] | ChatCompletionTool[],
+  context: string,
+  run: (files: Map<string, string>, name: string, argumentsText: string) => string = execute,
+) {
   const files = new Map(Object.entries(PROJECT));
   const messages: ChatCompletionMessageParam[] = [
     { role: "system", content: `You are a coding agent.\n${context}` },
@@ -83,7 +149,10 @@ async function session(toolNames: string[], context: string) {
     const completion = await client.chat.completions.create({
       model: simModelName({ script: "coder", steps: 32 }),
       messages,
-      tools: toolDefinitions(toolNames),
+      tools:
+        typeof toolNames[0] === "string"
+          ? toolDefinitions(toolNames as string[])
+          : (toolNames as ChatCompletionTool[]),
     });
     const message = completion.choices[0]!.message;
     messages.push(message as ChatCompletionMessageParam);
@@ -95,7 +164,7 @@ async function session(toolNames: string[], context: string) {
       messages.push({
         role: "tool",
         tool_call_id: call.id,
-        content: execute(files, call.function.name, call.function.arguments),
+        content: run(files, call.function.name, call.function.arguments),
       });
     }
   }
@@ -137,6 +206,40 @@ describe("coder script", () => {
     for (const name of ["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]) {
       expect(result.used.get(name), name).toBeGreaterThan(0);
     }
+    expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
+    expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
+  });
+
+  it("works in pi's tools, read off their schemas: path, oldText, newText (never opencode's filePath)", async () => {
+    const result = await session(
+      CLIENT_TOOL_LISTS.pi as ChatCompletionTool[],
+      `You are an expert coding assistant operating inside pi.\nCurrent working directory: ${CWD}`,
+      executeOther,
+    );
+    expect(result.steps).toBe(32);
+    for (const name of ["bash", "edit", "read", "write"])
+      expect(result.used.get(name), name).toBeGreaterThan(0);
+    expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
+    expect(result.files.get(CODER_REPORT)).toMatch(/Finished after 32 steps/);
+    expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
+  });
+
+  it("works in qwen-code's tools: read_file, write_file, edit with file_path, run_shell_command, its search and glob", async () => {
+    const result = await session(
+      CLIENT_TOOL_LISTS.qwen as ChatCompletionTool[],
+      `This is the Qwen Code. I'm currently working in the directory: ${CWD}\nWorking directory: ${CWD}`,
+      executeOther,
+    );
+    expect(result.steps).toBe(32);
+    for (const name of [
+      "run_shell_command",
+      "edit",
+      "read_file",
+      "write_file",
+      "glob",
+      "search_file_content",
+    ])
+      expect(result.used.get(name), name).toBeGreaterThan(0);
     expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
     expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
   });

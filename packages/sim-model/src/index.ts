@@ -1,3 +1,4 @@
+export { CLIENT_TOOL_LISTS } from "./client-tool-lists.ts";
 export type { SimModelConfig } from "./config.ts";
 export { DEFAULT_SIM_CONFIG } from "./config.ts";
 export { demoProjectFiles } from "./demo-project.ts";

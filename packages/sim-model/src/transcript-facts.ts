@@ -1,4 +1,5 @@
 import { scanMarkers } from "./markers.ts";
+import { commandArgument, pathArgument, type ToolRole, type ToolRoles } from "./scripts/tool-roles.ts";
 import { contentText, type WireMessage } from "./wire.ts";
 
 export interface TodoItem {
@@ -60,6 +61,14 @@ export function shellCommand(name: string, args: Record<string, unknown>): strin
   return undefined;
 }
 
+/** The command of a call by a tool recognized as a shell. */
+function roleCommand(
+  tool: ReturnType<ToolRoles["byName"]["get"]>,
+  args: Record<string, unknown>,
+): string | undefined {
+  return tool?.role === "shell" ? commandArgument(tool, args) : undefined;
+}
+
 /** What a simple shell command does to one file: `cat f`, `sed -n '…' f`, `cat > f <<…`, `sed -i … f`. */
 function shellFileAction(command: string): { path: string; action: string } | undefined {
   const written = /^cat > (\S+) <</.exec(command);
@@ -98,8 +107,20 @@ function noteFile(facts: TranscriptFacts, path: string, action: string): void {
   facts.files.set(path, actions);
 }
 
-/** Read the facts off a list of messages (instructions already removed by the caller if need be). */
-export function readTranscript(messages: readonly WireMessage[]): TranscriptFacts {
+/** What a call by a tool in each role does to the file it names. */
+const ROLE_ACTIONS: Partial<Record<ToolRole, string>> = {
+  read: "read",
+  write: "written",
+  edit: "edited",
+  list: "listed",
+  search: "searched",
+};
+
+/**
+ * Read the facts off a list of messages (instructions already removed by the caller if need be).
+ * `roles`: the offered tools' roles, so any client's tools count (not only the known names).
+ */
+export function readTranscript(messages: readonly WireMessage[], roles?: ToolRoles): TranscriptFacts {
   const facts: TranscriptFacts = {
     userTexts: [],
     assistantTexts: [],
@@ -144,9 +165,13 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
         const args = parseArguments(call.function.arguments);
         calls.set(call.id, { name, args });
         facts.toolCounts.set(name, (facts.toolCounts.get(name) ?? 0) + 1);
+        const recognized = roles?.byName.get(name);
         const target = typeof args.path === "string" ? args.path : (args.filePath ?? args.file_path);
+        const roleAction = recognized ? ROLE_ACTIONS[recognized.role] : undefined;
+        const rolePath = recognized ? pathArgument(recognized, args) : undefined;
         if (typeof target === "string" && ACTIONS[name]) noteFile(facts, target, ACTIONS[name]);
-        const command = shellCommand(name, args);
+        else if (rolePath && roleAction) noteFile(facts, rolePath, roleAction);
+        const command = shellCommand(name, args) ?? roleCommand(recognized, args);
         const onFile = command ? shellFileAction(command) : undefined;
         if (onFile) noteFile(facts, onFile.path.replace(/^\.\//, ""), onFile.action);
         if (name === "todo_write" && Array.isArray(args.todos)) {
@@ -164,12 +189,19 @@ export function readTranscript(messages: readonly WireMessage[]): TranscriptFact
     } else if (message.role === "tool") {
       const call = calls.get(message.tool_call_id ?? "");
       if (/^\s*(error|\{"error")/i.test(text)) facts.toolErrors += 1;
-      const command = call ? shellCommand(call.name, call.args) : undefined;
+      const recognized = call ? roles?.byName.get(call.name) : undefined;
+      const command = call
+        ? (shellCommand(call.name, call.args) ?? roleCommand(recognized, call.args))
+        : undefined;
       const lists = command !== undefined && /^(find|ls|grep -r|rg)\b/.test(command.trim());
-      if (call && (LISTING_TOOLS.has(call.name) || lists)) {
+      const listingRole = recognized?.role === "list" || recognized?.role === "search";
+      if (call && (LISTING_TOOLS.has(call.name) || listingRole || lists)) {
         const base = call.name === "list_dir" && typeof call.args.path === "string" ? call.args.path : ".";
         // grep lines are `path:line: text`; only the path part names a file.
-        const greps = call.name.toLowerCase() === "grep" || command?.trim().startsWith("grep") === true;
+        const greps =
+          call.name.toLowerCase() === "grep" ||
+          recognized?.role === "search" ||
+          command?.trim().startsWith("grep") === true;
         const source = greps ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
         for (const path of extractPaths(source, base)) facts.discovered.add(path);
       }

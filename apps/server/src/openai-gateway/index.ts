@@ -5,6 +5,7 @@ import {
   ChatRequestBody,
   type ClientTurn,
   chatCompletionBody,
+  compactionBody,
   contextExhaustedBody,
   createChatStreamEncoder,
   createResponsesStreamEncoder,
@@ -148,8 +149,28 @@ const responses = createRoute({
   responses: answerResponses("A response (or its events); usage is that of the request sent upstream"),
 });
 
+const responsesCompact = createRoute({
+  method: "post",
+  path: "/responses/compact",
+  operationId: "compactResponse",
+  summary:
+    "Codex's remote compaction, answered from longrun's own: the replacement history is longrun's checkpoint",
+  tags: ["gateway"],
+  security: BEARER,
+  request: { body: { required: true, content: { "application/json": { schema: ResponsesRequestBody } } } },
+  responses: {
+    200: {
+      description:
+        '`{object: "response.compaction", output: [the replacement history], usage}`; nothing is sent upstream but longrun\'s summary job',
+      content: { "application/json": { schema: z.looseObject({ id: z.string(), object: z.string() }) } },
+    },
+    ...errorResponses(),
+  },
+});
+
 /**
- * The OpenAI-compatible gateway: `POST /chat/completions`, `POST /responses`, behind
+ * The OpenAI-compatible gateway: `POST /chat/completions`, `POST /responses` (and Codex's
+ * `POST /responses/compact`), behind
  * the same bearer tokens and tenants as the rest of `/v1`. Each client conversation is a thread;
  * longrun keeps its facts, compacts its projection and calls the upstream model with it.
  */
@@ -225,6 +246,24 @@ export function openAiGatewayRoutes(deps: ServerDeps, options: ClientTurnOptions
       ) as never;
     }
     return answer(context, parseResponsesRequest(body)) as never;
+  });
+
+  app.openapi(responsesCompact, async (context) => {
+    const turn = {
+      ...parseResponsesRequest(context.req.valid("json")),
+      stream: false,
+      compactionRequested: true,
+    };
+    try {
+      const { result } = await collectAnswer(requestTurn(deps, options, context, turn).run);
+      const identity = {
+        id: `resp_${randomUUID().replaceAll("-", "")}`,
+        createdAt: Math.floor(Date.now() / 1000),
+      };
+      return context.json(compactionBody(identity, result.answer) as object) as never;
+    } catch (error) {
+      return errorResponse(context, error) as never;
+    }
   });
 
   return app;

@@ -56,7 +56,11 @@ export function attachSocketServer(
     const url = new URL(request.url ?? "/", "http://localhost");
     if (url.pathname !== path) {
       // Leave other upgrade paths to other listeners; refuse them only when nobody else is listening.
-      if (httpServer.listenerCount("upgrade") <= 1) reject(socket, 404, "Not Found");
+      if (httpServer.listenerCount("upgrade") > 1) return;
+      // Codex tries the Responses WebSocket transport when its provider says it supports it: a prompt
+      // refusal that names the setting, so it falls back to HTTP at once rather than timing out.
+      if (url.pathname === RESPONSES_PATH) reject(socket, 404, "Not Found", RESPONSES_OVER_HTTP_ONLY);
+      else reject(socket, 404, "Not Found");
       return;
     }
     socket.on("error", () => socket.destroy());
@@ -131,12 +135,17 @@ function rawText(data: WebSocket.RawData): string {
   return data.toString("utf8");
 }
 
-function reject(socket: Duplex, status: number, text: string): void {
+/** The Responses API path, which Codex also tries as a WebSocket. */
+const RESPONSES_PATH = "/v1/responses";
+const RESPONSES_OVER_HTTP_ONLY =
+  "longrun serves the Responses API over HTTP only (POST /v1/responses): in Codex, set `supports_websockets = false` on the model provider";
+
+function reject(socket: Duplex, status: number, text: string, message = text): void {
   if (socket.destroyed) return;
   const body = JSON.stringify({
     error: {
       code: status === 401 ? "unauthorized" : status === 404 ? "not_found" : "internal",
-      message: text,
+      message,
     },
   });
   socket.end(

@@ -15,6 +15,7 @@ import { isContextOverflow, isInvalidEncryptedContent } from "../step/provider-r
 import { type ClearedReasoning, clearOlderReasoning } from "./clear-reasoning.ts";
 import { ClientTurnError } from "./client-turn-error.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { gatewayCompactionStrategy } from "./compaction-strategy.ts";
 import type { GatewayConversation } from "./conversation-thread.ts";
 import { exhaustedReason } from "./exhausted-reason.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
@@ -97,6 +98,7 @@ export async function answerTurn(
         threadId,
         agentId,
         trigger,
+        strategy: gatewayCompactionStrategy(projection, profile),
         signal: input.signal,
       });
       lease = await holdTurnLease(deps, agentId, leaseOptions(options, input.signal));
@@ -127,7 +129,9 @@ export async function answerTurn(
     if (compactionOn && projection.needsCompaction) {
       const gate = await deps.breaker.peek(agentId);
       if (gate.allowed) {
-        await compact("auto");
+        // Over the window by the turn's own measure (which counts the client's tools; the job sees
+        // none of them): the job must not skip it as "no progress, the projection fits".
+        await compact(verifyProjection(projection).ok ? "auto" : "overflow");
         projection = await measure();
       } else if (!verifyProjection(projection).ok) {
         const retryAfterMs = Math.max(1_000, (gate.retryAt ?? deps.now() + 30_000) - deps.now());

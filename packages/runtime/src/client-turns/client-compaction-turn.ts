@@ -12,6 +12,7 @@ import { appendFact } from "../events/append-fact.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
 import { learnedClientWindow, usageForClient } from "./client-window.ts";
+import { gatewayCompactionStrategy } from "./compaction-strategy.ts";
 import { compactedThread } from "./conversation-finder.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
 import { matchResentHistory } from "./resent-history.ts";
@@ -64,6 +65,7 @@ export async function answerClientCompaction(
           threadId,
           agentId,
           trigger: "auto",
+          strategy: gatewayCompactionStrategy(projection, profile),
           signal: input.signal,
         });
         lease = await holdTurnLease(deps, agentId, leaseSettings);

@@ -115,7 +115,7 @@ async function conversationTurn(
       const match = matchResentHistory(facts, input.turn.items, { checkpoints: depth === 0 });
       if (match.kind === "diverged") {
         branchOf = conversation.thread.id;
-        key = branchKey(key, input.turn.items.map(fingerprint), match.at);
+        key = branchKey(key, input.turn.items.map(fingerprint), branchPoint(input.turn.items, match.at));
         continue;
       }
       if (match.kind === "replay") {
@@ -147,6 +147,19 @@ async function conversationTurn(
     "bad_request",
     "the history differs from its conversation in too many places",
   );
+}
+
+/**
+ * The last item a branch's key is made of. An item the client wrote (a user message, a tool result)
+ * that differs names its branch with it: each edit gets its own. An answer that differs, or a history
+ * that ends before the log, is keyed by what comes before: a second session with the same first
+ * prompt (no session id) sends `[prompt]` first, which ends before the first session's log, then
+ * `[prompt, its own answer, …]`, which differs at that answer — both must find the one branch its
+ * first answer was recorded in, not split it over two.
+ */
+function branchPoint(items: ClientTurnInput["turn"]["items"], at: number): number {
+  const differing = items[at];
+  return differing === undefined || differing.role === "assistant" ? at - 1 : at;
 }
 
 /**

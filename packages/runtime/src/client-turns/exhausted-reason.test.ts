@@ -30,6 +30,12 @@ describe("why a gateway conversation cannot continue", () => {
     );
   });
 
+  it("names the tools and system prompt together when neither takes most of the window alone", () => {
+    expect(exhaustedReason(measured(1_900, [4_900, 1_500]))).toContain(
+      "the tool definitions and system prompt together take 6,800",
+    );
+  });
+
   it("avoids the words clients read as a provider overflow", () => {
     const reason = exhaustedReason(measured(6_000, [1_500, 900]));
     expect(reason).not.toMatch(/too long|exceed|context length|overflow|too many tokens/i);

@@ -41,9 +41,12 @@ export function exhaustedReason(projection: Measured): string {
     ],
   ];
   const [what, size] = candidates.reduce((best, candidate) => (candidate[1] > best[1] ? candidate : best));
-  if (size * 2 > limitTokens) return `${base}: ${what} ${count(size)}`;
+  // One part is to blame alone only when it takes most of the window: a system prompt of 62 % beside
+  // tools of 23 % (qwen-code's fixed prompt) is the two together.
+  if (size * 4 >= limitTokens * 3) return `${base}: ${what} ${count(size)}`;
   if (toolsTokens + system > limitTokens / 2) {
     return `${base}: the tool definitions and system prompt together take ${count(toolsTokens + system)}`;
   }
+  if (size * 2 > limitTokens) return `${base}: ${what} ${count(size)}`;
   return `${base}: the recent messages that must stay verbatim take ${count(rest)}`;
 }

@@ -1,4 +1,4 @@
-import type { LongrunEvent } from "@longrun/protocol";
+import type { CompactionStrategy, LongrunEvent } from "@longrun/protocol";
 import { commit } from "../events/commit.ts";
 import { waitForEvent } from "../events/event-waiter.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -20,7 +20,13 @@ export type QueuedCompactionOutcome =
 export async function compactThroughQueue(
   deps: RuntimeDeps,
   options: Pick<ClientTurnOptions, "live" | "compactionTimeoutMs">,
-  target: { threadId: string; agentId: string; trigger: "auto" | "overflow"; signal?: AbortSignal },
+  target: {
+    threadId: string;
+    agentId: string;
+    trigger: "auto" | "overflow";
+    strategy?: CompactionStrategy;
+    signal?: AbortSignal;
+  },
 ): Promise<QueuedCompactionOutcome> {
   const { threadId, agentId } = target;
   const afterSeq = await deps.store.events.head(threadId);
@@ -35,7 +41,13 @@ export async function compactThroughQueue(
     await unit.updateRun(run.id, { startedAt: deps.now() });
     announce({ threadId, agentId, runId: run.id, type: "run.started", data: { kind: "compact" } });
   });
-  await deps.scheduler.compact({ threadId, agentId, runId: run.id, trigger: target.trigger });
+  await deps.scheduler.compact({
+    threadId,
+    agentId,
+    runId: run.id,
+    trigger: target.trigger,
+    ...(target.strategy ? { strategy: target.strategy } : {}),
+  });
   // Any terminal compaction event of this agent after the request counts: a job for the agent that
   // was already queued (the queue deduplicates per agent) does the same work.
   const ended = await waitForEvent(deps, options.live, {

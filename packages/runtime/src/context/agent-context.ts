@@ -9,6 +9,7 @@ import type {
 } from "@longrun/protocol";
 import { LongrunError } from "@longrun/protocol";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { capClientToolResults } from "./client-tool-results.ts";
 import { buildForkPrefix } from "./fork-prefix.ts";
 
 /** What a step, a compaction or a context read needs to know about one agent, read in one place. */
@@ -22,7 +23,10 @@ export interface AgentContext {
   systemPrompt: string | null;
   /** A fork's inherited prefix, rebuilt from the parent's log by id. */
   prefix: ChatMessage[];
-  /** Facts from the compaction boundary on (all facts when never compacted), system message excluded. */
+  /**
+   * Facts from the compaction boundary on (all facts when never compacted), system message excluded;
+   * in a gateway conversation, the client's tool results capped (capClientToolResults).
+   */
   facts: StoredMessage[];
 }
 
@@ -46,6 +50,7 @@ export async function loadAgentContext(deps: RuntimeDeps, agentId: string): Prom
       })
     : await store.messages.list(agentId, { afterSeq: -1 });
   const prefix = agent.inherit === "fork" ? await buildForkPrefix(deps, agent) : [];
+  const retained = facts.filter((message) => message.id !== systemMessage?.id);
   return {
     thread,
     agent,
@@ -54,6 +59,7 @@ export async function loadAgentContext(deps: RuntimeDeps, agentId: string): Prom
     compaction,
     systemPrompt: systemMessage && typeof systemMessage.content === "string" ? systemMessage.content : null,
     prefix,
-    facts: facts.filter((message) => message.id !== systemMessage?.id),
+    // A gateway client's tool results arrive uncapped (it runs its tools itself): cut like longrun's own.
+    facts: thread.modelProfile.gateway ? capClientToolResults(retained, thread.modelProfile) : retained,
   };
 }

@@ -6,7 +6,7 @@ import { appendFactIn } from "../events/append-fact.ts";
 import { type Announce, commit } from "../events/commit.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { DEFAULT_OUTPUT_LIMIT, limitOutput } from "../tools/index.ts";
+import { limitOutput, outputLimitFor } from "../tools/index.ts";
 
 export type ToolPhaseResult = "done" | "parked_approval" | "parked_children";
 
@@ -148,7 +148,7 @@ export async function runToolPhase(
       where,
       call,
       result.status,
-      limitOutput(result.output, outputLimitFor(session.context)),
+      limitOutput(result.output, outputLimitFor(session.context.profile)),
       {
         effects,
         startNext,
@@ -157,16 +157,6 @@ export async function runToolPhase(
     );
   }
   return parked;
-}
-
-/**
- * A tool result may take at most ~15 % of the window (and 16,000 characters): one read must never be
- * larger than what a compaction can keep.
- */
-export function outputLimitFor(context: Pick<AgentContext, "profile">): number {
-  const window = context.profile.maxInputTokens;
-  if (!window) return DEFAULT_OUTPUT_LIMIT;
-  return Math.max(1_000, Math.min(DEFAULT_OUTPUT_LIMIT, Math.floor(window * 0.15 * 3.5)));
 }
 
 /**

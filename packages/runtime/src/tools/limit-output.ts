@@ -1,5 +1,17 @@
+import type { ModelProfile } from "@longrun/protocol";
+
 /** Default cap on a tool result, in characters. */
 export const DEFAULT_OUTPUT_LIMIT = 16_000;
+
+/**
+ * A tool result may take at most ~15 % of the window (and 16,000 characters): one read must never be
+ * larger than what a compaction can keep.
+ */
+export function outputLimitFor(profile: Pick<ModelProfile, "maxInputTokens">): number {
+  const window = profile.maxInputTokens;
+  if (!window) return DEFAULT_OUTPUT_LIMIT;
+  return Math.max(1_000, Math.min(DEFAULT_OUTPUT_LIMIT, Math.floor(window * 0.15 * 3.5)));
+}
 
 /**
  * Cut text longer than `limit`, keeping its head and tail around a marker that says how much was cut.

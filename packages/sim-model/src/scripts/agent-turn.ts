@@ -7,6 +7,7 @@ import { coderTurn } from "./coder.ts";
 import { explorerTurn } from "./explorer.ts";
 import type { PlannedTurn, ScriptContext } from "./planned-call.ts";
 import { teamTurn } from "./team.ts";
+import { recognizeToolRoles } from "./tool-roles.ts";
 import { writerTurn } from "./writer.ts";
 
 /** The scripted agent's answer to one request. */
@@ -62,7 +63,10 @@ function finalReport(
  * markers); without any marker, the assistant tool-call turns since the last user message.
  */
 export function agentTurn(request: WireRequest, script: SimScript, steps: number, tag: string): AgentTurn {
-  const facts = readTranscript(request.messages);
+  // tool_choice "none" forbids tool calls, so the agent can only answer in text.
+  const offered = request.tool_choice === "none" ? [] : (request.tools ?? []);
+  const toolRoles = recognizeToolRoles(offered);
+  const facts = readTranscript(request.messages, toolRoles);
   const completed = facts.step > 0 ? facts.step - facts.done : facts.toolTurnsSinceUser;
   const base = Math.max(facts.step, completed);
   const readFiles = new Set(
@@ -76,10 +80,8 @@ export function agentTurn(request: WireRequest, script: SimScript, steps: number
     script,
     step: completed + 1,
     steps,
-    // tool_choice "none" forbids tool calls, so the agent can only answer in text.
-    tools: new Set(
-      request.tool_choice === "none" ? [] : (request.tools ?? []).map((tool) => tool.function.name),
-    ),
+    tools: new Set(offered.map((tool) => tool.function.name)),
+    toolRoles,
     task: facts.userTexts.at(-1) ?? facts.previousSummaries.at(-1)?.match(/## Task\n(.*)/)?.[1] ?? "",
     files,
     readFiles,

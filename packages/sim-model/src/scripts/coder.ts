@@ -1,19 +1,28 @@
+import { CODER_NOTES, CODER_REPORT, coderNotes, coderReport, genericCoderTurn } from "./generic-coder.ts";
 import type { PlannedCall, PlannedTurn, ScriptContext } from "./planned-call.ts";
 
-/** Files the coder script is told to leave behind (the task names them too). */
-export const CODER_NOTES = "NOTES.md";
-export const CODER_REPORT = "REPORT.md";
+export { CODER_NOTES, CODER_REPORT } from "./generic-coder.ts";
 
 /**
  * Which client's tools are on offer: Codex CLI (exec_command / shell, apply_patch), opencode (bash,
- * read, write, edit with `filePath`) or Claude Code (Bash, Read, Write, Edit with `file_path`).
+ * read, write, edit with `filePath`) or Claude Code (Bash, Read, Write, Edit with `file_path`); null
+ * for any other client, which the generic coder serves from the tools' schemas. A schema that names
+ * other arguments is another client's (pi's read, bash, edit, write take `path`).
  */
 type Vocabulary = "codex" | "opencode" | "claude";
 
-function vocabularyOf(tools: ReadonlySet<string>): Vocabulary | null {
+function vocabularyOf(context: ScriptContext): Vocabulary | null {
+  const { tools, toolRoles } = context;
+  const takes = (name: string, property: string) => {
+    const schema = toolRoles.byName.get(name)?.schema;
+    const properties = Object.keys(schema?.properties ?? {});
+    return properties.length === 0 || properties.includes(property);
+  };
   if (tools.has("exec_command") || tools.has("shell")) return "codex";
-  if (tools.has("bash") && tools.has("read") && tools.has("write")) return "opencode";
-  if (tools.has("Bash") && tools.has("Read") && tools.has("Write")) return "claude";
+  if (tools.has("bash") && tools.has("read") && tools.has("write") && takes("read", "filePath"))
+    return "opencode";
+  if (tools.has("Bash") && tools.has("Read") && tools.has("Write") && takes("Read", "file_path"))
+    return "claude";
   return null;
 }
 
@@ -28,31 +37,6 @@ export function relativePath(path: string, cwd: string | undefined): string {
 function absolutePath(path: string, cwd: string | undefined): string {
   if (path.startsWith("/") || !cwd) return path;
   return `${cwd.replace(/\/$/, "")}/${path}`;
-}
-
-function notes(step: number, context: ScriptContext, files: string[]): string {
-  return [
-    "# Notes",
-    "",
-    `progress: step ${step}`,
-    `task: ${context.task.replace(/\s+/g, " ").slice(0, 160)}`,
-    "",
-    "## Files seen",
-    ...files.slice(0, 25).map((file) => `- ${file}`),
-    "",
-  ].join("\n");
-}
-
-function report(step: number, context: ScriptContext, files: string[]): string {
-  const read = files.filter((file) => context.readFiles.has(file));
-  return [
-    "# Report",
-    "",
-    `Finished after ${step} steps.`,
-    `Files read (${read.length}): ${read.slice(0, 30).join(", ") || "none"}`,
-    `Files seen (${files.length}).`,
-    "",
-  ].join("\n");
 }
 
 /** A shell command as the client's tool call. */
@@ -144,17 +128,18 @@ function todos(name: string, step: number, steps: number): PlannedCall {
  * search the project, read its files one by one, keep NOTES.md (written every 10 steps, edited 3 steps
  * later), run a command now and then, keep a todo list (opencode), and write REPORT.md at the last step.
  * Paths are relative for Codex (its commands run in the working folder) and absolute for opencode and
- * Claude Code (their file tools demand it; the folder is read off the system prompt).
+ * Claude Code (their file tools demand it; the folder is read off the system prompt). Any other client
+ * (pi, qwen-code, cline…) gets the same task in its own tools, read off their schemas (genericCoderTurn).
  */
 export function coderTurn(context: ScriptContext): PlannedTurn {
-  const vocabulary = vocabularyOf(context.tools);
-  if (!vocabulary) return { text: `Step ${context.step}: no known client tools offered.`, calls: [] };
+  const vocabulary = vocabularyOf(context);
   const { step, steps } = context;
   const files = [...new Set(context.files.map((file) => relativePath(file, context.cwd)))].filter(
     (file) => !file.startsWith("/") && file !== CODER_NOTES && file !== CODER_REPORT,
   );
   const read = new Set([...context.readFiles].map((file) => relativePath(file, context.cwd)));
   const seen = { ...context, readFiles: read };
+  if (!vocabulary) return genericCoderTurn(seen, context.toolRoles, files);
   const say = (call: PlannedCall, what: string): PlannedTurn => ({
     text: `Step ${step}: ${what}.`,
     calls: [call],
@@ -162,7 +147,7 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
 
   if (step === steps) {
     return say(
-      writeFile(vocabulary, context, CODER_REPORT, report(step, seen, files)),
+      writeFile(vocabulary, context, CODER_REPORT, coderReport(step, seen, files)),
       `writing ${CODER_REPORT}`,
     );
   }
@@ -199,7 +184,7 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
   }
   if (step % 10 === 5)
     return say(
-      writeFile(vocabulary, context, CODER_NOTES, notes(step, context, files)),
+      writeFile(vocabulary, context, CODER_NOTES, coderNotes(step, context, files)),
       `writing ${CODER_NOTES}`,
     );
   if (step % 10 === 8 && step > 5) {

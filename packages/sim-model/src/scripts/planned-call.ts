@@ -1,4 +1,5 @@
 import type { SimScript } from "../model-options.ts";
+import type { ToolRoles } from "./tool-roles.ts";
 
 /** A tool call a script wants to make (arguments are serialized by the caller). */
 export interface PlannedCall {
@@ -20,6 +21,8 @@ export interface ScriptContext {
   /** Step budget of the task. */
   steps: number;
   tools: ReadonlySet<string>;
+  /** The offered tools' roles, read off their names, descriptions and schemas. */
+  toolRoles: ToolRoles;
   task: string;
   /** Candidate files to read (discovered in listings, searches and summaries), in discovery order. */
   files: readonly string[];
