@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { watch } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -97,12 +97,17 @@ function lockReleased(): Promise<void> {
         (pid) => {
           if (!isAlive(Number(pid))) done();
         },
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === "ENOENT") done();
-        },
+        // No pid file: the lock is gone, or its holder has not written its pid yet (then keep waiting).
+        () =>
+          void access(INSTALL_LOCK).catch(() => {
+            done();
+          }),
       );
     }
+    let ended = false;
     function done(): void {
+      if (ended) return;
+      ended = true;
       watcher.close();
       clearInterval(deadHolderCheck);
       resolve();
