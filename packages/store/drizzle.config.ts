@@ -1,10 +1,10 @@
-import { defineConfig } from "drizzle-kit";
-
-// Generate migrations with `npx drizzle-kit generate` from packages/store; they are committed in ./drizzle
+// drizzle-kit only generates migrations, so the repository's npm install leaves it out: after changing
+// src/schema.ts, `npm run migrations:generate` (from packages/store) installs it into tools/drizzle-kit
+// from that folder's lockfile and runs `drizzle-kit generate`. The migrations are committed in ./drizzle
 // and applied on open by src/migrate.ts.
-export default defineConfig({
+export default {
   dialect: "sqlite",
   schema: "./src/schema.ts",
   out: "./drizzle",
   casing: "snake_case",
-});
+};

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isClientCompaction, threadOf } from "./support/client-report.ts";
+import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientSandbox, createSandbox, runCodex } from "./support/run-client.ts";
 
@@ -10,6 +11,8 @@ const WINDOW = 20_000;
 describe("Codex CLI's own compaction request through longrun's gateway (real process)", () => {
   let env: LongrunUnderTest;
   let sandbox: ClientSandbox;
+  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
+  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
   beforeAll(async () => {
     env = await startLongrunUnderTest();
     sandbox = await createSandbox("codex-own");

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientSandbox, createSandbox, runOpencode } from "./support/run-client.ts";
 
@@ -14,6 +15,8 @@ const TASK =
 describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real processes)", () => {
   let env: LongrunUnderTest;
   const sandboxes: ClientSandbox[] = [];
+  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
+  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
   beforeAll(async () => {
     env = await startLongrunUnderTest();
   });

@@ -8,7 +8,8 @@ import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The SDK as a remote application gets it: built, packed, installed from the tarballs into an empty
-// project (no workspace links, no tsx, no "@longrun/source" condition) and used from plain Node 20.
+// project (no workspace links, no tsx, no "@longrun/source" condition) and used from plain Node 20 —
+// and from Node 22 where npm can provide one (`npx node@22`, from its cache when offline).
 
 const run = promisify(execFile);
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
@@ -32,6 +33,52 @@ function userEnv(): NodeJS.ProcessEnv {
   );
 }
 
+/** A Node 22 binary through npm's `node` package, or why there is none on this machine. */
+async function findNode22(cwd: string): Promise<{ path: string } | { missing: string }> {
+  const script = 'process.execPath + " " + process.version';
+  try {
+    const { stdout } = await run(
+      "npm",
+      ["exec", "--yes", "--prefer-offline", "--package=node@22", "--", "node", "-p", script],
+      { cwd, env: userEnv(), timeout: 120_000 },
+    );
+    const [path, version] = stdout.trim().split(" ");
+    if (path && version?.startsWith("v22.")) return { path };
+    return { missing: `npx node@22 printed ${JSON.stringify(stdout.trim())}` };
+  } catch (error) {
+    return { missing: `npx node@22 failed: ${String((error as Error).message).split("\n")[0]}` };
+  }
+}
+
+/** The version both packages ship with (they are released together). */
+async function workspaceVersion(): Promise<string> {
+  return (
+    JSON.parse(await readFile(join(REPO, "packages/protocol/package.json"), "utf8")) as { version: string }
+  ).version;
+}
+
+/** Runs the README's SDK examples with one Node binary and checks what each printed. */
+async function runReadmeExamples(node: string): Promise<void> {
+  const examples = (await readmeExamples()).map(([name]) => name);
+  expect(examples).toEqual(["sdk-first-thread.mjs", "sdk-runs-and-errors.mjs"]);
+  const env = { ...userEnv(), LONGRUN_URL: server.url, LONGRUN_TOKEN: server.token };
+  const outputs: string[] = [];
+  for (const name of examples) {
+    const { stdout, stderr } = await run(node, [name], { cwd: project, env, timeout: 150_000 }).catch(
+      (error: { stdout?: string; stderr?: string }) => {
+        throw new Error(`${name} failed on ${node}:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+      },
+    );
+    expect(stderr).toBe("");
+    outputs.push(stdout);
+  }
+  const [first = "", second = ""] = outputs;
+  // The stream replayed from the start and followed the run live through its compactions to its end.
+  expect(first).toMatch(/^\d+ compaction\.completed$/m);
+  expect(first).toMatch(/^\d+ run\.completed\nrun completed\n$/m);
+  expect(second).toMatch(/^run completed\nevents \d+\n404 not_found with request id\n$/);
+}
+
 interface Packed {
   name: string;
   filename: string;
@@ -42,12 +89,12 @@ let work: string;
 let project: string;
 let packed: Packed[];
 let server: EmbeddedInstance;
+let node22: { path: string } | { missing: string };
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "longrun-packed-sdk-"));
-  // protocol first: the client's declarations are checked against protocol's built ones.
-  for (const workspace of ["@longrun/protocol", "@longrun/client"])
-    await run("npm", ["run", "build", "-w", workspace], { cwd: REPO });
+  // Each package's prepack builds it, protocol first: the client's declarations are checked against
+  // protocol's built ones. (Lifecycle output goes to stderr; stdout is the JSON.)
   const { stdout } = await run(
     "npm",
     ["pack", "--json", "--pack-destination", work, "-w", "@longrun/protocol", "-w", "@longrun/client"],
@@ -74,6 +121,7 @@ beforeAll(async () => {
   await copyFile(FIXTURE, join(project, "resume.mjs"));
   for (const [name, source] of await readmeExamples()) await writeFile(join(project, name), source);
   server = await startEmbedded(loadConfig({ PORT: "0", LONGRUN_DATA_DIR: join(work, "data") }));
+  node22 = await findNode22(project);
 }, 240_000);
 
 afterAll(async () => {
@@ -82,15 +130,18 @@ afterAll(async () => {
 });
 
 describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => {
-  it("ships the ESM build and its declarations, no TypeScript source", () => {
+  it("ships the ESM build, its declarations, a README and a changelog, no TypeScript source", async () => {
     expect(packed.map((entry) => entry.name).sort()).toEqual(["@longrun/client", "@longrun/protocol"]);
+    const version = await workspaceVersion();
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
     for (const entry of packed) {
+      expect(entry.filename).toBe(`${entry.name.replace("@", "").replace("/", "-")}-${version}.tgz`);
       const paths = entry.files.map((file) => file.path);
-      expect(paths).toContain("dist/index.js");
-      expect(paths).toContain("dist/index.d.ts");
-      expect(paths.filter((path) => !/^(dist\/.*\.(js|d\.ts)|package\.json|README\.md)$/.test(path))).toEqual(
-        [],
-      );
+      for (const path of ["dist/index.js", "dist/index.d.ts", "README.md", "CHANGELOG.md"])
+        expect(paths).toContain(path);
+      expect(
+        paths.filter((path) => !/^(dist\/.*\.(js|d\.ts)|package\.json|README\.md|CHANGELOG\.md)$/.test(path)),
+      ).toEqual([]);
     }
   });
 
@@ -103,7 +154,11 @@ describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => 
     await expect(lstat(join(modules, "tsx"))).rejects.toThrow(/ENOENT/);
     const manifest = JSON.parse(await readFile(join(modules, "@longrun/client/package.json"), "utf8"));
     // zod: the declarations name its types (the request and response schemas come from the protocol).
-    expect(manifest.dependencies).toEqual({ "@longrun/protocol": "0.1.0", ws: "8.23.0", zod: "4.6.7" });
+    const protocol = await workspaceVersion();
+    expect(manifest.dependencies).toEqual({ "@longrun/protocol": protocol, ws: "8.23.0", zod: "4.6.7" });
+    // The changelog names the version being shipped.
+    for (const name of ["@longrun/client", "@longrun/protocol"])
+      expect(await readFile(join(modules, name, "CHANGELOG.md"), "utf8")).toContain(`## ${protocol}\n`);
   });
 
   it("type-checks a consumer against the shipped declarations", async () => {
@@ -111,10 +166,13 @@ describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => 
       join(project, "consumer.ts"),
       [
         'import { createClient, type LongrunClient } from "@longrun/client";',
-        'import type { LongrunEvent } from "@longrun/protocol";',
+        'import { LongrunEvent } from "@longrun/protocol";',
         'const client: LongrunClient = createClient({ baseUrl: "http://127.0.0.1:8787", token: "t" });',
         "const seen: LongrunEvent[] = [];",
         'client.subscribe({ threadId: "*", types: ["compaction.*"] }, { onEvent: (event) => seen.push(event) });',
+        // The protocol README's example: parse, then narrow on `type`.
+        'const event = LongrunEvent.parse(JSON.parse("{}"));',
+        'if (event.type === "compaction.completed") console.log(event.seq, event.data.tokensBefore, event.data.tokensAfter);',
         "",
       ].join("\n"),
     );
@@ -128,27 +186,18 @@ describe("the packed SDK (@longrun/protocol + @longrun/client tarballs)", () => 
     expect(result.stdout).toBe("");
   }, 60_000);
 
-  it("runs the README's SDK examples unchanged, with the variables `npm start` prints", async () => {
-    const examples = (await readmeExamples()).map(([name]) => name);
-    expect(examples).toEqual(["sdk-first-thread.mjs", "sdk-runs-and-errors.mjs"]);
-    const env = { ...userEnv(), LONGRUN_URL: server.url, LONGRUN_TOKEN: server.token };
-    const outputs: string[] = [];
-    for (const name of examples) {
-      const { stdout, stderr } = await run(process.execPath, [name], {
-        cwd: project,
-        env,
-        timeout: 150_000,
-      }).catch((error: { stdout?: string; stderr?: string }) => {
-        throw new Error(`${name} failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
-      });
-      expect(stderr).toBe("");
-      outputs.push(stdout);
+  it("runs the README's SDK examples unchanged on Node 20, with the variables `npm start` prints", async () => {
+    expect(process.version).toMatch(/^v20\./);
+    await runReadmeExamples(process.execPath);
+  }, 320_000);
+
+  it("runs the README's SDK examples unchanged on Node 22", async (context) => {
+    if ("missing" in node22) {
+      console.log(`skipped the Node 22 leg: no Node 22 on this machine (${node22.missing})`);
+      context.skip();
+      return;
     }
-    const [first = "", second = ""] = outputs;
-    // The stream replayed from the start and followed the run live through its compactions to its end.
-    expect(first).toMatch(/^\d+ compaction\.completed$/m);
-    expect(first).toMatch(/^\d+ run\.completed\nrun completed\n$/m);
-    expect(second).toMatch(/^run completed\nevents \d+\n404 not_found with request id\n$/);
+    await runReadmeExamples(node22.path);
   }, 320_000);
 
   it("plain Node 20 subscribes to compaction events, loses the socket, resumes: nothing missing or repeated", async () => {

@@ -1,18 +1,9 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { demoProjectFiles } from "@longrun/sim-model";
-
-const require = createRequire(import.meta.url);
-
-/** A real client's executable, found through its npm package (pinned in test/package.json). */
-export function clientBinary(client: "codex" | "opencode"): string {
-  if (client === "codex")
-    return join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js");
-  return join(dirname(require.resolve("opencode-ai/package.json")), "bin", "opencode.exe");
-}
+import { clientBinary } from "./install-clients.ts";
 
 /** A temporary home (HOME, XDG folders) and a work folder holding a small project. */
 export interface ClientSandbox {
