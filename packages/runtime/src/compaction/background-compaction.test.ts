@@ -61,7 +61,9 @@ describe("background prefix compaction", () => {
     expect(summaryCalls).toBe(prepared.length + completed.length - applied.length);
     // Every background summary that was kept was applied by the compaction that came next, though it
     // came back after that compaction was due (the last one may be left when the run ends first).
-    const kept = prepared.filter((event) => event.data.outcome === "ready" && event.data.reason === undefined);
+    const kept = prepared.filter(
+      (event) => event.data.outcome === "ready" && event.data.reason === undefined,
+    );
     expect(applied.length).toBeGreaterThan(0);
     expect(applied.length).toBeGreaterThanOrEqual(kept.length - 1);
     const waited = applied.filter((event) => {
