@@ -18,6 +18,8 @@ export interface CompactionLatencyFigures {
   applied: number;
   ordinaryP50Ms: number;
   compactionP50Ms: number;
+  /** p50 of the compaction steps that applied a prepared summary (NaN: none did). */
+  appliedP50Ms: number;
   /** compactionP50Ms ÷ ordinaryP50Ms. */
   ratio: number;
 }
@@ -26,19 +28,24 @@ export interface CompactionLatencyFigures {
  * Step intervals of the agent: from one answer (an assistant `message.completed`) to the next. An interval in which
  * a compaction completed is a compaction step; the others are ordinary.
  */
-function stepIntervals(events: ScriptedAgentRun["events"]): { ordinary: number[]; compaction: number[] } {
+function stepIntervals(events: ScriptedAgentRun["events"]) {
   const ordinary: number[] = [];
   const compaction: number[] = [];
+  const applied: number[] = [];
   let last: number | null = null;
-  let compacted = false;
+  let compacted: "no" | "own" | "prepared" = "no";
   for (const { event, receivedAt } of events) {
-    if (event.type === "compaction.completed") compacted = true;
+    if (event.type === "compaction.completed") compacted = event.data.prepared ? "prepared" : "own";
     if (event.type !== "message.completed" || event.data.role !== "assistant") continue;
-    if (last !== null) (compacted ? compaction : ordinary).push(receivedAt - last);
+    if (last !== null) {
+      const interval = receivedAt - last;
+      (compacted === "no" ? ordinary : compaction).push(interval);
+      if (compacted === "prepared") applied.push(interval);
+    }
     last = receivedAt;
-    compacted = false;
+    compacted = "no";
   }
-  return { ordinary, compaction };
+  return { ordinary, compaction, applied };
 }
 
 /** Every model call takes this long (a fast model); a summary takes `summaryDelayMs` more. */
@@ -53,7 +60,7 @@ async function runOne(label: string, backgroundRatio: number, summaryDelayMs: nu
       sim: { delayMs: CALL_DELAY_MS, summaryDelayMs },
     },
     async ({ events }): Promise<CompactionLatencyFigures> => {
-      const { ordinary, compaction } = stepIntervals(events);
+      const { ordinary, compaction, applied } = stepIntervals(events);
       const completed = events.filter(({ event }) => event.type === "compaction.completed");
       const ordinaryP50Ms = quantile(ordinary, 0.5);
       const compactionP50Ms = quantile(compaction, 0.5);
@@ -66,6 +73,7 @@ async function runOne(label: string, backgroundRatio: number, summaryDelayMs: nu
           .length,
         ordinaryP50Ms,
         compactionP50Ms,
+        appliedP50Ms: quantile(applied, 0.5),
         ratio: compactionP50Ms / ordinaryP50Ms,
       };
     },
@@ -76,6 +84,7 @@ async function runOne(label: string, backgroundRatio: number, summaryDelayMs: nu
 export async function runCompactionLatencyBench(summaryDelayMs = 2_000): Promise<CompactionLatencyFigures[]> {
   const figures = [
     await runOne("background summaries (0.8)", 0.8, summaryDelayMs),
+    await runOne("background summaries (0.6)", 0.6, summaryDelayMs),
     await runOne("foreground only (0)", 0, summaryDelayMs),
   ];
   console.log(
@@ -96,6 +105,7 @@ export async function runCompactionLatencyBench(summaryDelayMs = 2_000): Promise
         String(row.applied),
         `${row.ordinaryP50Ms.toFixed(0)} ms`,
         `${row.compactionP50Ms.toFixed(0)} ms`,
+        Number.isNaN(row.appliedP50Ms) ? "n/a" : `${row.appliedP50Ms.toFixed(0)} ms`,
         row.ratio.toFixed(2),
       ]),
     ),

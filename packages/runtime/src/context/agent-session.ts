@@ -28,10 +28,11 @@ export interface AgentSession {
   /** Per-fact stage results of this agent's earlier projections (reused, never re-derived). */
   reductions?: ReductionCache;
   /**
-   * The compaction (null: none) on which this process last asked for a background summary, so it asks
-   * once per compaction, not at every step past the early line; undefined: not yet.
+   * This process's last ask for a background summary: on which compaction (null: none) and at what
+   * pressure. It asks again on the same compaction only once the request grew (the job may have found
+   * that a compaction then would make no progress); undefined: not yet.
    */
-  preparedOn?: string | null;
+  preparedAsk?: { on: string | null; tokens: number };
   /** Set when another part of the runtime (the coordinator) wrote facts: read the log again. */
   stale?: boolean;
 }

@@ -1,6 +1,7 @@
 import {
   callCost,
   hasProviderState,
+  type Projection,
   ReductionCache,
   type RequestParts,
   requestPartsOf,
@@ -123,10 +124,9 @@ export async function runAgentStep(
     return { kind: "exhausted", reason: verdict.reason };
   }
 
-  const preparedOn = session.preparedOn === undefined ? null : { baseCompactionId: session.preparedOn };
-  if (shouldPrepareSummary(projection, context.profile, context.compaction, preparedOn)) {
+  if (shouldAskForPreparedSummary(session, projection)) {
     // Past the early line: the older prefix is summarized off this path, for the compaction at the trigger.
-    session.preparedOn = context.compaction?.id ?? null;
+    session.preparedAsk = { on: context.compaction?.id ?? null, tokens: projection.tokens };
     await deps.scheduler.prepareSummary(eventWhere(job));
   }
 
@@ -219,6 +219,21 @@ export async function runAgentStep(
   );
   if (job.signal.aborted) return { kind: "cancelled" };
   return phase === "done" ? { kind: "continue" } : parkedOutcome(phase);
+}
+
+/** Share of the trigger the request must grow by before the same compaction's summary is asked for again. */
+const PREPARE_ASK_GROWTH = 0.05;
+
+/**
+ * Past the early line and not asked on this compaction yet, or asked but the request has grown since (the
+ * job skips when a summary is prepared or being made, and when a compaction then would make no progress).
+ */
+function shouldAskForPreparedSummary(session: AgentSession, projection: Projection): boolean {
+  const { context } = session;
+  if (!shouldPrepareSummary(projection, context.profile, context.compaction, null)) return false;
+  const ask = session.preparedAsk;
+  if (ask === undefined || ask.on !== (context.compaction?.id ?? null)) return true;
+  return projection.tokens >= ask.tokens + projection.triggerTokens * PREPARE_ASK_GROWTH;
 }
 
 function parkedOutcome(phase: "parked_approval" | "parked_children"): StepOutcome {
