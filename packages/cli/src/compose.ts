@@ -87,6 +87,7 @@ export function buildRuntime(
     events: createPersistingEventSink(infra.store, infra.bus),
     scheduler: createScheduler(infra.queue, {
       lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
+      tenantOf: async (threadId) => (await infra.store.threads.get(threadId))?.tenantId,
     }),
     lease: infra.lease,
     tokenizer,
