@@ -51,7 +51,7 @@ async function call(token: string, method: string, path: string, body?: object):
   return {
     status: response.status,
     retryAfter: response.headers.get("retry-after"),
-    body: await response.json(),
+    body: (await response.json()) as Answer["body"],
   };
 }
 
