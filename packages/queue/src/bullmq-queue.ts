@@ -278,6 +278,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     removeWhere: (match) => removeQueuedWhere(queues, match, leaveQueued),
     stats: () => queueStats(queues),
 
+    runningJobs: () => running.size,
     onJobEvent: (listener) => events.on(listener),
     waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),
 

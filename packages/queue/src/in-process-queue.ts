@@ -274,6 +274,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       return stats;
     },
 
+    runningJobs: () => running.size,
     onJobEvent: (listener) => events.on(listener),
     waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),
 
