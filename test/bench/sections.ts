@@ -8,6 +8,7 @@ import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionLatencyBench } from "./compaction-latency.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
 import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
+import { runFairShareBench } from "./fair-share.ts";
 import { runLeanStepBench } from "./lean-step.ts";
 import { runLongTextBench } from "./long-text.ts";
 import { runPlanCompactionBench } from "./plan-compaction.ts";
@@ -123,6 +124,13 @@ export const sections: BenchSection[] = [
         rounds: Number(process.env.LONGRUN_BENCH_LONG_TEXT_ROUNDS ?? 2),
         chars: 200_000,
       });
+    },
+  },
+  {
+    name: "fair-share",
+    description: "tenant A's p50 (runs, creates, lists) while tenant B floods, as a ratio of A's idle p50",
+    async run() {
+      await runFairShareBench();
     },
   },
   {

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
+import { createRequestRate, DEFAULT_TENANT_LIMITS, limitsOf } from "@longrun/runtime";
 import { requestId } from "hono/request-id";
 import { anthropicGatewayRoutes } from "./anthropic-gateway/index.ts";
 import { isMessagesPath, messagesErrorResponse } from "./anthropic-gateway/messages-error.ts";
@@ -73,6 +74,14 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     GATEWAY_PATHS.has(context.req.path) ? gatewayLimit(context, next) : apiLimit(context, next),
   );
   app.use("/v1/*", bearerAuth(deps.store));
+  // Each tenant's request rate: past its burst, a 429 rate_limited with Retry-After (fair share).
+  const requestRate = createRequestRate((tenantId) =>
+    limitsOf(deps.runtime.tenantLimits ?? { defaults: DEFAULT_TENANT_LIMITS, overrides: {} }, tenantId),
+  );
+  app.use("/v1/*", async (context, next) => {
+    requestRate.admit(context.get("tenantId"));
+    await next();
+  });
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));

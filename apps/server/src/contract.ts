@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { codeOfStatus, type ErrorCode } from "@longrun/protocol";
+import { ErrorCode, statusOf } from "@longrun/protocol";
 import { z } from "zod";
 import type { AuthEnv } from "./auth.ts";
 import { validationError } from "./http-error.ts";
@@ -34,7 +34,7 @@ export function jsonBody<Schema extends z.ZodType>(schema: Schema, description?:
   return { required: true, content: json(schema), ...(description ? { description } : {}) };
 }
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 426 | 500 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 426 | 429 | 500 | 503;
 
 const COMPONENT_OF_STATUS: Record<ErrorStatus, string> = {
   400: "BadRequestError",
@@ -45,26 +45,28 @@ const COMPONENT_OF_STATUS: Record<ErrorStatus, string> = {
   413: "PayloadTooLargeError",
   415: "UnsupportedMediaTypeError",
   426: "UpgradeRequiredError",
+  429: "TooManyRequestsError",
   500: "InternalError",
   503: "UnavailableError",
 };
 
-/** The error code a documented status carries (protocol's statusOf, inverted). */
-function codeAt(status: ErrorStatus): ErrorCode {
-  const code = codeOfStatus(Number(status));
-  if (!code) throw new Error(`no error code has status ${status}`);
-  return code;
+/** The error codes a documented status carries (protocol's statusOf, inverted): 429 and 503 have two. */
+function codesAt(status: ErrorStatus): [ErrorCode, ...ErrorCode[]] {
+  const [first, ...rest] = ErrorCode.options.filter((code) => statusOf(code) === Number(status));
+  if (!first) throw new Error(`no error code has status ${status}`);
+  return [first, ...rest];
 }
 
 /** One error body schema per status, its `code` the one literal that status carries. */
 const ERROR_SCHEMAS = Object.fromEntries(
   (Object.keys(COMPONENT_OF_STATUS) as unknown as ErrorStatus[]).map((status) => {
-    const code = codeAt(status);
+    const codes = codesAt(status);
+    const code = codes.length === 1 ? z.literal(codes[0]) : z.enum(codes);
     return [
       status,
       z
         .object({
-          error: z.object({ code: z.literal(code), message: z.string(), details: z.unknown().optional() }),
+          error: z.object({ code, message: z.string(), details: z.unknown().optional() }),
         })
         .meta({ id: COMPONENT_OF_STATUS[status] }),
     ];
@@ -78,7 +80,9 @@ export function errors(cases: Partial<Record<ErrorStatus, string>>) {
   for (const [status, when] of Object.entries(all)) {
     const typed = Number(status) as ErrorStatus;
     responses[typed] = {
-      description: `\`${codeAt(typed)}\`: ${when}`,
+      description: `${codesAt(typed)
+        .map((code) => `\`${code}\``)
+        .join(" or ")}: ${when}`,
       content: json(ERROR_SCHEMAS[typed]),
     };
   }
@@ -86,7 +90,10 @@ export function errors(cases: Partial<Record<ErrorStatus, string>>) {
 }
 
 /** What every authenticated operation can answer. */
-export const AUTH_ERRORS = { 401: "missing or invalid bearer token" } as const;
+export const AUTH_ERRORS = {
+  401: "missing or invalid bearer token",
+  429: "the tenant is over its request rate (`rate_limited`) or, for a request that starts a run, its runs under way or queued (`too_many_runs`); `Retry-After` says when to try again",
+} as const;
 
 /** What every operation with a JSON body can answer, besides its own cases. */
 export const BODY_ERRORS = {

@@ -8,6 +8,9 @@ import { z } from "zod";
 export function errorResponse(error: unknown, context: Context): Response {
   if (LongrunError.isInstance(error)) {
     const body: ErrorBody = { error: { code: error.code, message: error.message, details: error.details } };
+    if (error.retryAfterMs !== undefined) {
+      context.header("retry-after", String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))));
+    }
     return context.json(body, statusOf(error.code) as ContentfulStatusCode);
   }
   if (error instanceof z.ZodError) return errorResponse(validationError(error, "json"), context);

@@ -34,14 +34,13 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const identity = workerIdentity(options.workerId);
   const cancels = new CancelRegistry();
   await cancels.start(options.bus);
-  let active = 0;
-  const offEvents = options.queue.onJobEvent((event) => {
-    if (event.type === "active") active++;
-    if (event.type === "completed" || event.type === "failed" || event.type === "requeued")
-      active = Math.max(0, active - 1);
-  });
+  // The handlers running now, not a tally of job events: BullMQ emits neither "completed" nor "failed"
+  // for a job whose end it could not record (its lock lost, its keys gone with Redis), and the tally
+  // kept such jobs forever (7 on an idle worker).
   const beat = () =>
-    options.registry.beat({ ...identity, lastSeenAt: Date.now(), activeJobs: active }).catch(() => undefined);
+    options.registry
+      .beat({ ...identity, lastSeenAt: Date.now(), activeJobs: options.queue.runningJobs() })
+      .catch(() => undefined);
   await beat();
   const timer = setInterval(beat, 5_000);
   timer.unref();
@@ -60,7 +59,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     async close(graceMs = 10_000) {
       clearInterval(timer);
       await options.queue.close({ graceMs });
-      offEvents();
       await cancels.close();
       await options.registry.remove(identity.id).catch(() => undefined);
     },

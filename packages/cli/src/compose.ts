@@ -15,9 +15,11 @@ import {
   createMessageCounter,
   createPersistingEventSink,
   createToolRegistry,
+  DEFAULT_TENANT_LIMITS,
   RunControl,
   type RuntimeDeps,
   startMaintenance,
+  type TenantLimitsConfig,
 } from "@longrun/runtime";
 import { openStore, type Store } from "@longrun/store";
 import { type RunningWorker, startWorker } from "@longrun/worker";
@@ -73,10 +75,32 @@ export function createModelClient(baseURL: string, apiKey: string): OpenAI {
   return new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 10 * 60_000 });
 }
 
+type TenantLimitSettings = Pick<
+  Config,
+  | "tenantMaxRunningRuns"
+  | "tenantMaxQueuedRuns"
+  | "tenantRequestsPerSecond"
+  | "tenantRequestBurst"
+  | "tenantLimitOverrides"
+>;
+
+/** Each tenant's share from the configuration (the defaults for settings a caller leaves out). */
+function tenantLimitsOf(config: Partial<TenantLimitSettings>): TenantLimitsConfig {
+  return {
+    defaults: {
+      maxRunningRuns: config.tenantMaxRunningRuns ?? DEFAULT_TENANT_LIMITS.maxRunningRuns,
+      maxQueuedRuns: config.tenantMaxQueuedRuns ?? DEFAULT_TENANT_LIMITS.maxQueuedRuns,
+      requestsPerSecond: config.tenantRequestsPerSecond ?? DEFAULT_TENANT_LIMITS.requestsPerSecond,
+      requestBurst: config.tenantRequestBurst ?? DEFAULT_TENANT_LIMITS.requestBurst,
+    },
+    overrides: config.tenantLimitOverrides ?? {},
+  };
+}
+
 /** Wires the runtime: events persisted then published, jobs on the queue, breaker on the store given. */
 export function buildRuntime(
   infra: Infrastructure,
-  config: Pick<Config, "timeZone" | "searchUrl">,
+  config: Pick<Config, "timeZone" | "searchUrl"> & Partial<TenantLimitSettings>,
   options: { breaker?: { baseCooldownMs?: number; threshold?: number } } = {},
 ): Runtime {
   const deps: RuntimeDeps = {
@@ -87,6 +111,7 @@ export function buildRuntime(
     events: createPersistingEventSink(infra.store, infra.bus),
     scheduler: createScheduler(infra.queue, {
       lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
+      tenantOf: async (threadId) => (await infra.store.threads.get(threadId))?.tenantId,
     }),
     lease: infra.lease,
     tokenizer,
@@ -94,6 +119,7 @@ export function buildRuntime(
     counter: createMessageCounter(tokenizer),
     now: () => Date.now(),
     timeZone: config.timeZone,
+    tenantLimits: tenantLimitsOf(config),
   };
   const coordinator = new Coordinator(deps);
   const runControl = new RunControl(deps, coordinator);

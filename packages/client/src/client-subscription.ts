@@ -18,7 +18,7 @@ export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed"
  */
 export interface ResyncInfo {
   threadId: string;
-  reason: "expired" | "ahead";
+  reason: "expired" | "ahead" | "bounded";
   requestedSince: number;
   oldestSeq: number;
   resumeAfter: number;

@@ -122,6 +122,7 @@ const STATUS_OF_CODE: Record<string, number> = {
   not_found: 404,
   conflict: 409,
   rate_limited: 429,
+  too_many_runs: 429,
   internal: 500,
   unavailable: 503,
 };

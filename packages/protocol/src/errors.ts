@@ -2,13 +2,17 @@ import { ErrorCode } from "./rest.ts";
 
 const MARKER = Symbol.for("longrun.error");
 
-/** An error that is data: a literal code, a message, and a marker that survives package boundaries. */
+/**
+ * An error that is data: a literal code, a message, and a marker that survives package boundaries.
+ * `retryAfterMs` (a refusal for load: 429, 503) becomes the answer's `Retry-After`.
+ */
 export class LongrunError extends Error {
   readonly [MARKER] = true;
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "LongrunError";
@@ -40,6 +44,7 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
     case "upgrade_required":
       return 426;
     case "rate_limited":
+    case "too_many_runs":
       return 429;
     case "internal":
       return 500;

@@ -93,7 +93,12 @@ export const ResyncFrame = z.object({
   type: z.literal("resync"),
   id: z.string(),
   threadId: z.string(),
-  reason: z.enum(["expired", "ahead"]),
+  /**
+   * `expired`: the events after `requestedSince` are gone (retention); `ahead`: `requestedSince` is above
+   * the head; `bounded`: a subscription to every thread asked for more replay than the server gives at
+   * once, so this thread's replay starts later (the skipped events stay readable over REST).
+   */
+  reason: z.enum(["expired", "ahead", "bounded"]),
   requestedSince: z.number().int(),
   /** Oldest seq the log still holds (the next seq when it holds none). */
   oldestSeq: z.number().int(),

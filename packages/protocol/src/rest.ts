@@ -291,6 +291,7 @@ export const ErrorCode = z.enum([
   "unsupported_media_type",
   "upgrade_required",
   "rate_limited",
+  "too_many_runs",
   "internal",
   "unavailable",
   "storage_unavailable",

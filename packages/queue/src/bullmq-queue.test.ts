@@ -1,6 +1,6 @@
 import { createTestRedis } from "@longrun/testing";
 import { Queue } from "bullmq";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createBullmqQueue } from "./bullmq-queue.ts";
 import { runQueueContract } from "./contract/queue-contract.ts";
 
@@ -47,6 +47,48 @@ describe("bullmq queue", () => {
       const keys = await redis.redis.keys(`${redis.prefix}:*`);
       expect(keys.some((key) => key.startsWith(`${redis.prefix}:agent:`))).toBe(true);
       expect(keys.some((key) => key.startsWith(`${redis.prefix}:compaction:`))).toBe(true);
+    } finally {
+      await queue.close({ graceMs: 0 });
+      await redis.cleanup();
+    }
+  });
+
+  it("counts a job as running while its handler runs, even when BullMQ cannot record its end", async () => {
+    const redis = await createTestRedis();
+    const errors: string[] = [];
+    const queue = createBullmqQueue({
+      connection: redis.url,
+      prefix: redis.prefix,
+      onError: (error) => errors.push(error.message),
+    });
+    try {
+      const events: string[] = [];
+      queue.onJobEvent((event) => events.push(event.type));
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let started = () => {};
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      await queue.process({
+        "agent.step": async () => {
+          started();
+          await held;
+        },
+      });
+      const { id } = await queue.enqueue("agent.step", { threadId: "t", agentId: "a", runId: "r" });
+      await running;
+      expect(queue.runningJobs()).toBe(1);
+      // The job's keys go while it runs (Redis lost its data, or the job was obliterated): BullMQ then
+      // cannot move it to completed, and emits an error instead of "completed" or "failed".
+      await redis.redis.del(`${redis.prefix}:agent:${id}`, `${redis.prefix}:agent:${id}:lock`);
+      release();
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+      expect(queue.runningJobs()).toBe(0);
+      // What /v1/ops counted before: one "active" and no ending, so the worker showed a job forever.
+      expect(events).toEqual(["active"]);
     } finally {
       await queue.close({ graceMs: 0 });
       await redis.cleanup();

@@ -11,7 +11,9 @@ import {
 } from "bullmq";
 import { listLiveJobs, queueStats, removeQueued, removeQueuedWhere } from "./bullmq-inspect.ts";
 import {
+  type JobDefinition,
   type JobName,
+  jobCatalog,
   type PolicyOverrides,
   type QueueName,
   QueueName as QueueNames,
@@ -20,6 +22,7 @@ import {
 } from "./catalog.ts";
 import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
+import { fairPriority } from "./fair-share.ts";
 import { createJobEvents } from "./job-events.ts";
 import type { JobHandlers, JobQueue } from "./job-queue.ts";
 import { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";
@@ -51,6 +54,14 @@ export interface BullmqQueueOptions {
 }
 
 type AnyJob = Job<unknown, unknown, string>;
+
+/** The tenant a job counts against, from its catalog entry (undefined: none). */
+function fairnessKeyOf(job: AnyJob): string | undefined {
+  const name = job.name as JobName;
+  if (queueOf(name) === undefined) return undefined;
+  const definition = jobCatalog[name] as JobDefinition;
+  return definition.fairnessKey?.(job.data);
+}
 
 const REQUEUE_MARK = { requeued: true };
 
@@ -113,10 +124,33 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
   const attempts = new Map<string, number>();
   let closing: Promise<void> | undefined;
 
+  // Jobs per tenant enqueued and never taken yet, shared by every process of the deployment (one hash;
+  // it expires an hour after its last change, so a count left behind by a lost job heals when idle).
+  const queuedKey = `${options.prefix}:fair-share:queued`;
+  const countQueued = async (tenant: string, by: 1 | -1): Promise<number> => {
+    const client = await queues.agent.getBackend().connection.client;
+    const results = await client
+      .multi()
+      .runCommand("hincrby", [queuedKey, tenant, by])
+      .runCommand("expire", [queuedKey, 3_600])
+      .exec();
+    const count = Number(results?.[0]?.[1]);
+    if (!Number.isFinite(count)) throw results?.[0]?.[0] ?? new Error("fair share count failed");
+    return count;
+  };
+  /** A job leaves its tenant's queued count the first time a worker takes it, or when it is removed. */
+  const leaveQueued = async (job: AnyJob) => {
+    const tenant = fairnessKeyOf(job);
+    if (tenant === undefined || job.attemptsMade > 0 || job.stalledCounter > 0 || isRequeueMark(job.progress))
+      return;
+    await countQueued(tenant, -1).catch(() => undefined);
+  };
+
   const processJob = async (handlers: JobHandlers, job: AnyJob, token: string | undefined) => {
     const jobId = job.id as string;
     const name = job.name as JobName;
     const attempt = job.attemptsMade + 1;
+    await leaveQueued(job);
     attempts.set(jobId, attempt);
     events.emit({ type: "active", jobId, name, attempt });
     const outcome = await runAttempt({
@@ -189,7 +223,11 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     const policy = resolvePolicy(request.name, options.policy);
     // BullMQ answers a duplicate custom id with that id, so only a look-up tells them apart (racy, best effort).
     const existed = request.explicitJobId && (await queue.getJob(request.jobId)) !== undefined;
+    const tenant = existed ? undefined : request.fairnessKey;
+    // Every job has a priority: BullMQ takes jobs without one before all prioritized jobs.
+    const priority = tenant === undefined ? 1 : fairPriority((await countQueued(tenant, 1)) - 1);
     const job = await queue.add(request.name, request.payload, {
+      priority,
       jobId: request.jobId,
       delay: request.delayMs > 0 ? request.delayMs : undefined,
       attempts: policy.attempts,
@@ -198,7 +236,9 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       ...keep,
     });
     const id = job.id as string;
-    return { id, deduplicated: existed || id !== request.jobId };
+    const deduplicated = existed || id !== request.jobId;
+    if (deduplicated && tenant !== undefined) await countQueued(tenant, -1);
+    return { id, deduplicated };
   }
 
   return {
@@ -233,11 +273,12 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       await Promise.all(started);
     },
 
-    remove: (jobId) => removeQueued(queues, jobId),
+    remove: (jobId) => removeQueued(queues, jobId, leaveQueued),
     listLive: () => listLiveJobs(queues),
-    removeWhere: (match) => removeQueuedWhere(queues, match),
+    removeWhere: (match) => removeQueuedWhere(queues, match, leaveQueued),
     stats: () => queueStats(queues),
 
+    runningJobs: () => running.size,
     onJobEvent: (listener) => events.on(listener),
     waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),
 

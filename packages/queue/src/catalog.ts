@@ -21,6 +21,11 @@ export interface JobDefinition<Schema extends z.ZodType = z.ZodType> {
   timeoutMs: number;
   /** Jobs with the same key are deduplicated while one is waiting, delayed or active. */
   dedupeKey?: (payload: z.output<Schema>) => string;
+  /**
+   * Whose share of the workers a job uses (its tenant): a key with many jobs queued waits behind a key
+   * with few, so one tenant's backlog does not delay another's next step (see fair-share.ts).
+   */
+  fairnessKey?: (payload: z.output<Schema>) => string | undefined;
 }
 
 /** Keeps the schema's exact type in the catalog. */
@@ -41,6 +46,8 @@ export const AgentStepPayload = z.object({
   afterOverflow: z.boolean().optional(),
   /** Set after a compaction found nothing to summarize: the step goes on without asking again. */
   compactionDeferred: z.boolean().optional(),
+  /** The thread's tenant, stamped by the scheduler: the job's share of the workers is this tenant's. */
+  tenantId: z.string().optional(),
 });
 export type AgentStepPayload = z.infer<typeof AgentStepPayload>;
 /** A step as the runtime asks for it; the scheduler stamps `expectSeq` when it enqueues. */
@@ -53,6 +60,8 @@ export const AgentCompactPayload = z.object({
   runId: id,
   trigger: CompactionTrigger,
   strategy: z.enum(["partial", "full"]).optional(),
+  /** The thread's tenant, stamped by the scheduler (fair share, as for a step). */
+  tenantId: z.string().optional(),
 });
 export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
 /** A compaction as the runtime asks for it. */
@@ -70,6 +79,7 @@ export const jobCatalog = {
     queue: "agent",
     retry: { attempts: 5, backoffMs: 1_000, backoff: "exponential" },
     timeoutMs: 15 * 60_000,
+    fairnessKey: (payload) => payload.tenantId,
   }),
   "agent.compact": defineJob({
     schema: AgentCompactPayload,
@@ -80,6 +90,7 @@ export const jobCatalog = {
     // is a duplicate, but a /compact run that starts while a cancelled run's compaction is still
     // winding down is not (dropping it left that run "running" with no job).
     dedupeKey: (payload) => `compact:${payload.agentId}:${payload.runId}`,
+    fairnessKey: (payload) => payload.tenantId,
   }),
   "agent.prepare-summary": defineJob({
     schema: AgentPreparePayload,

@@ -12,6 +12,8 @@ export interface EnqueueRequest {
   explicitJobId: boolean;
   delayMs: number;
   dedupeKey: string | undefined;
+  /** Whose fair share the job counts against (catalog's `fairnessKey`); undefined: nobody's. */
+  fairnessKey: string | undefined;
 }
 
 const JOB_ID = /^[A-Za-z0-9._-]{1,200}$/;
@@ -39,5 +41,6 @@ export function parseEnqueue(name: string, payload: unknown, options: EnqueueOpt
     explicitJobId: options.jobId !== undefined,
     delayMs,
     dedupeKey: options.dedupeKey ?? definition.dedupeKey?.(parsed.data),
+    fairnessKey: definition.fairnessKey?.(parsed.data),
   };
 }

@@ -10,6 +10,7 @@ import {
 } from "./catalog.ts";
 import { parseEnqueue } from "./enqueue-request.ts";
 import { errorMessage } from "./errors.ts";
+import { fairPriority } from "./fair-share.ts";
 import { createJobEvents } from "./job-events.ts";
 import type { JobHandlers, JobQueue, QueueCounts, QueueStats } from "./job-queue.ts";
 import { runAttempt } from "./run-attempt.ts";
@@ -25,6 +26,11 @@ interface MemoryJob {
   state: "waiting" | "delayed" | "active";
   readyAt: number;
   dedupeKey: string | undefined;
+  /** Its tenant's fair share (see fair-share.ts): lower numbers are taken first. */
+  fairnessKey: string | undefined;
+  priority: number;
+  /** Still counted in its tenant's queued jobs (until first taken or removed). */
+  countedQueued: boolean;
   timer?: NodeJS.Timeout;
 }
 
@@ -33,6 +39,8 @@ export interface InProcessJobStore {
   readonly jobs: Map<string, MemoryJob>;
   readonly ready: Record<QueueName, string[]>;
   readonly dedupe: Map<string, string>;
+  /** Jobs per fairness key that were enqueued and never taken yet (fair-share.ts). */
+  readonly queuedByKey: Map<string, number>;
   readonly finished: Record<QueueName, { completed: number; failed: number }>;
   readonly wakers: Set<() => void>;
 }
@@ -43,6 +51,7 @@ export function createInProcessJobStore(): InProcessJobStore {
     jobs: new Map(),
     ready: { agent: [], compaction: [] },
     dedupe: new Map(),
+    queuedByKey: new Map(),
     finished: { agent: { completed: 0, failed: 0 }, compaction: { completed: 0, failed: 0 } },
     wakers: new Set(),
   };
@@ -74,8 +83,23 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
   const makeReady = (job: MemoryJob, front = false) => {
     job.state = "waiting";
     job.readyAt = front ? job.readyAt : Date.now();
-    if (front) store.ready[job.queue].unshift(job.id);
-    else store.ready[job.queue].push(job.id);
+    const ready = store.ready[job.queue];
+    if (front) {
+      ready.unshift(job.id);
+      return;
+    }
+    // Behind every job of the same or a better priority: FIFO within a priority, fair across tenants.
+    let at = ready.length;
+    while (at > 0 && (store.jobs.get(ready[at - 1] as string)?.priority ?? 0) > job.priority) at -= 1;
+    ready.splice(at, 0, job.id);
+  };
+
+  const uncountQueued = (job: MemoryJob) => {
+    if (!job.countedQueued || job.fairnessKey === undefined) return;
+    job.countedQueued = false;
+    const left = (store.queuedByKey.get(job.fairnessKey) ?? 1) - 1;
+    if (left > 0) store.queuedByKey.set(job.fairnessKey, left);
+    else store.queuedByKey.delete(job.fairnessKey);
   };
 
   const schedule = (job: MemoryJob, delayMs: number) => {
@@ -94,6 +118,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
   };
 
   const forget = (job: MemoryJob) => {
+    uncountQueued(job);
     store.jobs.delete(job.id);
     if (job.dedupeKey && store.dedupe.get(job.dedupeKey) === job.id) store.dedupe.delete(job.dedupeKey);
   };
@@ -142,6 +167,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
         const job = store.jobs.get(ready.shift() as string);
         if (job?.state !== "waiting") continue;
         job.state = "active";
+        uncountQueued(job);
         active[queue] += 1;
         const task = execute(job).finally(() => {
           active[queue] -= 1;
@@ -164,6 +190,8 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       const existingByKey = request.dedupeKey ? store.dedupe.get(request.dedupeKey) : undefined;
       if (existingByKey) return { id: existingByKey, deduplicated: true };
       if (store.jobs.has(request.jobId)) return { id: request.jobId, deduplicated: true };
+      const key = request.fairnessKey;
+      const queuedOfKey = key === undefined ? 0 : (store.queuedByKey.get(key) ?? 0);
       const job: MemoryJob = {
         id: request.jobId,
         name: request.name,
@@ -173,7 +201,11 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
         state: "waiting",
         readyAt: Date.now(),
         dedupeKey: request.dedupeKey,
+        fairnessKey: key,
+        priority: fairPriority(queuedOfKey),
+        countedQueued: key !== undefined,
       };
+      if (key !== undefined) store.queuedByKey.set(key, queuedOfKey + 1);
       store.jobs.set(job.id, job);
       if (job.dedupeKey) store.dedupe.set(job.dedupeKey, job.id);
       schedule(job, request.delayMs);
@@ -242,6 +274,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       return stats;
     },
 
+    runningJobs: () => running.size,
     onJobEvent: (listener) => events.on(listener),
     waitForJob: (jobId, waitOptions) => events.waitForJob(jobId, waitOptions?.timeoutMs),
 

@@ -102,6 +102,11 @@ export interface JobQueue {
   /** Removes the waiting and delayed jobs that match (never a running one); returns how many went. */
   removeWhere(match: (job: Pick<LiveJob, "name" | "payload">) => boolean): Promise<number>;
   stats(): Promise<QueueStats>;
+  /**
+   * Handlers of this handle running now: counted from the handler calls themselves, so a job whose end
+   * the backing store could not record (a lost lock, keys gone with Redis) does not stay counted.
+   */
+  runningJobs(): number;
   /** Subscribes to this handle's worker events; returns the unsubscribe function. */
   onJobEvent(listener: (event: JobEvent) => void): () => void;
   /** Resolves when this handle's workers complete the job, or fail it for good. */

@@ -34,14 +34,29 @@ export type SchedulingQueue = Pick<JobQueue, "enqueue" | "removeWhere" | "listLi
  */
 export function createScheduler(
   queue: SchedulingQueue,
-  log: { lastSeq(agentId: string): Promise<number> },
+  log: {
+    lastSeq(agentId: string): Promise<number>;
+    /** The thread's tenant, whose fair share of the workers its jobs use (fair-share.ts). */
+    tenantOf?(threadId: string): Promise<string | undefined>;
+  },
 ): Scheduler {
+  // A thread never changes tenant: remembered, within a bound.
+  const tenants = new Map<string, string | undefined>();
+  const tenantOf = async (job: { threadId: string; tenantId?: string | undefined }) => {
+    if (job.tenantId !== undefined || !log.tenantOf) return job.tenantId;
+    if (tenants.has(job.threadId)) return tenants.get(job.threadId);
+    const tenant = await log.tenantOf(job.threadId);
+    if (tenants.size >= 10_000) tenants.clear();
+    tenants.set(job.threadId, tenant);
+    return tenant;
+  };
   return {
     async step(job, options = {}) {
       const expectSeq = options.expectSeq ?? (await log.lastSeq(job.agentId));
+      const tenantId = await tenantOf(job);
       await queue.enqueue(
         "agent.step",
-        { ...job, expectSeq },
+        { ...job, expectSeq, ...(tenantId !== undefined ? { tenantId } : {}) },
         {
           ...(options.jobId ? { jobId: options.jobId } : {}),
           ...(options.delayMs ? { delayMs: options.delayMs } : {}),
@@ -49,7 +64,8 @@ export function createScheduler(
       );
     },
     async compact(job) {
-      await queue.enqueue("agent.compact", job);
+      const tenantId = await tenantOf(job);
+      await queue.enqueue("agent.compact", { ...job, ...(tenantId !== undefined ? { tenantId } : {}) });
     },
     async prepareSummary(job) {
       await queue.enqueue("agent.prepare-summary", job);

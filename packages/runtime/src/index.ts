@@ -40,6 +40,15 @@ export { projectContext, restoredFilesOf } from "./context/projection.ts";
 export { DEFAULT_SYSTEM_PROMPT } from "./context/system-prompt.ts";
 export type { EventSink } from "./events/event-sink.ts";
 export { createPersistingEventSink } from "./events/persisting-event-sink.ts";
+export { createRequestRate, type RequestRate } from "./fair-share/request-rate.ts";
+export { checkRunQuota } from "./fair-share/run-quota.ts";
+export {
+  DEFAULT_TENANT_LIMITS,
+  limitsOf,
+  TenantLimitOverrides,
+  type TenantLimits,
+  type TenantLimitsConfig,
+} from "./fair-share/tenant-limits.ts";
 export { createJobHandlers, type JobHandlersOptions } from "./jobs/job-handlers.ts";
 export {
   type KnownModel,

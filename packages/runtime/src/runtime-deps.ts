@@ -4,6 +4,7 @@ import type { Store } from "@longrun/store";
 import type OpenAI from "openai";
 import type { Breaker } from "./breaker/index.ts";
 import type { EventSink } from "./events/event-sink.ts";
+import type { TenantLimitsConfig } from "./fair-share/tenant-limits.ts";
 import type { MessageCounter } from "./tokens/message-counter.ts";
 import type { ToolRegistry } from "./tools/index.ts";
 
@@ -32,6 +33,8 @@ export interface RuntimeDeps {
    * the store counts inline (tests).
    */
   counter?: MessageCounter;
+  /** Each tenant's share (runs at once, runs queued, request rate); the defaults when absent. */
+  tenantLimits?: TenantLimitsConfig;
   /** Provider retry policy; tests shorten it. */
   retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
 }

@@ -115,3 +115,30 @@ describe("injectable faults", () => {
     expect(server.log.entries).toHaveLength(0);
   });
 });
+
+describe("faults set while the sim runs (PUT /sim/faults)", () => {
+  const admin = (method: string, body?: object) =>
+    fetch(`${server.url}/sim/faults`, {
+      method,
+      headers: { "content-type": "application/json" },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+
+  it("applies a fault to the next requests, counts it afresh, and clears it", async () => {
+    const set = await admin("PUT", { fault: "status=503;times=1", delayMs: 5 });
+    expect(set.status).toBe(200);
+    expect(await (await admin("GET")).json()).toMatchObject({
+      faults: { status: 503, times: 1, delayMs: 5 },
+    });
+    expect((await failure(client.chat.completions.create({ model: "sim", messages }))).status).toBe(503);
+    await expect(client.chat.completions.create({ model: "sim", messages })).resolves.toBeDefined();
+    expect((await admin("DELETE")).status).toBe(204);
+    expect(await (await admin("GET")).json()).toEqual({ faults: null });
+  });
+
+  it("refuses a fault it cannot read, and keeps the one it had", async () => {
+    expect((await admin("PUT", { fault: "status=oops" })).status).toBe(400);
+    expect((await admin("PUT")).status).toBe(400);
+    expect(await (await admin("GET")).json()).toEqual({ faults: null });
+  });
+});

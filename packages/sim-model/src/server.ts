@@ -3,7 +3,7 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { DEFAULT_SIM_CONFIG, type SimModelConfig } from "./config.ts";
 import { errorBody, invalidRequest, SIM_ERROR_CODES } from "./errors.ts";
-import { FaultCounters } from "./faults.ts";
+import { FaultCounters, parseFaultHeaders } from "./faults.ts";
 import { type ChatResult, handleChat, type SimState } from "./handle-chat.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { blankLogEntry, RequestLog } from "./request-log.ts";
@@ -69,6 +69,33 @@ export function createSimApp(state: SimState): Hono {
     return respond(await handleChat(state, body, (name) => context.req.header(name)));
   });
   app.get("/sim/log", (context) => context.json({ entries: state.log.entries }));
+  // Faults of every request, set while the sim runs (drills without a wrapper): the body's `fault` takes
+  // the x-sim-fault header's syntax, `delayMs` the x-sim-delay-ms one. Counters start over.
+  app.get("/sim/faults", (context) => context.json({ faults: state.config.faults ?? null }));
+  app.put("/sim/faults", async (context) => {
+    const body = (await context.req.json().catch(() => null)) as {
+      fault?: unknown;
+      delayMs?: unknown;
+    } | null;
+    const fault = typeof body?.fault === "string" ? body.fault : undefined;
+    const delay = typeof body?.delayMs === "number" ? String(body.delayMs) : undefined;
+    const spec = body === null ? null : parseFaultHeaders(fault, delay);
+    if (spec === null || "code" in spec) {
+      const message = spec === null ? 'send {"fault": "status=500;times=2", "delayMs": 50}' : spec.message;
+      return context.json(
+        { error: { message, type: "invalid_request_error", param: null, code: null } },
+        400,
+      );
+    }
+    state.config.faults = Object.keys(spec).length > 0 ? { key: "admin", ...spec } : undefined;
+    state.counters.reset();
+    return context.json({ faults: state.config.faults ?? null });
+  });
+  app.delete("/sim/faults", (context) => {
+    state.config.faults = undefined;
+    state.counters.reset();
+    return context.body(null, 204);
+  });
   app.delete("/sim/log", (context) => {
     state.log.clear();
     return context.body(null, 204);

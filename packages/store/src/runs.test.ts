@@ -1,5 +1,6 @@
 import { Run } from "@longrun/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { testProfile } from "./__fixtures__/profile.ts";
 import { tempStore } from "./__fixtures__/temp-store.ts";
 import type { Store } from "./open-store.ts";
 
@@ -50,5 +51,30 @@ describe("runs", () => {
       code: "not_found",
     });
     expect(await store.runs.get("missing")).toBeNull();
+  });
+
+  it("counts a tenant's load: threads with an active top-level run, and the runs queued behind them", async () => {
+    const threadOf = (tenantId: string, title: string) =>
+      store.threads.create({ tenantId, title, workspaceDir: `/w/${title}`, modelProfile: testProfile });
+    const busy = await threadOf("t1", "busy");
+    const calm = await threadOf("t1", "calm");
+    const done = await threadOf("t1", "done");
+    const other = await threadOf("t2", "other");
+    const first = await store.runs.create({
+      threadId: busy.id,
+      agentId: "a",
+      kind: "message",
+      status: "running",
+    });
+    await store.runs.create({ threadId: busy.id, agentId: "a", kind: "message" });
+    await store.runs.create({ threadId: busy.id, agentId: "a", kind: "message" });
+    // A sub-agent's run belongs to its parent's: not a run of its own in the tenant's share.
+    await store.runs.create({ threadId: busy.id, agentId: "b", kind: "spawn", parentRunId: first.id });
+    await store.runs.create({ threadId: calm.id, agentId: "c", kind: "message", status: "waiting" });
+    await store.runs.create({ threadId: done.id, agentId: "d", kind: "message", status: "completed" });
+    await store.runs.create({ threadId: other.id, agentId: "e", kind: "message", status: "running" });
+    expect(await store.runs.tenantLoad("t1")).toEqual({ activeThreads: 2, queuedRuns: 2 });
+    expect(await store.runs.tenantLoad("t2")).toEqual({ activeThreads: 1, queuedRuns: 0 });
+    expect(await store.runs.tenantLoad("nobody")).toEqual({ activeThreads: 0, queuedRuns: 0 });
   });
 });

@@ -1,8 +1,8 @@
 import { LongrunError, type Run, type RunStatus } from "@longrun/protocol";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
-import { runs } from "./schema.ts";
+import { runs, threads } from "./schema.ts";
 
 /** A run row: the protocol's Run plus the coordinator's links (parent run, queue job). */
 export type RunRecord = Run & { parentRunId: string | null; jobId: string | null };
@@ -33,6 +33,11 @@ export interface RunRepository {
   active(threadId: string): Promise<RunRecord[]>;
   /** Active runs of every thread, oldest first (the reconciler's scan). */
   listActive(options?: { limit?: number }): Promise<RunRecord[]>;
+  /**
+   * A tenant's load, from its top-level runs (sub-agents' runs belong to their parent's): the threads
+   * with an active run, and the runs queued behind the first active run of their thread.
+   */
+  tenantLoad(tenantId: string): Promise<{ activeThreads: number; queuedRuns: number }>;
 }
 
 /** Statuses of a run that has not ended. */
@@ -94,6 +99,20 @@ export function createRunRepository(context: StoreContext): RunRepository {
           .orderBy(asc(runs.createdAt), asc(runs.id))
           .limit(options.limit ?? 10_000),
       );
+    },
+    async tenantLoad(tenantId) {
+      const perThread = await context.read((db) =>
+        db
+          .select({ active: count() })
+          .from(runs)
+          .innerJoin(threads, eq(threads.id, runs.threadId))
+          .where(and(eq(threads.tenantId, tenantId), inArray(runs.status, ACTIVE), isNull(runs.parentRunId)))
+          .groupBy(runs.threadId),
+      );
+      return {
+        activeThreads: perThread.length,
+        queuedRuns: perThread.reduce((sum, thread) => sum + thread.active - 1, 0),
+      };
     },
   };
 }

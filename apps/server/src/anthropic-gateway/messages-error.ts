@@ -32,7 +32,11 @@ export function messagesErrorOf(error: unknown): {
     return { status: 400, body: messagesErrorBody(400, `invalid JSON body: ${error.message}`) };
   if (LongrunError.isInstance(error)) {
     const status = statusOf(error.code);
-    return { status, body: messagesErrorBody(status, error.message) };
+    return {
+      status,
+      body: messagesErrorBody(status, error.message),
+      ...(error.retryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
+    };
   }
   console.error("[anthropic-gateway] unexpected error", error);
   return { status: 500, body: messagesErrorBody(500, "internal error") };

@@ -49,7 +49,11 @@ function errorOf(error: unknown): { status: number; body: unknown; retryAfterMs?
     return { status: error.status, body: apiErrorBody(code, error.message) };
   }
   if (LongrunError.isInstance(error)) {
-    return { status: statusOf(error.code), body: apiErrorBody(error.code, error.message) };
+    return {
+      status: statusOf(error.code),
+      body: apiErrorBody(error.code, error.message),
+      ...(error.retryAfterMs ? { retryAfterMs: error.retryAfterMs } : {}),
+    };
   }
   console.error("[openai-gateway] unexpected error", error);
   return { status: 500, body: apiErrorBody("internal", "internal error", "server_error") };

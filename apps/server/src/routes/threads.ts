@@ -12,7 +12,7 @@ import {
   ThreadListQuery,
   ThreadSnapshot,
 } from "@longrun/protocol";
-import { createThreadWithRoot } from "@longrun/runtime";
+import { checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
 import { z } from "zod";
 import { requireThread } from "../auth.ts";
@@ -149,6 +149,9 @@ export function threadRoutes(deps: ServerDeps) {
     const body = context.req.valid("json");
     const tenantId = context.get("tenantId");
     if (body.task) checkMessageSize(deps, body.task, "task");
+    // A thread whose task would be refused for the tenant's share is not created at all (no empty
+    // thread left behind by each 429 a flooding client retries).
+    if (body.task) await checkRunQuota(deps.runtime, tenantId, 0);
     const model = await resolveThreadModel(deps, body);
     const threadId = newId();
     const create = async () => {

@@ -44,3 +44,23 @@ export async function expiredResync(
     resumeAfter: oldest - 1,
   };
 }
+
+/** A replay of every thread cut to its share of the bound: the thread's stream starts after `resumeAfter`. */
+export async function boundedResync(
+  deps: SocketDeps,
+  id: string,
+  threadId: string,
+  requested: number,
+  resumeAfter: number,
+): Promise<Resync> {
+  const oldest = await deps.log.oldest(threadId);
+  return {
+    type: "resync",
+    id,
+    threadId,
+    reason: "bounded",
+    requestedSince: requested,
+    oldestSeq: oldest ?? resumeAfter + 1,
+    resumeAfter,
+  };
+}

@@ -2,7 +2,7 @@ import type { SubscribeFrame } from "@longrun/protocol";
 import { AckWindow } from "./ack-window.ts";
 import { EventFilter } from "./event-filter.ts";
 import type { LiveListener } from "./live-fanout.ts";
-import { aheadResync, expiredResync } from "./resync.ts";
+import { aheadResync, boundedResync, expiredResync } from "./resync.ts";
 import type { SubscriptionContext, SubscriptionStart, ThreadState } from "./subscription-context.ts";
 import type { LiveEvent, SessionTransport } from "./types.ts";
 
@@ -40,6 +40,8 @@ export class Subscription implements LiveListener {
   private readonly behind = new Set<string>();
   /** Threads whose requested start lay above their head: requested seq and head, answered with a resync. */
   private readonly ahead = new Map<string, { requested: number; head: number }>();
+  /** Threads whose replay was cut to their share of the wildcard bound: requested start and new start. */
+  private readonly bounded = new Map<string, { requested: number; resumeAfter: number }>();
 
   constructor(
     private readonly frame: SubscribeFrame,
@@ -80,7 +82,31 @@ export class Subscription implements LiveListener {
       heads[id] = head;
       this.setStart(id, head);
     }
+    this.boundReplay(heads);
     return { headSeq: Math.max(-1, ...Object.values(heads)), heads };
+  }
+
+  /**
+   * A subscription to every thread replays at most `maxWildcardReplay` events: past it, each thread
+   * behind keeps its newest share of the bound and is told where its stream starts (resync `bounded`).
+   */
+  private boundReplay(heads: Record<string, number>): void {
+    const bound = this.context.options.maxWildcardReplay;
+    const owed = (threadId: string) => (heads[threadId] ?? 0) - (this.threads.get(threadId)?.cursor ?? 0);
+    let total = 0;
+    for (const threadId of this.behind) total += owed(threadId);
+    if (total <= bound) return;
+    const share = Math.floor(bound / this.behind.size);
+    for (const threadId of [...this.behind]) {
+      const state = this.thread(threadId);
+      const head = heads[threadId] ?? 0;
+      const requested = state.cursor ?? -1;
+      if (head - requested <= share) continue;
+      const resumeAfter = head - share;
+      state.cursor = resumeAfter;
+      this.bounded.set(threadId, { requested, resumeAfter });
+      if (resumeAfter >= head) this.behind.delete(threadId);
+    }
   }
 
   /** Replays from each thread's start, then processes live events until closed. */
@@ -91,6 +117,12 @@ export class Subscription implements LiveListener {
       this.context.send(frame);
     }
     this.ahead.clear();
+    for (const [threadId, { requested, resumeAfter }] of this.bounded) {
+      const frame = await boundedResync(this.context.deps, this.id, threadId, requested, resumeAfter);
+      if (this.closed) return;
+      this.context.send(frame);
+    }
+    this.bounded.clear();
     for (const threadId of this.behind) this.catchUp.add(threadId);
     this.behind.clear();
     this.started = true;

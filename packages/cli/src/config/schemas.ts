@@ -29,6 +29,40 @@ export function url(schemes: readonly string[]) {
     .transform((text) => text.replace(/\/+$/, ""));
 }
 
+/** A positive number (fractions allowed). */
+export function positiveNumber() {
+  return z.string().transform((text, context) => {
+    const value = Number(text.trim());
+    if (text.trim() === "" || !Number.isFinite(value) || value <= 0) {
+      context.addIssue({ code: "custom", message: `must be a number above 0, got "${text}"` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+/** A JSON value that `schema` accepts. */
+export function json<Schema extends z.ZodType>(schema: Schema) {
+  return z.string().transform((text, context): z.output<Schema> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      context.addIssue({ code: "custom", message: `must be JSON, got "${text.slice(0, 80)}"` });
+      return z.NEVER;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      const problem = parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "(value)"}: ${issue.message}`)
+        .join("; ");
+      context.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
+}
+
 /** A non-empty string. */
 export function text(minLength = 1) {
   return z

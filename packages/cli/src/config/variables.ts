@@ -1,7 +1,19 @@
 import { resolve } from "node:path";
 import { DEFAULT_LEASE_MS } from "@longrun/queue";
+import { DEFAULT_TENANT_LIMITS, TenantLimitOverrides } from "@longrun/runtime";
 import type { z } from "zod";
-import { folder, folderList, integer, nameList, systemTimeZone, text, timeZone, url } from "./schemas.ts";
+import {
+  folder,
+  folderList,
+  integer,
+  json,
+  nameList,
+  positiveNumber,
+  systemTimeZone,
+  text,
+  timeZone,
+  url,
+} from "./schemas.ts";
 
 /** The commands that read the environment (`longrun replay` takes flags only). */
 export type ConfigCommand = "start" | "serve" | "worker" | "token";
@@ -179,6 +191,40 @@ export const VARIABLES = {
     key: "maxMessageChars",
     schema: integer(1, 1_000_000).default(200_000),
     description: "longest user message or sub-agent brief the API accepts, in characters; longer is a 413",
+    commands: SERVING,
+  }),
+  LONGRUN_TENANT_MAX_RUNNING_RUNS: variable({
+    key: "tenantMaxRunningRuns",
+    schema: integer(1).default(DEFAULT_TENANT_LIMITS.maxRunningRuns),
+    description:
+      "threads of one tenant with a run under way at once; a new run past it is a 429 too_many_runs",
+    commands: SERVING,
+  }),
+  LONGRUN_TENANT_MAX_QUEUED_RUNS: variable({
+    key: "tenantMaxQueuedRuns",
+    schema: integer(0).default(DEFAULT_TENANT_LIMITS.maxQueuedRuns),
+    description: "runs of one tenant queued behind another run of their thread; past it a 429 too_many_runs",
+    commands: SERVING,
+  }),
+  LONGRUN_TENANT_REQUESTS_PER_SECOND: variable({
+    key: "tenantRequestsPerSecond",
+    schema: positiveNumber().default(DEFAULT_TENANT_LIMITS.requestsPerSecond),
+    description:
+      "API requests per second one tenant may sustain (per server); past its burst a 429 rate_limited",
+    commands: SERVING,
+  }),
+  LONGRUN_TENANT_REQUEST_BURST: variable({
+    key: "tenantRequestBurst",
+    schema: integer(1).default(DEFAULT_TENANT_LIMITS.requestBurst),
+    description: "API requests one tenant may send in a burst above its rate",
+    commands: SERVING,
+  }),
+  LONGRUN_TENANT_LIMITS: variable({
+    key: "tenantLimitOverrides",
+    schema: json(TenantLimitOverrides).default({}),
+    defaultText: "none",
+    description:
+      'per-tenant overrides of the four limits above, JSON: {"tenant":{"maxRunningRuns":4,"requestsPerSecond":5}}',
     commands: SERVING,
   }),
   LONGRUN_MODELS: variable({

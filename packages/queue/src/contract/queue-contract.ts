@@ -1,6 +1,7 @@
 import { afterEach, describe } from "vitest";
 import type { PolicyOverrides } from "../catalog.ts";
 import type { JobQueue } from "../job-queue.ts";
+import { fairShareCases } from "./queue-contract-fair-share.ts";
 import { runningCases } from "./queue-contract-running.ts";
 import { schedulingCases } from "./queue-contract-scheduling.ts";
 import { shutdownCases } from "./queue-contract-shutdown.ts";
@@ -30,5 +31,6 @@ export function runQueueContract(name: string, factory: () => Promise<QueueHarne
     runningCases(open);
     schedulingCases(open);
     shutdownCases(open);
+    fairShareCases(open);
   });
 }

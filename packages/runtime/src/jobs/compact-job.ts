@@ -90,21 +90,12 @@ async function afterCompaction(
       await runControl.finishAgent(job, "context_exhausted", outcome.reason);
       return;
     case "failed":
-    case "blocked": {
-      const until = outcome.retryAt ?? deps.now();
-      if (until > deps.now()) {
-        // The breaker is open: say so and until when, instead of showing "compacting" all along.
-        await runControl.setAgentStatus(
-          job.threadId,
-          job.agentId,
-          job.runId,
-          "waiting",
-          `compaction breaker open: waiting until ${new Date(until).toISOString()}`,
-        );
-      }
-      await deps.scheduler.step(job, { delayMs: Math.max(0, until - deps.now()) });
+    case "blocked":
+      // The next step goes now, not after the breaker's cooldown (up to 30 minutes with no model call):
+      // under the hard limit it calls the model with the deterministic projection; over it, it waits for
+      // the breaker and says until when (agent-step.ts).
+      await deps.scheduler.step(job);
       return;
-    }
     default: {
       const exhaustive: never = outcome;
       throw new Error(`unknown compaction outcome ${JSON.stringify(exhaustive)}`);

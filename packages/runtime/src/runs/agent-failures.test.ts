@@ -1,5 +1,5 @@
 import type { ChatMessage } from "@longrun/protocol";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createHarness, type Harness } from "../harness.test-helper.ts";
 
 let harness: Harness | undefined;
@@ -156,6 +156,30 @@ describe("errors that retrying cannot fix", () => {
     expect((waiting.data as { reason?: string }).reason).toMatch(
       /breaker open: waiting until \d{4}-\d\d-\d\dT/,
     );
+    await harness.runControl.cancel(runId);
+  });
+
+  it("keeps the agent working while the breaker is open and the request is under the hard limit", async () => {
+    harness = await createHarness({
+      simSteps: 400,
+      maxInputTokens: 8_000,
+      // Open after one failed summary, for far longer than this test: any model call after the opening
+      // is one the agent made during the cooldown.
+      breaker: { threshold: 1, baseCooldownMs: 10 * 60_000, maxCooldownMs: 10 * 60_000 },
+      sim: { faults: { summaryFail: 1_000 } },
+    });
+    const { runId, rootAgentId } = await harness.startThread("Explore everything in the project.");
+    await harness.waitForEvent((event) => event.type === "breaker.opened");
+    const mainCalls = () => harness!.sim.log.entries.filter((entry) => !entry.summary).length;
+    const atOpening = mainCalls();
+    // Before, the step after the failed compaction was delayed until the cooldown ended: no call at all.
+    await vi.waitFor(() => expect(mainCalls()).toBeGreaterThanOrEqual(atOpening + 3), { timeout: 30_000 });
+    expect((await harness.deps.breaker.state(rootAgentId)).state).toBe("open");
+    // Every request fit the window (the deterministic projection, checked against the hard limit).
+    const measured = harness.events.filter((event) => event.type === "context.measured");
+    expect(measured.length).toBeGreaterThan(0);
+    for (const event of measured)
+      expect((event.data as { projectedTokens: number }).projectedTokens).toBeLessThanOrEqual(8_000);
     await harness.runControl.cancel(runId);
   });
 });

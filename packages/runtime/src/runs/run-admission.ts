@@ -2,10 +2,14 @@ import { LongrunError, type Run } from "@longrun/protocol";
 import type { RunRecord } from "@longrun/store";
 import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
+import { withinRunQuota } from "../fair-share/run-quota.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { agentStatusIn, threadStatusIn } from "./run-status.ts";
 
-/** Creates a run; when another is active in the thread it waits behind it (position > 0). */
+/**
+ * Creates a run; when another is active in the thread it waits behind it (position > 0). The tenant's
+ * fair share is checked first: a run past its running or queued limit is refused (429 too_many_runs).
+ */
 export async function admitRun(
   deps: RuntimeDeps,
   input: { threadId: string; agentId: string; kind: Run["kind"]; input: string | null },
@@ -16,8 +20,11 @@ export async function admitRun(
       "the job queue is unreachable; nothing was started, try again shortly",
     );
   }
-  const active = await deps.store.runs.active(input.threadId);
-  const run = await deps.store.runs.create({ ...input, status: "queued" });
+  const { run, active } = await withinRunQuota(deps, input.threadId, async (check) => {
+    const active = await deps.store.runs.active(input.threadId);
+    await check(active.length);
+    return { run: await deps.store.runs.create({ ...input, status: "queued" }), active };
+  });
   if (active.length === 0) return { run, position: 0 };
   await deps.events.emit({
     threadId: input.threadId,

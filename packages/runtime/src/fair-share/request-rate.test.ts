@@ -1,0 +1,58 @@
+import { LongrunError } from "@longrun/protocol";
+import { describe, expect, it } from "vitest";
+import { createRequestRate } from "./request-rate.ts";
+import { DEFAULT_TENANT_LIMITS, limitsOf } from "./tenant-limits.ts";
+
+function refusalOf(action: () => void): LongrunError | undefined {
+  try {
+    action();
+    return undefined;
+  } catch (error) {
+    if (LongrunError.isInstance(error)) return error;
+    throw error;
+  }
+}
+
+describe("request rate per tenant", () => {
+  const config = {
+    defaults: DEFAULT_TENANT_LIMITS,
+    overrides: { flood: { requestsPerSecond: 2, requestBurst: 3 } },
+  };
+
+  it("lets a burst through, refuses the next with rate_limited and when to retry, refills at the rate", () => {
+    let now = 1_000_000;
+    const rate = createRequestRate(
+      (tenant) => limitsOf(config, tenant),
+      () => now,
+    );
+    for (let request = 0; request < 3; request += 1) rate.admit("flood");
+    const refused = refusalOf(() => rate.admit("flood"));
+    expect(refused?.code).toBe("rate_limited");
+    // One token at 2 per second: half a second.
+    expect(refused?.retryAfterMs).toBe(500);
+    now += 499;
+    expect(refusalOf(() => rate.admit("flood"))?.code).toBe("rate_limited");
+    now += 1;
+    expect(refusalOf(() => rate.admit("flood"))).toBeUndefined();
+  });
+
+  it("keeps tenants apart: one tenant's empty bucket does not slow another", () => {
+    const now = 5_000;
+    const rate = createRequestRate(
+      (tenant) => limitsOf(config, tenant),
+      () => now,
+    );
+    for (let request = 0; request < 3; request += 1) rate.admit("flood");
+    expect(refusalOf(() => rate.admit("flood"))).toBeDefined();
+    for (let request = 0; request < DEFAULT_TENANT_LIMITS.requestBurst; request += 1) rate.admit("quiet");
+  });
+
+  it("reads overrides over the defaults, field by field", () => {
+    expect(limitsOf(config, "flood")).toEqual({
+      ...DEFAULT_TENANT_LIMITS,
+      requestsPerSecond: 2,
+      requestBurst: 3,
+    });
+    expect(limitsOf(config, "anyone")).toEqual(DEFAULT_TENANT_LIMITS);
+  });
+});
