@@ -68,7 +68,13 @@ export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
 export type CompactJob = AgentCompactPayload;
 
 /** Summarize an agent's older prefix in the background, before its trigger; one per agent at a time. */
-export const AgentPreparePayload = z.object({ threadId: id, agentId: id, runId: id });
+export const AgentPreparePayload = z.object({
+  threadId: id,
+  agentId: id,
+  runId: id,
+  /** The thread's tenant, stamped by the scheduler (fair share, as for a step). */
+  tenantId: z.string().optional(),
+});
 export type AgentPreparePayload = z.infer<typeof AgentPreparePayload>;
 export type PrepareJob = AgentPreparePayload;
 
@@ -99,6 +105,7 @@ export const jobCatalog = {
     retry: { attempts: 1, backoffMs: 2_000, backoff: "exponential" },
     timeoutMs: 5 * 60_000,
     dedupeKey: (payload) => `prepare:${payload.agentId}`,
+    fairnessKey: (payload) => payload.tenantId,
   }),
 };
 

@@ -68,7 +68,11 @@ export function createScheduler(
       await queue.enqueue("agent.compact", { ...job, ...(tenantId !== undefined ? { tenantId } : {}) });
     },
     async prepareSummary(job) {
-      await queue.enqueue("agent.prepare-summary", job);
+      const tenantId = await tenantOf(job);
+      await queue.enqueue("agent.prepare-summary", {
+        ...job,
+        ...(tenantId !== undefined ? { tenantId } : {}),
+      });
     },
     cancelRun(runId) {
       // Running jobs are aborted through the control channel; queued ones go now, so a delayed step
