@@ -1,3 +1,4 @@
+import { errorFields } from "@longrun/protocol";
 import {
   type Bus,
   CancelRegistry,
@@ -40,8 +41,21 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (event.type === "completed" || event.type === "failed" || event.type === "requeued")
       active = Math.max(0, active - 1);
   });
+  const log = options.deps.log.child({ workerId: identity.id });
+  // The registry only feeds the operations view: a failed beat is retried by the next one, and said
+  // once when beats start failing and once when they pass again.
+  let beating = true;
   const beat = () =>
-    options.registry.beat({ ...identity, lastSeenAt: Date.now(), activeJobs: active }).catch(() => undefined);
+    options.registry.beat({ ...identity, lastSeenAt: Date.now(), activeJobs: active }).then(
+      () => {
+        if (!beating) log.info({ heartbeat: "ok" }, "worker heartbeat registered again");
+        beating = true;
+      },
+      (error: unknown) => {
+        if (beating) log.warn({ ...errorFields(error), heartbeat: "failing" }, "worker heartbeat failed");
+        beating = false;
+      },
+    );
   await beat();
   const timer = setInterval(beat, 5_000);
   timer.unref();
@@ -55,6 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await options.queue.process(handlers, {
     concurrency: { agent: options.concurrency?.agent ?? 4, compaction: options.concurrency?.compaction ?? 2 },
   });
+  log.info({ concurrency: options.concurrency }, "worker processing jobs");
   return {
     id: identity.id,
     async close(graceMs = 10_000) {
@@ -62,6 +77,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await options.queue.close({ graceMs });
       offEvents();
       await cancels.close();
+      // Best effort at shutdown: an entry left behind ages out of the registry by its last beat.
       await options.registry.remove(identity.id).catch(() => undefined);
     },
   };

@@ -1,5 +1,5 @@
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
-import { LongrunError, type OpsView } from "@longrun/protocol";
+import { type Logger, LongrunError, type OpsView, silentLogger } from "@longrun/protocol";
 import {
   type Bus,
   createScheduler,
@@ -33,6 +33,8 @@ export interface Infrastructure {
   breakerStore: BreakerStore;
   workers: WorkerRegistry;
   model: OpenAI;
+  /** The process's logger (none: silent, as in benches). */
+  log?: Logger;
 }
 
 export interface Runtime {
@@ -84,12 +86,13 @@ export function buildRuntime(
     model: infra.model,
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
-    events: createPersistingEventSink(infra.store, infra.bus),
+    events: createPersistingEventSink(infra.store, infra.bus, undefined, infra.log),
     scheduler: createScheduler(infra.queue, {
       lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
     }),
     lease: infra.lease,
     tokenizer,
+    log: infra.log ?? silentLogger,
     // Large messages are counted on a worker thread before their write transaction.
     counter: createMessageCounter(tokenizer),
     now: () => Date.now(),
@@ -140,18 +143,7 @@ export function startProcessMaintenance(
     immediateFirstPass: options.embedded,
     exclusive: !options.embedded,
     ...(options.jobsLost ? { jobsLost: options.jobsLost } : {}),
-    onReport: (report) => {
-      if (report.recovered.length === 0 && report.stuck.length === 0) return;
-      console.log(
-        `[longrun] reconciler: ${report.activeRuns} active runs, ${report.recovered.length} jobs issued again, ${report.stuck.length} marked stuck`,
-      );
-    },
-    onError: (error) => console.error("[longrun] reconciler pass failed:", errorText(error)),
   });
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Queue, worker and breaker figures for the operations view, scoped to a tenant's agents. */

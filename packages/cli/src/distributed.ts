@@ -1,9 +1,11 @@
+import { errorFields, type Logger } from "@longrun/protocol";
 import {
   createBullmqQueue,
   createRedisBus,
   createRedisHealth,
   createRedisLease,
   createRedisWorkerRegistry,
+  isRedisUnavailable,
 } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
@@ -20,6 +22,7 @@ import {
 } from "./compose.ts";
 import { type Config, ConfigError } from "./config/load-config.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
+import { createLogger } from "./logger.ts";
 import { preflight } from "./preflight.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
@@ -31,6 +34,7 @@ import { ensureToken } from "./token-file.ts";
 export async function connectDistributed(
   config: Config,
   openStore: () => Promise<Store> = () => openLog(config),
+  log?: Logger,
 ): Promise<{ infra: Infrastructure; redis: Redis }> {
   const problems = [
     ...(config.redisUrl ? [] : ["REDIS_URL: required in distributed mode"]),
@@ -38,7 +42,7 @@ export async function connectDistributed(
   ];
   if (problems.length > 0 || !config.redisUrl || !config.modelEndpoint) throw new ConfigError(problems);
   // One health view per process: an outage is logged once, not once per reconnect attempt.
-  const health = createRedisHealth();
+  const health = createRedisHealth(log);
   // Fails fast while Redis is unreachable (leases, breaker, registry): a step that cannot take its lease
   // is retried by the queue, an API read answers 503.
   const redis = new Redis(config.redisUrl, {
@@ -65,12 +69,31 @@ export async function connectDistributed(
       health,
       lockDurationMs: config.lockDurationMs,
       stalledIntervalMs: config.stalledIntervalMs,
+      ...(log
+        ? {
+            onError: (error: Error) => {
+              if (isRedisUnavailable(error)) health.error("queue", error);
+              // No stack: after Redis lost its data, every running job ends with "missing key" here,
+              // and the reconciler has already issued its work again.
+              else log.error({ component: "queue", ...errorFields(error) }, "job queue error");
+            },
+          }
+        : {}),
     }),
-    bus: createRedisBus(config.redisUrl, prefix, { health }),
+    bus: createRedisBus(config.redisUrl, prefix, {
+      health,
+      ...(log
+        ? {
+            onError: (error: unknown, channel: string) =>
+              log.error({ component: "bus", channel, ...errorFields(error) }, "bus message failed"),
+          }
+        : {}),
+    }),
     lease: createRedisLease(redis, prefix),
     breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
     workers: createRedisWorkerRegistry(redis, prefix),
     model: createModelClient(config.modelEndpoint.baseURL, config.modelEndpoint.apiKey),
+    ...(log ? { log } : {}),
   };
   return { infra, redis };
 }
@@ -82,6 +105,7 @@ function redactUrl(url: string): string {
     if (parsed.password) parsed.password = "***";
     return parsed.toString();
   } catch {
+    // Not a URL: shown as given (loadConfig already refused bad URLs).
     return url;
   }
 }
@@ -129,7 +153,8 @@ async function connectChecked(config: Config, role: "serve" | "worker") {
     throw error;
   });
   try {
-    return { ...(await connectDistributed(config, async () => store)), lock };
+    const log = createLogger({ level: config.logLevel, role });
+    return { ...(await connectDistributed(config, async () => store, log)), lock };
   } catch (error) {
     await lock.release();
     throw error;

@@ -19,6 +19,7 @@ import {
 } from "./compose.ts";
 import type { Config } from "./config/load-config.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
+import { createLogger } from "./logger.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
 
@@ -69,6 +70,7 @@ async function startOnLockedDir(config: Config, lock: DataDirLock): Promise<Embe
     breakerStore: createMemoryBreakerStore(),
     workers: createMemoryWorkerRegistry(),
     model,
+    log: createLogger({ level: config.logLevel, role: "start" }),
   };
   const runtime = buildRuntime(infra, config);
   const { token, notices } = await ensureToken(store, config.dataDir, config.token, "start");

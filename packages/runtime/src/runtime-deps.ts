@@ -1,4 +1,5 @@
 import type { Tokenizer } from "@longrun/compaction";
+import type { Logger } from "@longrun/protocol";
 import type { Lease, Scheduler } from "@longrun/queue";
 import type { Store } from "@longrun/store";
 import type OpenAI from "openai";
@@ -22,6 +23,11 @@ export interface RuntimeDeps {
   /** One holder per agent at a time, with a fencing token the store checks on append. */
   lease: Lease;
   tokenizer: Tokenizer;
+  /**
+   * The process's structured log; a job's handler passes on a child bound to its thread, agent, run
+   * and job ids, so every line below it carries them.
+   */
+  log: Logger;
   now: () => number;
   /** IANA zone the summarizer is told, so relative dates survive. */
   timeZone: string;

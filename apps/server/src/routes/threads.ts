@@ -170,6 +170,7 @@ export function threadRoutes(deps: ServerDeps) {
       });
     };
     const created = body.workspace ? claiming.then(create, create) : create();
+    // Only orders the next claim after this one; this request awaits `created` itself.
     if (body.workspace) claiming = created.catch(() => undefined);
     const { thread } = await created;
     if (body.task) {

@@ -1,7 +1,17 @@
 import { resolve } from "node:path";
 import { DEFAULT_LEASE_MS } from "@longrun/queue";
 import type { z } from "zod";
-import { folder, folderList, integer, nameList, systemTimeZone, text, timeZone, url } from "./schemas.ts";
+import {
+  folder,
+  folderList,
+  integer,
+  nameList,
+  oneOf,
+  systemTimeZone,
+  text,
+  timeZone,
+  url,
+} from "./schemas.ts";
 
 /** The commands that read the environment (`longrun replay` takes flags only). */
 export type ConfigCommand = "start" | "serve" | "worker" | "token";
@@ -213,6 +223,12 @@ export const VARIABLES = {
     schema: integer(100).optional(),
     defaultText: "keep every event",
     description: "event retention: the newest N events of each thread are kept",
+    commands: RUNNING,
+  }),
+  LONGRUN_LOG_LEVEL: variable({
+    key: "logLevel",
+    schema: oneOf(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    description: "least level of the JSON log lines on stdout (pretty when stdout is a terminal)",
     commands: RUNNING,
   }),
 } as const;

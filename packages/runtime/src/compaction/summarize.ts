@@ -6,7 +6,7 @@ import {
   requestPartsOf,
   type Tokenizer,
 } from "@longrun/compaction";
-import type { CallCost, Usage } from "@longrun/protocol";
+import { type CallCost, errorFields, type Usage } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { callSummarizer } from "../step/model-call.ts";
 import { withProviderRetry } from "../step/provider-retry.ts";
@@ -47,7 +47,15 @@ export async function summarize(
     if (job.signal.aborted) throw error;
     const reason = `summary failed: ${error instanceof Error ? error.message : String(error)}`;
     const failure = await deps.breaker.recordFailure(job.agentId);
+    deps.log.warn(
+      { ...errorFields(error), failures: failure.failures, breaker: failure.state },
+      "compaction summary failed",
+    );
     if (failure.opened) {
+      deps.log.warn(
+        { breaker: "open", failures: failure.failures, cooldownMs: failure.cooldownMs },
+        "compaction breaker opened: summaries paused for the cooldown",
+      );
       await deps.events.emit({
         ...where,
         type: "breaker.opened",
@@ -64,6 +72,10 @@ export async function summarize(
   }
   const success = await deps.breaker.recordSuccess(job.agentId);
   if (success.closed) {
+    deps.log.info(
+      { breaker: "closed", failures: success.failures },
+      "compaction breaker closed: summaries succeed again",
+    );
     await deps.events.emit({ ...where, type: "breaker.closed", data: { failures: success.failures } });
   }
   return { text: answer.text, cost: summaryCallCost(plan, answer.usage, deps.tokenizer) };

@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_MS, type JobHandlers } from "@longrun/queue";
+import { DEFAULT_LEASE_MS, type JobContext, type JobHandlers } from "@longrun/queue";
 import { SessionCache } from "../context/agent-session.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RunControl } from "../runs/run-control.ts";
@@ -43,7 +43,28 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
       }
     };
   return {
-    "agent.step": tracked((payload, context) => runStepJob(stepEnv, payload, context)),
-    "agent.compact": tracked((payload, context) => runCompactJob(compactEnv, payload, context)),
+    "agent.step": tracked((payload, context) =>
+      runStepJob(withJobLog(stepEnv, payload, context), payload, context),
+    ),
+    "agent.compact": tracked((payload, context) =>
+      runCompactJob(withJobLog(compactEnv, payload, context), payload, context),
+    ),
   };
+}
+
+/** The job's environment with a logger bound to its ids: every line the job writes names them. */
+function withJobLog<Env extends { deps: RuntimeDeps }>(
+  env: Env,
+  payload: { threadId: string; agentId: string; runId: string },
+  context: JobContext,
+): Env {
+  const log = env.deps.log.child({
+    jobId: context.jobId,
+    job: context.name,
+    attempt: context.attempt,
+    threadId: payload.threadId,
+    agentId: payload.agentId,
+    runId: payload.runId,
+  });
+  return { ...env, deps: { ...env.deps, log } };
 }
