@@ -5,8 +5,11 @@ import type { MiddlewareHandler } from "hono";
  * One line per answered request, with its `X-Request-Id`, tenant, status and duration: debug for
  * answers, error (with the error) for a 5xx, so an operator can match a client's report to the log.
  */
-export function requestLog(log: Logger): MiddlewareHandler {
+export function requestLog(logger: () => Logger): MiddlewareHandler {
+  // Resolved on the first request: building the route table touches no dependency.
+  let log: Logger | undefined;
   return async (context, next) => {
+    log ??= logger().child({ component: "http" });
     const startedAt = performance.now();
     await next();
     const status = context.res.status;

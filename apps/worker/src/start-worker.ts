@@ -69,7 +69,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await options.queue.process(handlers, {
     concurrency: { agent: options.concurrency?.agent ?? 4, compaction: options.concurrency?.compaction ?? 2 },
   });
-  log.info({ concurrency: options.concurrency }, "worker processing jobs");
+  log.info({ concurrency: options.concurrency }, "worker started: taking jobs");
   return {
     id: identity.id,
     async close(graceMs = 10_000) {

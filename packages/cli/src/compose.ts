@@ -19,6 +19,7 @@ import {
   type RuntimeDeps,
   startMaintenance,
 } from "@longrun/runtime";
+import type { Metrics } from "@longrun/server";
 import { openStore, type Store } from "@longrun/store";
 import { type RunningWorker, startWorker } from "@longrun/worker";
 import OpenAI from "openai";
@@ -35,6 +36,8 @@ export interface Infrastructure {
   model: OpenAI;
   /** The process's logger (none: silent, as in benches). */
   log?: Logger;
+  /** The process's own metrics (none: not measured, as in benches); /metrics of its server or worker. */
+  metrics?: Metrics;
 }
 
 export interface Runtime {
@@ -86,13 +89,15 @@ export function buildRuntime(
     model: infra.model,
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
-    events: createPersistingEventSink(infra.store, infra.bus, undefined, infra.log),
+    // Counted where emitted: each process's /metrics reports its own work only.
+    events: createPersistingEventSink(infra.store, infra.bus, infra.metrics?.observe, infra.log),
     scheduler: createScheduler(infra.queue, {
       lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
     }),
     lease: infra.lease,
     tokenizer,
     log: infra.log ?? silentLogger,
+    ...(infra.metrics ? { metrics: infra.metrics.runtime } : {}),
     // Large messages are counted on a worker thread before their write transaction.
     counter: createMessageCounter(tokenizer),
     now: () => Date.now(),

@@ -8,6 +8,7 @@ import {
   isRedisUnavailable,
 } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
+import { createMetrics, startMetricsServer } from "@longrun/server";
 import type { Store } from "@longrun/store";
 import type { RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
@@ -94,6 +95,7 @@ export async function connectDistributed(
     workers: createRedisWorkerRegistry(redis, prefix),
     model: createModelClient(config.modelEndpoint.baseURL, config.modelEndpoint.apiKey),
     ...(log ? { log } : {}),
+    metrics: createMetrics(),
   };
   return { infra, redis };
 }
@@ -199,10 +201,21 @@ export async function startServe(config: Config) {
 /** `longrun worker`: processes agent steps and compactions from BullMQ. */
 export async function startDistributedWorker(
   config: Config,
-): Promise<{ worker: RunningWorker; notices: string[]; close(): Promise<void> }> {
+): Promise<{ worker: RunningWorker; notices: string[]; metricsUrl: string | null; close(): Promise<void> }> {
   const { infra, redis, lock } = await connectChecked(config, "worker");
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
+  // Its own work only: the servers' /metrics never count a worker's steps.
+  const metricsServer =
+    config.metricsPort !== undefined && infra.metrics
+      ? await startMetricsServer({
+          metrics: infra.metrics,
+          store: infra.store,
+          port: config.metricsPort,
+          host: config.host,
+          ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+        })
+      : null;
   const maintenance = startProcessMaintenance(runtime, config, {
     embedded: false,
     jobsLost: redisDataLoss(redis, config.queuePrefix),
@@ -210,7 +223,9 @@ export async function startDistributedWorker(
   return {
     worker,
     notices: lock.notices,
+    metricsUrl: metricsServer ? `${metricsServer.url}/metrics` : null,
     async close() {
+      await metricsServer?.close();
       await maintenance.stop();
       await worker.close(config.workerDrainMs);
       await infra.bus.close();

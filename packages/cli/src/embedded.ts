@@ -6,6 +6,7 @@ import {
   createMemoryWorkerRegistry,
 } from "@longrun/queue";
 import { createMemoryBreakerStore } from "@longrun/runtime";
+import { createMetrics } from "@longrun/server";
 import { startSimModel } from "@longrun/sim-model";
 import {
   buildRuntime,
@@ -71,6 +72,7 @@ async function startOnLockedDir(config: Config, lock: DataDirLock): Promise<Embe
     workers: createMemoryWorkerRegistry(),
     model,
     log: createLogger({ level: config.logLevel, role: "start" }),
+    metrics: createMetrics(),
   };
   const runtime = buildRuntime(infra, config);
   const { token, notices } = await ensureToken(store, config.dataDir, config.token, "start");

@@ -5,6 +5,7 @@ import type { Store } from "@longrun/store";
 import type OpenAI from "openai";
 import type { Breaker } from "./breaker/index.ts";
 import type { EventSink } from "./events/event-sink.ts";
+import type { RuntimeMetrics } from "./runtime-metrics.ts";
 import type { MessageCounter } from "./tokens/message-counter.ts";
 import type { ToolRegistry } from "./tools/index.ts";
 
@@ -28,6 +29,8 @@ export interface RuntimeDeps {
    * and job ids, so every line below it carries them.
    */
   log: Logger;
+  /** Latency histograms of this process's own work (none: not measured, as in tests). */
+  metrics?: RuntimeMetrics;
   now: () => number;
   /** IANA zone the summarizer is told, so relative dates survive. */
   timeZone: string;

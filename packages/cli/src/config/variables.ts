@@ -55,8 +55,8 @@ export const VARIABLES = {
   LONGRUN_HOST: variable({
     key: "host",
     schema: text().default("127.0.0.1"),
-    description: "interface to listen on (0.0.0.0 in a container)",
-    commands: SERVING,
+    description: "interface to listen on (0.0.0.0 in a container); a worker's LONGRUN_METRICS_PORT too",
+    commands: RUNNING,
   }),
   LONGRUN_DATA_DIR: variable({
     key: "dataDir",
@@ -224,6 +224,22 @@ export const VARIABLES = {
     defaultText: "keep every event",
     description: "event retention: the newest N events of each thread are kept",
     commands: RUNNING,
+  }),
+  LONGRUN_METRICS_TOKEN: variable({
+    key: "metricsToken",
+    schema: text(16).optional(),
+    defaultText: "none (admin tokens only)",
+    description:
+      "a bearer token (16+ characters) for GET /metrics besides admin tokens; a tenant's token is refused",
+    commands: RUNNING,
+    secret: true,
+  }),
+  LONGRUN_METRICS_PORT: variable({
+    key: "metricsPort",
+    schema: integer(0, 65_535).optional(),
+    defaultText: "none (not exposed)",
+    description: "a worker's own GET /metrics listens here (same credentials as the server's)",
+    commands: ["worker"],
   }),
   LONGRUN_LOG_LEVEL: variable({
     key: "logLevel",

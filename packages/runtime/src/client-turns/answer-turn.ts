@@ -83,6 +83,7 @@ export async function answerTurn(
   const profile = await syncProfile(deps, conversation, settings);
   const compactionOn = (profile.gateway?.compaction ?? "on") === "on";
   const { runId } = await beginTurn(deps, { threadId, agentId, fence: lease.fence }, state.append);
+  deps.metrics?.runAdmitted("gateway", conversation.thread.tenantId);
   const target = (): TurnTarget => ({ threadId, agentId, runId, fence: lease.fence });
   let begun = false;
   try {

@@ -8,6 +8,7 @@ import {
 } from "@longrun/compaction";
 import { type CallCost, errorFields, type Usage } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
+import { timedModelCall } from "../runtime-metrics.ts";
 import { callSummarizer } from "../step/model-call.ts";
 import { withProviderRetry } from "../step/provider-retry.ts";
 import type { CompactionAttempt, CompactionOutcome } from "./compaction-attempt.ts";
@@ -29,16 +30,20 @@ export async function summarize(
   try {
     answer = await withProviderRetry(
       () =>
-        callSummarizer(deps.model, {
-          model: plan.request.model ?? context.profile.model,
-          messages: plan.request.messages,
-          // A continuation: the agent's own tools, for the cache; tool_choice "none" keeps them uncalled.
-          ...(plan.request.tools ? { tools: plan.request.tools, toolChoice: plan.request.tool_choice } : {}),
-          maxOutputTokens: plan.request.max_tokens,
-          headers: deps.modelHeaders?.(job.agentId),
-          signal: job.signal,
-          timeoutMs: context.profile.modelTimeoutMs,
-        }),
+        timedModelCall(deps.metrics, "summary", () =>
+          callSummarizer(deps.model, {
+            model: plan.request.model ?? context.profile.model,
+            messages: plan.request.messages,
+            // A continuation: the agent's own tools, for the cache; tool_choice "none" keeps them uncalled.
+            ...(plan.request.tools
+              ? { tools: plan.request.tools, toolChoice: plan.request.tool_choice }
+              : {}),
+            maxOutputTokens: plan.request.max_tokens,
+            headers: deps.modelHeaders?.(job.agentId),
+            signal: job.signal,
+            timeoutMs: context.profile.modelTimeoutMs,
+          }),
+        ),
       // Summary failures are counted by the breaker; only transient overload is retried here.
       { maxAttempts: 2, baseMs: deps.retry?.baseMs, maxMs: deps.retry?.maxMs, signal: job.signal },
     );

@@ -34,7 +34,14 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
     <Payload extends { runId: string }, Context extends { signal: AbortSignal }>(
       work: (payload: Payload, context: Context) => Promise<unknown>,
     ) =>
-    async (payload: Payload, context: Context) => {
+    async (
+      payload: Payload,
+      context: Context & Pick<JobContext, "name" | "attempt" | "readyAt" | "redelivered">,
+    ) => {
+      // A first attempt's wait: a retry's would include its earlier attempts and its backoff.
+      if (context.readyAt !== undefined && context.attempt === 1 && !context.redelivered) {
+        options.deps.metrics?.queueWait(Math.max(0, Date.now() - context.readyAt) / 1000, context.name);
+      }
       const cancel = options.track?.(payload.runId, context.signal);
       try {
         return await work(payload, cancel ? { ...context, signal: cancel.signal } : context);
