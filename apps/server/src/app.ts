@@ -49,7 +49,10 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   registerSecuritySchemes(app);
   // Every answer names its request (`X-Request-Id`), so a client's error can be matched to the server's log.
   app.use("*", requestId());
-  app.use("*", requestLog(() => deps.runtime.log));
+  app.use(
+    "*",
+    requestLog(() => deps.runtime.log),
+  );
   // Before every route: a body left unread by its answer is read, so its connection stays usable.
   app.use("*", readUnreadBody(4 * DEFAULT_BODY_LIMIT));
   // Anthropic clients read errors in Anthropic's shape, a refused token included.
