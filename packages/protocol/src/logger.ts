@@ -23,12 +23,12 @@ export const silentLogger: Logger = {
   child: () => silentLogger,
 };
 
-/** An error as log fields: its name, message and code, not its stack (kept for `error` level lines). */
+/** An error as log fields under `error`: its name, message and code, not its stack (one line stays one line). */
 export function errorFields(error: unknown): LogFields {
-  if (!(error instanceof Error)) return { err: { message: String(error) } };
+  if (!(error instanceof Error)) return { error: { message: String(error) } };
   const code = (error as { code?: unknown }).code;
   return {
-    err: {
+    error: {
       name: error.name,
       message: error.message,
       ...(code !== undefined ? { code } : {}),
