@@ -67,11 +67,14 @@ afterAll(async () => {
 });
 
 describe("health, metrics and the OpenAPI document", () => {
-  it("answers /healthz, /readyz and /metrics without a token", async () => {
+  it("answers /healthz and /readyz without a token, /metrics to the operator's", async () => {
     expect(await call("GET", "/healthz", { token: null })).toEqual({ status: 200, json: { ok: true } });
     const ready = await call("GET", "/readyz", { token: null });
     expect(ready).toEqual({ status: 200, json: { ok: true, checks: { database: true } } });
-    const metrics = await fetch(`${instance.url}/metrics`);
+    expect((await fetch(`${instance.url}/metrics`)).status).toBe(401);
+    const metrics = await fetch(`${instance.url}/metrics`, {
+      headers: { authorization: `Bearer ${instance.token}` },
+    });
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get("content-type")).toContain("text/plain");
     const text = await metrics.text();

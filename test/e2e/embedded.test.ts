@@ -142,8 +142,10 @@ describe("embedded mode end to end (one process, SDK over real HTTP and WebSocke
     expect(announcedCalls).toEqual(children.map(() => spawnResult?.toolCallId));
 
     // Metrics after the run.
-    const metrics = await (await fetch(`${instance.url}/metrics`)).text();
-    expect(metrics).toMatch(/longrun_runs_total\{kind="message"\} 1/);
+    const metrics = await (
+      await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${instance.token}` } })
+    ).text();
+    expect(metrics).toMatch(/longrun_runs_total\{kind="message",tenant="default"\} 1/);
     expect(metrics).toMatch(/longrun_run_outcomes_total\{outcome="completed"\} 1/);
     expect(Number(metrics.match(/longrun_steps_total (\d+)/)?.[1])).toBeGreaterThan(50);
     const auto = Number(

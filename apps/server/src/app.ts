@@ -15,6 +15,7 @@ import { gatewayTurnOptions } from "./gateway-turn-options.ts";
 import { errorResponse } from "./http-error.ts";
 import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
+import { requestLog } from "./request-log.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { modelRoutes } from "./routes/models.ts";
@@ -49,6 +50,10 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   registerSecuritySchemes(app);
   // Every answer names its request (`X-Request-Id`), so a client's error can be matched to the server's log.
   app.use("*", requestId());
+  app.use(
+    "*",
+    requestLog(() => deps.runtime.log),
+  );
   // Before every route: a body left unread by its answer is read, so its connection stays usable.
   app.use("*", readUnreadBody(4 * DEFAULT_BODY_LIMIT));
   // Anthropic clients read errors in Anthropic's shape, a refused token included.

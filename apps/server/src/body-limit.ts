@@ -51,6 +51,7 @@ export function readUnreadBody(cap: number): MiddlewareHandler {
 async function drainBody(body: ReadableStream<Uint8Array> | null, cap: number): Promise<boolean> {
   if (!body || body.locked) return false;
   const reader = body.getReader();
+  // Cancelling a stalled upload: the read loop below ends either way.
   const timer = setTimeout(() => void reader.cancel().catch(() => {}), DRAIN_TIMEOUT_MS);
   let bytes = 0;
   try {
@@ -64,6 +65,7 @@ async function drainBody(body: ReadableStream<Uint8Array> | null, cap: number): 
       }
     }
   } catch {
+    // A broken or aborted upload: the caller answers 413/400 from this false; nothing to log.
     return false;
   } finally {
     clearTimeout(timer);

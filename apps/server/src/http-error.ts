@@ -18,7 +18,8 @@ export function errorResponse(error: unknown, context: Context): Response {
   if (error instanceof SyntaxError) {
     return errorResponse(new LongrunError("bad_request", `invalid JSON body: ${error.message}`), context);
   }
-  console.error("[server] unexpected error", error);
+  // Logged with the request's id by the request log, which reads it from here.
+  context.error = error instanceof Error ? error : new Error(String(error));
   return context.json({ error: { code: "internal", message: "internal error" } }, 500);
 }
 

@@ -1,6 +1,7 @@
 export { createApp } from "./app.ts";
 export { createFailureLog, type FailureLog } from "./failure-log.ts";
 export { createMetrics, type Metrics } from "./metrics.ts";
+export { startMetricsServer } from "./metrics-server.ts";
 export { buildOpenApiDocument } from "./openapi-document.ts";
 export {
   DEFAULT_MAX_MESSAGE_CHARS,

@@ -1,20 +1,73 @@
 import type { LongrunEvent } from "@longrun/protocol";
-import { Counter, Gauge, Registry } from "prom-client";
+import type { RuntimeMetrics } from "@longrun/runtime";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
+/** Tenants that get a label of their own; runs of any later tenant count under `other`. */
+const DEFAULT_TENANT_LABELS = 50;
+
+/** Seconds: from a fast sim step (ms) to a long model answer (minutes). */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
 /**
- * Prometheus metrics. Counters are fed from the event stream this instance sees (every event of every
- * worker), gauges of queues and sockets are collected on scrape.
+ * Prometheus metrics of one process, counting only its own work: counters are fed from the events
+ * this process emitted (`observe`, wired to its event sink, never to the bus), histograms by the
+ * runtime where the work happens, so the /metrics of N servers and workers add up to the truth.
+ * Gauges of shared state (queues, open breakers) are the pool's and must not be summed.
  */
-export function createMetrics() {
+export function createMetrics(options: { tenantLabels?: number } = {}) {
   const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "longrun_" });
   const runs = new Counter({
     name: "longrun_runs_total",
-    help: "Runs admitted, by kind",
-    labelNames: ["kind"],
+    help: "Runs admitted by this process, by kind (message, compact, spawn, gateway) and tenant (the first 50 tenants seen, then `other`)",
+    labelNames: ["kind", "tenant"],
     registers: [registry],
   });
+  const tenantLabels = new Set<string>();
+  const tenantLabelLimit = options.tenantLabels ?? DEFAULT_TENANT_LABELS;
+  const tenantLabel = (tenantId: string) => {
+    if (tenantLabels.has(tenantId)) return tenantId;
+    if (tenantLabels.size >= tenantLabelLimit) return "other";
+    tenantLabels.add(tenantId);
+    return tenantId;
+  };
+  const stepSeconds = new Histogram({
+    name: "longrun_step_seconds",
+    help: "Agent steps (lease to outcome: model call and tool calls), by outcome",
+    labelNames: ["outcome"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const modelCallSeconds = new Histogram({
+    name: "longrun_model_call_seconds",
+    help: "Model call attempts, by purpose (step, summary) and outcome (ok, error)",
+    labelNames: ["purpose", "outcome"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const queueWaitSeconds = new Histogram({
+    name: "longrun_queue_wait_seconds",
+    help: "Time a job waited between becoming ready and a worker taking it (first attempts), by job",
+    labelNames: ["job"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const compactionSeconds = new Histogram({
+    name: "longrun_compaction_seconds",
+    help: "Compaction jobs (plan, summary call, record), by outcome",
+    labelNames: ["outcome"],
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const runtime: RuntimeMetrics = {
+    step: (seconds, outcome) => stepSeconds.observe({ outcome }, seconds),
+    modelCall: (seconds, purpose, outcome) => modelCallSeconds.observe({ purpose, outcome }, seconds),
+    queueWait: (seconds, job) => queueWaitSeconds.observe({ job }, seconds),
+    compaction: (seconds, outcome) => compactionSeconds.observe({ outcome }, seconds),
+    runAdmitted: (kind, tenantId) => runs.inc({ kind, tenant: tenantLabel(tenantId) }),
+  };
   const runOutcomes = new Counter({
     name: "longrun_run_outcomes_total",
     help: "Runs finished, by outcome",
@@ -122,22 +175,22 @@ export function createMetrics() {
           outcome: event.data.contextExhausted ? "exhausted" : "failed",
         });
         break;
-      case "breaker.opened":
-        if (event.agentId) openBreakers.add(event.agentId);
-        breakersOpen.set(openBreakers.size);
-        break;
-      case "breaker.closed":
-        if (event.agentId) openBreakers.delete(event.agentId);
-        breakersOpen.set(openBreakers.size);
-        break;
       default:
         break;
     }
   }
 
+  /** Shared state seen on the bus (every process's events): the pool's open breakers, a gauge. */
+  function observeShared(event: LongrunEvent): void {
+    if (event.type === "breaker.opened" && event.agentId) openBreakers.add(event.agentId);
+    else if (event.type === "breaker.closed" && event.agentId) openBreakers.delete(event.agentId);
+    else return;
+    breakersOpen.set(openBreakers.size);
+  }
+
   return {
     registry,
-    runs,
+    runtime,
     steps,
     compactions,
     tokensSaved,
@@ -149,5 +202,6 @@ export function createMetrics() {
     queueWait,
     wsClients,
     observe,
+    observeShared,
   };
 }

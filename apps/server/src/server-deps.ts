@@ -48,6 +48,8 @@ export interface ServerDeps {
   /** Readiness of the external services (DB and its storage, Redis), each failure named; within a second. */
   ready(): Promise<Readiness>;
   metrics: Metrics;
+  /** A token that may read /metrics besides admin keys (LONGRUN_METRICS_TOKEN). */
+  metricsToken?: string;
   /** Model and window for threads that do not name their own. */
   defaults: { model: string; maxInputTokens?: number };
   models: ModelCatalog;

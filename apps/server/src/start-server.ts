@@ -22,7 +22,8 @@ export async function startServer(
   const stopObserving = deps.live.subscribe((event) => {
     // Transient deltas (seq 0) are not counted; every event arrives parsed, with its tenant.
     if (event.seq === 0) return;
-    deps.metrics.observe(event);
+    // Counters count this process's own events (fed by its event sink); the bus only feeds shared gauges.
+    deps.metrics.observeShared(event);
     const { tenantId } = event;
     if (event.type === "run.failed") {
       failures.record(tenantId, {

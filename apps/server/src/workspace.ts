@@ -31,6 +31,7 @@ export async function resolveWorkspace(
   }
   let insideRoot = false;
   for (const root of options.roots) {
+    // A root that does not exist (yet) holds no workspace.
     const realRoot = await realpath(resolve(root)).catch(() => null);
     if (!realRoot) continue;
     if (real === realRoot)

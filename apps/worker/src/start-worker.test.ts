@@ -1,4 +1,5 @@
 import { createTokenizer } from "@longrun/compaction";
+import { silentLogger } from "@longrun/protocol";
 import {
   createInProcessQueue,
   createMemoryBus,
@@ -41,6 +42,7 @@ async function workerParts() {
     scheduler: createScheduler(queue, { lastSeq: async () => -1 }),
     lease: createMemoryLease(),
     tokenizer: createTokenizer("o200k_base"),
+    log: silentLogger,
     now: () => Date.now(),
     timeZone: "UTC",
   };

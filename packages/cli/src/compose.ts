@@ -1,5 +1,5 @@
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
-import { LongrunError, type OpsView } from "@longrun/protocol";
+import { type Logger, LongrunError, type OpsView, silentLogger } from "@longrun/protocol";
 import {
   type Bus,
   createScheduler,
@@ -21,6 +21,7 @@ import {
   startMaintenance,
   type TenantLimitsConfig,
 } from "@longrun/runtime";
+import type { Metrics } from "@longrun/server";
 import { openStore, type Store } from "@longrun/store";
 import { type RunningWorker, startWorker } from "@longrun/worker";
 import OpenAI from "openai";
@@ -35,6 +36,10 @@ export interface Infrastructure {
   breakerStore: BreakerStore;
   workers: WorkerRegistry;
   model: OpenAI;
+  /** The process's logger (none: silent, as in benches). */
+  log?: Logger;
+  /** The process's own metrics (none: not measured, as in benches); /metrics of its server or worker. */
+  metrics?: Metrics;
 }
 
 export interface Runtime {
@@ -108,13 +113,16 @@ export function buildRuntime(
     model: infra.model,
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
-    events: createPersistingEventSink(infra.store, infra.bus),
+    // Counted where emitted: each process's /metrics reports its own work only.
+    events: createPersistingEventSink(infra.store, infra.bus, infra.metrics?.observe, infra.log),
     scheduler: createScheduler(infra.queue, {
       lastSeq: async (agentId) => (await infra.store.messages.last(agentId))?.seq ?? -1,
       tenantOf: async (threadId) => (await infra.store.threads.get(threadId))?.tenantId,
     }),
     lease: infra.lease,
     tokenizer,
+    log: infra.log ?? silentLogger,
+    ...(infra.metrics ? { metrics: infra.metrics.runtime } : {}),
     // Large messages are counted on a worker thread before their write transaction.
     counter: createMessageCounter(tokenizer),
     now: () => Date.now(),
@@ -166,18 +174,7 @@ export function startProcessMaintenance(
     immediateFirstPass: options.embedded,
     exclusive: !options.embedded,
     ...(options.jobsLost ? { jobsLost: options.jobsLost } : {}),
-    onReport: (report) => {
-      if (report.recovered.length === 0 && report.stuck.length === 0) return;
-      console.log(
-        `[longrun] reconciler: ${report.activeRuns} active runs, ${report.recovered.length} jobs issued again, ${report.stuck.length} marked stuck`,
-      );
-    },
-    onError: (error) => console.error("[longrun] reconciler pass failed:", errorText(error)),
   });
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Queue, worker and breaker figures for the operations view, scoped to a tenant's agents. */

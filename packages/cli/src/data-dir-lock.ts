@@ -81,6 +81,7 @@ async function withMutex<T>(dir: string, task: () => Promise<T>): Promise<T> {
       try {
         return await task();
       } finally {
+        // Already gone, or removed as stale by another process: nothing to undo.
         await unlink(path).catch(() => undefined);
       }
     }
@@ -88,6 +89,7 @@ async function withMutex<T>(dir: string, task: () => Promise<T>): Promise<T> {
       (info) => Date.now() - info.mtimeMs,
       () => 0,
     );
+    // Another process removed it first: either way the next pass tries again.
     if (age > MUTEX_STALE_MS) await unlink(path).catch(() => undefined);
     else await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -140,6 +142,7 @@ export async function acquireDataDirLock(
   });
   const refresh = setInterval(() => {
     const now = new Date();
+    // The next refresh tries again; a lock left unrefreshed is only taken over once stale.
     void utimes(path, now, now).catch(() => undefined);
   }, timings.refreshMs);
   refresh.unref();

@@ -1,11 +1,14 @@
+import { errorFields, type Logger } from "@longrun/protocol";
 import {
   createBullmqQueue,
   createRedisBus,
   createRedisHealth,
   createRedisLease,
   createRedisWorkerRegistry,
+  isRedisUnavailable,
 } from "@longrun/queue";
 import { createRedisBreakerStore } from "@longrun/runtime";
+import { createMetrics, startMetricsServer } from "@longrun/server";
 import type { Store } from "@longrun/store";
 import type { RunningWorker } from "@longrun/worker";
 import { Redis } from "ioredis";
@@ -20,6 +23,7 @@ import {
 } from "./compose.ts";
 import { type Config, ConfigError } from "./config/load-config.ts";
 import { acquireDataDirLock } from "./data-dir-lock.ts";
+import { createLogger } from "./logger.ts";
 import { preflight } from "./preflight.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
@@ -31,6 +35,7 @@ import { ensureToken } from "./token-file.ts";
 export async function connectDistributed(
   config: Config,
   openStore: () => Promise<Store> = () => openLog(config),
+  log?: Logger,
 ): Promise<{ infra: Infrastructure; redis: Redis }> {
   const problems = [
     ...(config.redisUrl ? [] : ["REDIS_URL: required in distributed mode"]),
@@ -38,7 +43,7 @@ export async function connectDistributed(
   ];
   if (problems.length > 0 || !config.redisUrl || !config.modelEndpoint) throw new ConfigError(problems);
   // One health view per process: an outage is logged once, not once per reconnect attempt.
-  const health = createRedisHealth();
+  const health = createRedisHealth(log);
   // Fails fast while Redis is unreachable (leases, breaker, registry): a step that cannot take its lease
   // is retried by the queue, an API read answers 503.
   const redis = new Redis(config.redisUrl, {
@@ -65,12 +70,32 @@ export async function connectDistributed(
       health,
       lockDurationMs: config.lockDurationMs,
       stalledIntervalMs: config.stalledIntervalMs,
+      ...(log
+        ? {
+            onError: (error: Error) => {
+              if (isRedisUnavailable(error)) health.error("queue", error);
+              // No stack: after Redis lost its data, every running job ends with "missing key" here,
+              // and the reconciler has already issued its work again.
+              else log.error({ component: "queue", ...errorFields(error) }, "job queue error");
+            },
+          }
+        : {}),
     }),
-    bus: createRedisBus(config.redisUrl, prefix, { health }),
+    bus: createRedisBus(config.redisUrl, prefix, {
+      health,
+      ...(log
+        ? {
+            onError: (error: unknown, channel: string) =>
+              log.error({ component: "bus", channel, ...errorFields(error) }, "bus message failed"),
+          }
+        : {}),
+    }),
     lease: createRedisLease(redis, prefix),
     breakerStore: createRedisBreakerStore({ redis, prefix: `${prefix}:breaker:` }),
     workers: createRedisWorkerRegistry(redis, prefix),
     model: createModelClient(config.modelEndpoint.baseURL, config.modelEndpoint.apiKey),
+    ...(log ? { log } : {}),
+    metrics: createMetrics(),
   };
   return { infra, redis };
 }
@@ -82,6 +107,7 @@ function redactUrl(url: string): string {
     if (parsed.password) parsed.password = "***";
     return parsed.toString();
   } catch {
+    // Not a URL: shown as given (loadConfig already refused bad URLs).
     return url;
   }
 }
@@ -129,7 +155,8 @@ async function connectChecked(config: Config, role: "serve" | "worker") {
     throw error;
   });
   try {
-    return { ...(await connectDistributed(config, async () => store)), lock };
+    const log = createLogger({ level: config.logLevel, role });
+    return { ...(await connectDistributed(config, async () => store, log)), lock };
   } catch (error) {
     await lock.release();
     throw error;
@@ -174,10 +201,21 @@ export async function startServe(config: Config) {
 /** `longrun worker`: processes agent steps and compactions from BullMQ. */
 export async function startDistributedWorker(
   config: Config,
-): Promise<{ worker: RunningWorker; notices: string[]; close(): Promise<void> }> {
+): Promise<{ worker: RunningWorker; notices: string[]; metricsUrl: string | null; close(): Promise<void> }> {
   const { infra, redis, lock } = await connectChecked(config, "worker");
   const runtime = buildRuntime(infra, config);
   const worker = await startProcessWorker(infra, runtime, config);
+  // Its own work only: the servers' /metrics never count a worker's steps.
+  const metricsServer =
+    config.metricsPort !== undefined && infra.metrics
+      ? await startMetricsServer({
+          metrics: infra.metrics,
+          store: infra.store,
+          port: config.metricsPort,
+          host: config.host,
+          ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+        })
+      : null;
   const maintenance = startProcessMaintenance(runtime, config, {
     embedded: false,
     jobsLost: redisDataLoss(redis, config.queuePrefix),
@@ -185,7 +223,9 @@ export async function startDistributedWorker(
   return {
     worker,
     notices: lock.notices,
+    metricsUrl: metricsServer ? `${metricsServer.url}/metrics` : null,
     async close() {
+      await metricsServer?.close();
       await maintenance.stop();
       await worker.close(config.workerDrainMs);
       await infra.bus.close();

@@ -6,6 +6,7 @@ import {
   createMemoryWorkerRegistry,
 } from "@longrun/queue";
 import { createMemoryBreakerStore } from "@longrun/runtime";
+import { createMetrics } from "@longrun/server";
 import { startSimModel } from "@longrun/sim-model";
 import {
   buildRuntime,
@@ -19,6 +20,7 @@ import {
 } from "./compose.ts";
 import type { Config } from "./config/load-config.ts";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
+import { createLogger } from "./logger.ts";
 import { startApi } from "./server-process.ts";
 import { ensureToken } from "./token-file.ts";
 
@@ -69,6 +71,8 @@ async function startOnLockedDir(config: Config, lock: DataDirLock): Promise<Embe
     breakerStore: createMemoryBreakerStore(),
     workers: createMemoryWorkerRegistry(),
     model,
+    log: createLogger({ level: config.logLevel, role: "start" }),
+    metrics: createMetrics(),
   };
   const runtime = buildRuntime(infra, config);
   const { token, notices } = await ensureToken(store, config.dataDir, config.token, "start");

@@ -76,6 +76,7 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       const worker = await startDistributedWorker(settings);
       for (const notice of worker.notices) console.log(notice);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
+      if (worker.metricsUrl) console.log(`  metrics: ${worker.metricsUrl}`);
       onSignal(() => worker.close());
       return RUNNING;
     }

@@ -112,6 +112,7 @@ async function seedDemoProject(dir: string): Promise<void> {
   for (const [path, content] of Object.entries(demoProjectFiles())) {
     const target = join(dir, path);
     await mkdir(dirname(target), { recursive: true });
+    // A file the user already has stays as it is (wx refuses to overwrite).
     await writeFile(target, content, { flag: "wx" }).catch(() => undefined);
   }
 }

@@ -14,6 +14,7 @@ export function redact(url: string): string {
     if (parsed.password) parsed.password = "***";
     return parsed.toString().replace(/\/$/, "");
   } catch {
+    // Not a URL: shown as given.
     return url;
   }
 }
@@ -213,6 +214,7 @@ export async function preflight<S extends { close(): Promise<void> }>(
   const opened = await database;
   if ("problem" in opened) problems.push(opened.problem);
   else if (problems.length === 0) return opened.store;
+  // Start fails with the problems below; a close error would only hide them.
   else await opened.store.close().catch(() => undefined);
   throw new StartupError(role, problems);
 }

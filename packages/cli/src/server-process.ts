@@ -47,7 +47,8 @@ export async function startApi(
           ...(found.some(([, p]) => p) ? { problems } : {}),
         };
       },
-      metrics: createMetrics(),
+      metrics: infra.metrics ?? createMetrics(),
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       defaults: { model: defaultModel, maxInputTokens: config.maxInputTokens },
       models,
       maxMessageChars: config.maxMessageChars,

@@ -32,6 +32,7 @@ export async function ensureToken(
     return { token: configured, notices: replacedNotices("LONGRUN_TOKEN changed", adopted.replaced) };
   }
   const file = join(dataDir, "token");
+  // No saved token yet: one is generated below.
   const saved = (await readFile(file, "utf8").catch(() => "")).trim();
   if (saved) {
     const adopted = await store.apiKeys.adopt(DEFAULT_TENANT, saved, "generated");

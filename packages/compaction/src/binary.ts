@@ -28,6 +28,7 @@ export function decodeText(content: string | Uint8Array): string | null {
   try {
     text = strictUtf8.decode(content);
   } catch {
+    // Not valid UTF-8: binary content, which the caller shows as such.
     return null;
   }
   return looksBinaryText(text) ? null : text;

@@ -53,6 +53,7 @@ export function parseArguments(argumentsJson: string): Record<string, unknown> |
       ? (value as Record<string, unknown>)
       : null;
   } catch {
+    // Arguments that are not JSON have no fields to classify by.
     return null;
   }
 }

@@ -106,6 +106,7 @@ export function localDateTime(now: number, timeZone: string): string {
   try {
     return format(timeZone);
   } catch {
+    // A zone this runtime does not know: UTC, which the text names.
     return format("UTC");
   }
 }

@@ -66,6 +66,7 @@ export function truncateArgumentsJson(argumentsJson: string, maxChars: number): 
   try {
     value = JSON.parse(argumentsJson);
   } catch {
+    // Arguments that are not JSON are replaced whole by the marker.
     return JSON.stringify({ truncated: truncationMarker(argumentsJson.length, "unparseable arguments") });
   }
   const leaves: Leaf[] = [];

@@ -46,6 +46,7 @@ function codexRequestKind(header: HeaderReader): string | undefined {
     const parsed = JSON.parse(metadata) as { request_kind?: unknown };
     return typeof parsed.request_kind === "string" ? parsed.request_kind : undefined;
   } catch {
+    // Metadata that is not JSON: the request kind is looked for in its text.
     return /"request_kind"\s*:\s*"compaction"/.test(metadata) ? "compaction" : undefined;
   }
 }

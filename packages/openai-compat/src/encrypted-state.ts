@@ -20,6 +20,7 @@ export function decodeProviderState(encrypted: string | null | undefined): Provi
     );
     return parsed.success ? parsed.data : null;
   } catch {
+    // Not state this server wrote (another provider's blob): nothing to restore.
     return null;
   }
 }

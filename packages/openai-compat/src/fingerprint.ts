@@ -15,6 +15,7 @@ function canonicalArguments(text: string): string {
     );
     return JSON.stringify(sortKeys(Object.fromEntries(set)));
   } catch {
+    // Arguments that are not JSON are compared as text.
     return text.trim();
   }
 }

@@ -66,6 +66,7 @@ export {
   UnsubscribeFrame,
 } from "./frames.ts";
 export { isLeaseLost, leaseLost } from "./lease-lost.ts";
+export { errorFields, type LogFields, type Logger, silentLogger } from "./logger.ts";
 export {
   ChatMessage,
   ContentPart,

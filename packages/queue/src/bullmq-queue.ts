@@ -162,6 +162,7 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
       maxAttempts: job.opts.attempts ?? 1,
       // A stall (crashed or frozen worker) or our own shutdown hand-back: the earlier run may have done work.
       redelivered: job.stalledCounter > 0 || isRequeueMark(job.progress),
+      readyAt: job.timestamp + (job.opts.delay ?? 0),
       timeoutMs: resolvePolicy(name, options.policy).timeoutMs,
       handlers,
       shutdownSignal: shutdown.signal,

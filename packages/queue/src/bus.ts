@@ -116,6 +116,7 @@ export function createRedisBus<Channels extends ChannelSchemas = BusChannels>(
       };
     },
     async close() {
+      // A connection that never came up has nothing to wait for; its error was reported by the health view.
       await connected.catch(() => undefined);
       channels.clear();
       await Promise.allSettled([publisher.quit(), subscriber.quit()]);

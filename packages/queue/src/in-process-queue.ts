@@ -134,6 +134,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
       attempt,
       maxAttempts: policy.attempts,
       redelivered: job.redelivered ?? false,
+      readyAt: job.readyAt,
       timeoutMs: policy.timeoutMs,
       handlers,
       shutdownSignal: shutdown.signal,

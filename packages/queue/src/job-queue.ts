@@ -42,6 +42,8 @@ export interface JobContext {
    * down) and the job was handed out again: work it did before dying may already be visible.
    */
   redelivered: boolean;
+  /** When the job became ready to run (enqueued, or its delay over; epoch ms), for queue-wait metrics. */
+  readyAt?: number;
   /** Aborted on timeout, and on close once the grace period is over (the job is then re-queued). */
   signal: AbortSignal;
 }

@@ -46,6 +46,8 @@ export function keepLease(handle: LeaseHandle, options: KeepLeaseOptions): Lease
     }
   };
 
+  // renew() settles every error itself (a failed renewal within the ttl is retried, past it the lease
+  // is lost and the holder logs that): nothing reaches this catch.
   const timer = setInterval(() => {
     renew().catch(() => undefined);
   }, intervalMs);

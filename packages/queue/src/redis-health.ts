@@ -1,3 +1,4 @@
+import { errorFields, type Logger, silentLogger } from "@longrun/protocol";
 import type { Redis } from "ioredis";
 
 /** What a process knows about its Redis: up or down, logged once per change, never per retry. */
@@ -13,7 +14,7 @@ export interface RedisHealth {
 }
 
 /** Tracks Redis health for one process; `log` receives one line per state change. */
-export function createRedisHealth(log: (line: string) => void = (line) => console.error(line)): RedisHealth {
+export function createRedisHealth(log: Logger = silentLogger): RedisHealth {
   let up = true;
   let downSince = 0;
   const health: RedisHealth = {
@@ -24,14 +25,15 @@ export function createRedisHealth(log: (line: string) => void = (line) => consol
       if (!up) return;
       up = false;
       downSince = Date.now();
-      log(`[longrun] Redis unreachable (${source}): ${describe(error)}; retrying in the background`);
+      log.error(
+        { source, ...errorFields(error), redis: "down" },
+        `Redis unreachable: ${describe(error)}; retrying in the background`,
+      );
     },
     ready(source) {
       if (up) return;
       up = true;
-      log(
-        `[longrun] Redis reachable again (${source}) after ${((Date.now() - downSince) / 1000).toFixed(1)} s`,
-      );
+      log.info({ source, redis: "up", downMs: Date.now() - downSince }, "Redis reachable again");
     },
     watch(client, source) {
       client.on("error", (error: unknown) => health.error(source, error));

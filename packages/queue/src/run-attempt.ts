@@ -18,6 +18,8 @@ export interface AttemptInput {
   maxAttempts: number;
   /** An earlier run of this attempt was interrupted (crash, stall, shutdown). */
   redelivered?: boolean;
+  /** When the job became ready to run (enqueued, or its delay over), epoch ms: its queue wait ends now. */
+  readyAt?: number;
   timeoutMs: number;
   handlers: JobHandlers;
   /** Aborted when the worker's grace period is over. */
@@ -58,6 +60,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptOutcome> {
     attempt: input.attempt,
     maxAttempts: input.maxAttempts,
     finalAttempt: input.attempt >= input.maxAttempts,
+    ...(input.readyAt !== undefined ? { readyAt: input.readyAt } : {}),
     redelivered: input.redelivered ?? false,
     signal: controller.signal,
   };

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTokenizer, estimateStoredTokens } from "@longrun/compaction";
 import type { LongrunEvent, ModelProfileInput } from "@longrun/protocol";
-import { ModelProfile } from "@longrun/protocol";
+import { type Logger, ModelProfile, silentLogger } from "@longrun/protocol";
 import {
   type CompactJob,
   createInProcessQueue,
@@ -49,6 +49,8 @@ export interface HarnessOptions {
   modelBaseURL?: string;
   /** Retry policy and timeouts of the in-process queue's jobs. */
   policy?: PolicyOverrides;
+  /** Where the runtime logs (tests that read the lines pass a capturing logger). */
+  log?: Logger;
 }
 
 export type PendingJob =
@@ -143,6 +145,7 @@ export async function createHarness(options: HarnessOptions = {}) {
     scheduler,
     lease: createMemoryLease(),
     tokenizer,
+    log: options.log ?? silentLogger,
     now: options.now ?? (() => Date.now()),
     timeZone: "Europe/Berlin",
     modelHeaders: () => extraHeaders,

@@ -70,6 +70,7 @@ export {
 } from "./runs/reconciler.ts";
 export { RunControl } from "./runs/run-control.ts";
 export type { RuntimeDeps } from "./runtime-deps.ts";
+export type { RuntimeMetrics } from "./runtime-metrics.ts";
 export { runAgentStep, type StepOutcome } from "./step/agent-step.ts";
 export { callModel, callSummarizer } from "./step/model-call.ts";
 export {

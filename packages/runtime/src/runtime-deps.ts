@@ -1,10 +1,12 @@
 import type { Tokenizer } from "@longrun/compaction";
+import type { Logger } from "@longrun/protocol";
 import type { Lease, Scheduler } from "@longrun/queue";
 import type { Store } from "@longrun/store";
 import type OpenAI from "openai";
 import type { Breaker } from "./breaker/index.ts";
 import type { EventSink } from "./events/event-sink.ts";
 import type { TenantLimitsConfig } from "./fair-share/tenant-limits.ts";
+import type { RuntimeMetrics } from "./runtime-metrics.ts";
 import type { MessageCounter } from "./tokens/message-counter.ts";
 import type { ToolRegistry } from "./tools/index.ts";
 
@@ -23,6 +25,13 @@ export interface RuntimeDeps {
   /** One holder per agent at a time, with a fencing token the store checks on append. */
   lease: Lease;
   tokenizer: Tokenizer;
+  /**
+   * The process's structured log; a job's handler passes on a child bound to its thread, agent, run
+   * and job ids, so every line below it carries them.
+   */
+  log: Logger;
+  /** Latency histograms of this process's own work (none: not measured, as in tests). */
+  metrics?: RuntimeMetrics;
   now: () => number;
   /** IANA zone the summarizer is told, so relative dates survive. */
   timeZone: string;

@@ -54,6 +54,7 @@ export function createStorageHealth(options: StorageHealthOptions): StorageHealt
     try {
       return [{ dir, identity: identityOf(dir) }];
     } catch {
+      // See above: a folder that is not there is not watched.
       return [];
     }
   });

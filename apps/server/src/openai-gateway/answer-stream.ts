@@ -67,6 +67,7 @@ export async function streamAnswer(
     },
   );
   await Promise.race([begun, finished]);
+  // After the stream began, a failure is written into it (above); this copy only keeps it handled.
   finished.catch(() => undefined);
   return new Response(body, {
     status: 200,

@@ -208,7 +208,7 @@ export function agentRoutes(deps: ServerDeps) {
       agent.id,
       body?.strategy ? { strategy: body.strategy } : {},
     );
-    deps.metrics.runs.inc({ kind: "compact" });
+    deps.metrics.runtime.runAdmitted("compact", context.get("tenantId"));
     return context.json({ runId: run.id, queued: run.status === "queued" }, 202);
   });
 
@@ -225,7 +225,7 @@ export function agentRoutes(deps: ServerDeps) {
     for (const spec of body.agents) checkMessageSize(deps, spec.brief, `brief of ${spec.name}`);
     // Admitted like any run: behind an active run of the thread it waits its turn.
     const { run, agents } = await deps.runControl.admitSpawn(agent.id, body.agents);
-    deps.metrics.runs.inc({ kind: "spawn" });
+    deps.metrics.runtime.runAdmitted("spawn", context.get("tenantId"));
     return context.json({ runId: run.id, agents, queued: run.status === "queued" }, 201);
   });
 

@@ -48,6 +48,7 @@ function parseLine(line: string): unknown {
   try {
     return JSON.parse(line);
   } catch {
+    // A line that is not JSON is shown as the text it is.
     return line;
   }
 }

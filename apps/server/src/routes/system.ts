@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { Health, Readiness } from "@longrun/protocol";
 import { z } from "zod";
 import { createRouter, errors, jsonResponse } from "../contract.ts";
+import { metricsAuth } from "../metrics-auth.ts";
 import type { ServerDeps } from "../server-deps.ts";
 
 const tags = ["system"];
@@ -34,21 +35,26 @@ const metrics = createRoute({
   method: "get",
   path: "/metrics",
   operationId: "getMetrics",
-  summary: "Prometheus metrics (aggregates only: no thread, agent or tenant labels)",
+  summary:
+    "Prometheus metrics of this process's own work (LONGRUN_METRICS_TOKEN or an admin token; no thread or agent labels)",
   tags,
-  security: [],
+  security: [{ bearer: [] }],
   responses: {
     200: {
       description: "Prometheus text exposition format",
       content: { "text/plain": { schema: z.string() } },
     },
-    ...errors({}),
+    ...errors({
+      401: "missing or invalid token",
+      403: "a tenant's ordinary token: metrics count every tenant",
+    }),
   },
 });
 
-/** Liveness, readiness and metrics: unauthenticated, and free of any tenant's data. */
+/** Liveness and readiness, unauthenticated and free of any tenant's data; metrics, for the operator. */
 export function systemRoutes(deps: ServerDeps) {
   const app = createRouter();
+  app.use("/metrics", metricsAuth(deps.store, deps.metricsToken));
   app.openapi(health, (context) => context.json({ ok: true as const }, 200));
   app.openapi(readiness, async (context) => {
     const ready = await deps.ready();

@@ -173,11 +173,12 @@ export function threadRoutes(deps: ServerDeps) {
       });
     };
     const created = body.workspace ? claiming.then(create, create) : create();
+    // Only orders the next claim after this one; this request awaits `created` itself.
     if (body.workspace) claiming = created.catch(() => undefined);
     const { thread } = await created;
     if (body.task) {
       await deps.runControl.admitMessage({ threadId, content: body.task });
-      deps.metrics.runs.inc({ kind: body.task.trim() === "/compact" ? "compact" : "message" });
+      deps.metrics.runtime.runAdmitted(body.task.trim() === "/compact" ? "compact" : "message", tenantId);
     }
     return context.json(await threadDetail(deps, thread.id), 201);
   });
@@ -221,7 +222,10 @@ export function threadRoutes(deps: ServerDeps) {
       content: body.content,
       agentId: body.agentId,
     });
-    deps.metrics.runs.inc({ kind: body.content.trim() === "/compact" ? "compact" : "message" });
+    deps.metrics.runtime.runAdmitted(
+      body.content.trim() === "/compact" ? "compact" : "message",
+      context.get("tenantId"),
+    );
     return context.json(result, 202);
   });
 

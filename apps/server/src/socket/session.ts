@@ -176,6 +176,7 @@ export function createSession(input: CreateSessionInput): SocketSession {
     try {
       raw = JSON.parse(text);
     } catch {
+      // Answered to the client as a bad_frame error.
       send({ type: "error", code: "bad_frame", message: "frame is not valid JSON" });
       return;
     }

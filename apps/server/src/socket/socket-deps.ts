@@ -34,7 +34,10 @@ export function createSocketDeps(deps: ServerDeps): SocketAdapterDeps {
               content: command.content,
               agentId: command.agentId,
             });
-            deps.metrics.runs.inc({ kind: command.content.trim() === "/compact" ? "compact" : "message" });
+            deps.metrics.runtime.runAdmitted(
+              command.content.trim() === "/compact" ? "compact" : "message",
+              tenantId,
+            );
             return admitted;
           }
           case "approve": {
@@ -50,7 +53,7 @@ export function createSocketDeps(deps: ServerDeps): SocketAdapterDeps {
           case "compact": {
             await requireAgent(store, tenantId, command.agentId);
             const run = await deps.runControl.admitCompaction(command.agentId);
-            deps.metrics.runs.inc({ kind: "compact" });
+            deps.metrics.runtime.runAdmitted("compact", tenantId);
             return { runId: run.id };
           }
           case "cancel": {

@@ -63,6 +63,18 @@ export function json<Schema extends z.ZodType>(schema: Schema) {
   });
 }
 
+/** One of a few words (case-insensitive). */
+export function oneOf<const Word extends string>(words: readonly Word[]) {
+  return z.string().transform((text, context) => {
+    const word = text.trim().toLowerCase();
+    if (!(words as readonly string[]).includes(word)) {
+      context.addIssue({ code: "custom", message: `must be one of ${words.join(", ")}, got "${text}"` });
+      return z.NEVER;
+    }
+    return word as Word;
+  });
+}
+
 /** A non-empty string. */
 export function text(minLength = 1) {
   return z
@@ -105,6 +117,7 @@ export function timeZone() {
         new Intl.DateTimeFormat("en-US", { timeZone: zone });
         return true;
       } catch {
+        // An unknown zone: the loader reports the value as invalid.
         return false;
       }
     },

@@ -8,6 +8,7 @@ import {
   integer,
   json,
   nameList,
+  oneOf,
   positiveNumber,
   systemTimeZone,
   text,
@@ -57,8 +58,8 @@ export const VARIABLES = {
   LONGRUN_HOST: variable({
     key: "host",
     schema: text().default("127.0.0.1"),
-    description: "interface to listen on (0.0.0.0 in a container)",
-    commands: SERVING,
+    description: "interface to listen on (0.0.0.0 in a container); a worker's LONGRUN_METRICS_PORT too",
+    commands: RUNNING,
   }),
   LONGRUN_DATA_DIR: variable({
     key: "dataDir",
@@ -259,6 +260,28 @@ export const VARIABLES = {
     schema: integer(100).optional(),
     defaultText: "keep every event",
     description: "event retention: the newest N events of each thread are kept",
+    commands: RUNNING,
+  }),
+  LONGRUN_METRICS_TOKEN: variable({
+    key: "metricsToken",
+    schema: text(16).optional(),
+    defaultText: "none (admin tokens only)",
+    description:
+      "a bearer token (16+ characters) for GET /metrics besides admin tokens; a tenant's token is refused",
+    commands: RUNNING,
+    secret: true,
+  }),
+  LONGRUN_METRICS_PORT: variable({
+    key: "metricsPort",
+    schema: integer(0, 65_535).optional(),
+    defaultText: "none (not exposed)",
+    description: "a worker's own GET /metrics listens here (same credentials as the server's)",
+    commands: ["worker"],
+  }),
+  LONGRUN_LOG_LEVEL: variable({
+    key: "logLevel",
+    schema: oneOf(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    description: "least level of the JSON log lines on stdout (pretty when stdout is a terminal)",
     commands: RUNNING,
   }),
 } as const;

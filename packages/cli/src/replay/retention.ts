@@ -58,6 +58,7 @@ function jsonStrings(json: string): string[] {
     walk(JSON.parse(json));
     return strings;
   } catch {
+    // Not JSON: the text itself is the one string to look for.
     return [json];
   }
 }

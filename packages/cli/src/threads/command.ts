@@ -102,6 +102,7 @@ async function send(client: LongrunClient, args: string[]): Promise<number> {
   process.stderr.write(
     `run ${result.runId} ${result.queued ? "queued" : "started"}; waiting for it to end…\n`,
   );
+  // Progress lines are a courtesy: the run's end below is what the command reports.
   const printing = (async () => {
     let steps = 0;
     for await (const event of progress) {

@@ -19,6 +19,7 @@ export async function serverAccess(
   if (flags.token) return { url, token: flags.token };
   if (env.LONGRUN_TOKEN) return { url, token: env.LONGRUN_TOKEN };
   const file = join(env.LONGRUN_DATA_DIR || ".longrun", "token");
+  // No token file: the caller says that no token was found.
   const stored = (await readFile(file, "utf8").catch(() => "")).trim();
   return { url, token: stored || null };
 }

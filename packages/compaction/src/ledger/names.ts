@@ -48,6 +48,7 @@ export function argumentText(argumentsJson: string): string {
     collect(JSON.parse(argumentsJson));
     return strings.join("\n");
   } catch {
+    // Arguments that are not JSON: their text, unescaped, is searched as it is.
     return argumentsJson.replace(/\\[nrt"\\]/g, " ");
   }
 }

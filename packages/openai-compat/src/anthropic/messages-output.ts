@@ -57,6 +57,7 @@ function parseInput(text: string): unknown {
   try {
     return JSON.parse(text || "{}");
   } catch {
+    // Malformed tool input from the model: an empty input, as Anthropic clients expect an object.
     return {};
   }
 }

@@ -27,6 +27,7 @@ function sessionOf(metadata: CountTokensRequestBody["metadata"]): string | undef
     const parsed = JSON.parse(userId) as { session_id?: unknown };
     return typeof parsed.session_id === "string" && parsed.session_id ? parsed.session_id : undefined;
   } catch {
+    // A user_id that is not JSON carries no session id.
     return undefined;
   }
 }

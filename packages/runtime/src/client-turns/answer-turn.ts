@@ -6,7 +6,7 @@ import {
   verifyProjection,
 } from "@longrun/compaction";
 import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
-import type { ChatMessage, ModelProfile } from "@longrun/protocol";
+import { type ChatMessage, errorFields, type ModelProfile } from "@longrun/protocol";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { measuredFigures } from "../context/projection.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -84,6 +84,7 @@ export async function answerTurn(
   const profile = await syncProfile(deps, conversation, settings);
   const compactionOn = (profile.gateway?.compaction ?? "on") === "on";
   const { runId } = await beginTurn(deps, { threadId, agentId, fence: lease.fence }, state.append);
+  deps.metrics?.runAdmitted("gateway", conversation.thread.tenantId);
   const target = (): TurnTarget => ({ threadId, agentId, runId, fence: lease.fence });
   let begun = false;
   try {
@@ -244,7 +245,13 @@ export async function answerTurn(
       code: failure.code,
       message: failure.message,
       threadStatus: failure.code === "context_exhausted" ? "context_exhausted" : "idle",
-    }).catch(() => undefined);
+    }).catch((recordError: unknown) =>
+      // The client is told the turn's own failure (thrown below); the reconciler finds the run unended.
+      deps.log.error(
+        { threadId, agentId, ...errorFields(recordError), turnError: failure.code },
+        "client turn failed and its end could not be recorded",
+      ),
+    );
     throw failure.error;
   } finally {
     await lease.release();

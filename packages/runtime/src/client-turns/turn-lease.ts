@@ -19,7 +19,7 @@ const LEASE_WAIT: Backoff = { baseMs: 25, capMs: 500, jitter: 0 };
  * it (a client retrying while the first attempt still streams). The fence goes with every append.
  */
 export async function holdTurnLease(
-  deps: Pick<RuntimeDeps, "store" | "lease">,
+  deps: Pick<RuntimeDeps, "store" | "lease" | "log">,
   agentId: string,
   options: { leaseMs: number; waitMs: number; signal?: AbortSignal },
 ): Promise<TurnLease> {
@@ -34,6 +34,7 @@ export async function holdTurnLease(
         "another request of this conversation is still running",
       );
     }
+    // An abort ends the wait early; the next pass sees the signal and answers busy.
     await abortableSleep(backoffDelay(retry, LEASE_WAIT), options.signal).catch(() => undefined);
   }
 }

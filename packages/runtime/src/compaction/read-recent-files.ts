@@ -12,6 +12,7 @@ export async function readRecentFiles(
   files: Array<{ path: string; readAt: number }>,
   limit = 8,
 ): Promise<Array<{ path: string; content: Uint8Array; readAt: number }>> {
+  // A workspace that is gone restores no files; the summary stands without them.
   const workspace = await openWorkspace(workspaceDir).catch(() => null);
   if (!workspace) return [];
   const result: Array<{ path: string; content: Uint8Array; readAt: number }> = [];

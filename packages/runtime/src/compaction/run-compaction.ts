@@ -63,6 +63,10 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
     job.agentId,
     job.trigger === "overflow" ? { bypass: "overflow" } : {},
   );
+  // Granting the half-open trial is the breaker's change from open (a bypass changes no state).
+  if (gate.allowed && gate.state === "half_open" && !gate.bypassed) {
+    deps.log.info({ breaker: "half_open" }, "compaction breaker half-open: one summary attempt on trial");
+  }
   if (!gate.allowed) {
     await attempt.reportFailure(`circuit breaker ${gate.state}: summary not attempted`, gate.state, false);
     return { kind: "blocked", reason: `breaker ${gate.state}`, retryAt: gate.retryAt };

@@ -6,8 +6,9 @@ import {
   requestPartsOf,
   type Tokenizer,
 } from "@longrun/compaction";
-import type { CallCost, Usage } from "@longrun/protocol";
+import { type CallCost, errorFields, type Usage } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
+import { timedModelCall } from "../runtime-metrics.ts";
 import { callSummarizer } from "../step/model-call.ts";
 import { withProviderRetry } from "../step/provider-retry.ts";
 import type { CompactionAttempt, CompactionOutcome } from "./compaction-attempt.ts";
@@ -29,16 +30,20 @@ export async function summarize(
   try {
     answer = await withProviderRetry(
       () =>
-        callSummarizer(deps.model, {
-          model: plan.request.model ?? context.profile.model,
-          messages: plan.request.messages,
-          // A continuation: the agent's own tools, for the cache; tool_choice "none" keeps them uncalled.
-          ...(plan.request.tools ? { tools: plan.request.tools, toolChoice: plan.request.tool_choice } : {}),
-          maxOutputTokens: plan.request.max_tokens,
-          headers: deps.modelHeaders?.(job.agentId),
-          signal: job.signal,
-          timeoutMs: context.profile.modelTimeoutMs,
-        }),
+        timedModelCall(deps.metrics, "summary", () =>
+          callSummarizer(deps.model, {
+            model: plan.request.model ?? context.profile.model,
+            messages: plan.request.messages,
+            // A continuation: the agent's own tools, for the cache; tool_choice "none" keeps them uncalled.
+            ...(plan.request.tools
+              ? { tools: plan.request.tools, toolChoice: plan.request.tool_choice }
+              : {}),
+            maxOutputTokens: plan.request.max_tokens,
+            headers: deps.modelHeaders?.(job.agentId),
+            signal: job.signal,
+            timeoutMs: context.profile.modelTimeoutMs,
+          }),
+        ),
       // Summary failures are counted by the breaker; only transient overload is retried here.
       { maxAttempts: 2, baseMs: deps.retry?.baseMs, maxMs: deps.retry?.maxMs, signal: job.signal },
     );
@@ -47,7 +52,15 @@ export async function summarize(
     if (job.signal.aborted) throw error;
     const reason = `summary failed: ${error instanceof Error ? error.message : String(error)}`;
     const failure = await deps.breaker.recordFailure(job.agentId);
+    deps.log.warn(
+      { ...errorFields(error), failures: failure.failures, breaker: failure.state },
+      "compaction summary failed",
+    );
     if (failure.opened) {
+      deps.log.warn(
+        { breaker: "open", failures: failure.failures, cooldownMs: failure.cooldownMs },
+        "compaction breaker opened: summaries paused for the cooldown",
+      );
       await deps.events.emit({
         ...where,
         type: "breaker.opened",
@@ -64,6 +77,10 @@ export async function summarize(
   }
   const success = await deps.breaker.recordSuccess(job.agentId);
   if (success.closed) {
+    deps.log.info(
+      { breaker: "closed", failures: success.failures },
+      "compaction breaker closed: summaries succeed again",
+    );
     await deps.events.emit({ ...where, type: "breaker.closed", data: { failures: success.failures } });
   }
   return { text: answer.text, cost: summaryCallCost(plan, answer.usage, deps.tokenizer) };

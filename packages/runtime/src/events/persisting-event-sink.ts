@@ -1,4 +1,4 @@
-import type { BusEvent, LongrunEvent, NewEvent } from "@longrun/protocol";
+import type { BusEvent, Logger, LongrunEvent, NewEvent } from "@longrun/protocol";
 import type { Bus } from "@longrun/queue";
 import type { Store } from "@longrun/store";
 import { LRUCache } from "lru-cache";
@@ -6,6 +6,25 @@ import type { EventSink } from "./event-sink.ts";
 
 /** Threads whose tenant this process remembers (a thread's tenant never changes). */
 const KNOWN_TENANTS = 10_000;
+
+/** Events an operator follows a run by: logged at info, every other event at debug. */
+const RUN_LIFECYCLE = new Set(["run.started", "run.completed", "run.failed", "run.cancelled", "run.stuck"]);
+
+/** One line per persisted event, in the process that emitted it (so N servers do not log it N times). */
+function logEvent(log: Logger, event: LongrunEvent, tenantId: string): void {
+  const fields = {
+    tenantId,
+    threadId: event.threadId,
+    agentId: event.agentId,
+    runId: event.runId,
+    seq: event.seq,
+    event: event.type,
+  };
+  if (!RUN_LIFECYCLE.has(event.type)) log.debug(fields, event.type);
+  else if (event.type === "run.failed" || event.type === "run.stuck")
+    log.warn({ ...fields, data: event.data }, event.type);
+  else log.info(fields, event.type);
+}
 
 /**
  * Events are persisted first (the store assigns the per-thread seq), then published, so a subscriber
@@ -15,6 +34,7 @@ export function createPersistingEventSink(
   store: Store,
   bus: Pick<Bus, "publish">,
   onEvent?: (event: LongrunEvent) => void,
+  log?: Logger,
 ): EventSink {
   const tenants = new LRUCache<string, string>({ max: KNOWN_TENANTS });
   async function tenantOf(threadId: string): Promise<string> {
@@ -31,6 +51,7 @@ export function createPersistingEventSink(
     onEvent?.(stored);
     try {
       const published: BusEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
+      if (log) logEvent(log, stored, published.tenantId);
       await bus.publish("events", published);
     } catch {
       // Reported by the bus's connection health, once per outage.

@@ -38,6 +38,7 @@ export async function runCompactJob(
       return { skipped: "agent busy" };
     }
     let outcome: CompactionOutcome;
+    const startedAt = performance.now();
     try {
       outcome = await runCompaction(deps, {
         ...payload,
@@ -47,6 +48,10 @@ export async function runCompactJob(
         // followed by the terminal event of the attempt that finishes it.
         compactionKey: `job:${context.jobId}`,
       });
+      deps.metrics?.compaction((performance.now() - startedAt) / 1000, outcome.kind);
+    } catch (error) {
+      deps.metrics?.compaction((performance.now() - startedAt) / 1000, "error");
+      throw error;
     } finally {
       await lease.release();
     }

@@ -1,4 +1,4 @@
-import { isLeaseLost } from "@longrun/protocol";
+import { errorFields, isLeaseLost } from "@longrun/protocol";
 import type { StepJob } from "@longrun/queue";
 import { type JobContext, UnrecoverableJobError } from "@longrun/queue";
 import { isForkAnchorMissing } from "../context/fork-prefix.ts";
@@ -25,15 +25,19 @@ export const isFinishedStatus = (status: string | null) => status === null || FI
  * attempt the run fails visibly before the job does; earlier attempts are left to the queue's retry.
  */
 export async function settleJobError(
-  deps: Pick<RuntimeDeps, "store">,
+  deps: Pick<RuntimeDeps, "store" | "log">,
   runControl: RunControl,
   error: unknown,
   job: StepJob,
   context: Pick<JobContext, "finalAttempt" | "attempt" | "maxAttempts">,
   code: "step_failed" | "compaction_failed",
 ): Promise<Record<string, unknown>> {
+  // The lease's loss was logged when it happened (agent-lease.ts).
   if (isLeaseLost(error)) return { skipped: "lease lost" };
-  if (await runFinished(deps, job.runId)) return { skipped: "run finished" };
+  if (await runFinished(deps, job.runId)) {
+    deps.log.debug(errorFields(error), "job failed after its run ended: nothing to do");
+    return { skipped: "run finished" };
+  }
   const permanent = permanentReason(error);
   if (permanent === null && !context.finalAttempt) {
     // A model that did not answer: the run cannot move until the retry, so it says so and why
@@ -43,9 +47,14 @@ export async function settleJobError(
       const retry = `the step is retried (attempt ${context.attempt + 1} of ${context.maxAttempts})`;
       if (run) await runControl.markStuck(run, `${error.message}; ${retry}`);
     }
+    deps.log.warn(
+      { ...errorFields(error), maxAttempts: context.maxAttempts },
+      "job failed; the queue retries it",
+    );
     throw error;
   }
   const message = permanent ?? errorMessage(error);
+  deps.log.error({ ...errorFields(error), code, permanent: permanent !== null }, "job failed: the run fails");
   await runControl.failRun(job, { code, message });
   // The run has failed where users see it; the job fails too, for the queue's own accounting.
   throw new UnrecoverableJobError(message, { cause: error });

@@ -1,4 +1,4 @@
-import { DEFAULT_LEASE_MS, type JobHandlers } from "@longrun/queue";
+import { DEFAULT_LEASE_MS, type JobContext, type JobHandlers } from "@longrun/queue";
 import { SessionCache } from "../context/agent-session.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RunControl } from "../runs/run-control.ts";
@@ -35,7 +35,14 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
     <Payload extends { runId: string }, Context extends { signal: AbortSignal }>(
       work: (payload: Payload, context: Context) => Promise<unknown>,
     ) =>
-    async (payload: Payload, context: Context) => {
+    async (
+      payload: Payload,
+      context: Context & Pick<JobContext, "name" | "attempt" | "readyAt" | "redelivered">,
+    ) => {
+      // A first attempt's wait: a retry's would include its earlier attempts and its backoff.
+      if (context.readyAt !== undefined && context.attempt === 1 && !context.redelivered) {
+        options.deps.metrics?.queueWait(Math.max(0, Date.now() - context.readyAt) / 1000, context.name);
+      }
       const cancel = options.track?.(payload.runId, context.signal);
       try {
         return await work(payload, cancel ? { ...context, signal: cancel.signal } : context);
@@ -44,8 +51,31 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
       }
     };
   return {
-    "agent.step": tracked((payload, context) => runStepJob(stepEnv, payload, context)),
-    "agent.compact": tracked((payload, context) => runCompactJob(compactEnv, payload, context)),
-    "agent.prepare-summary": tracked((payload, context) => runPrepareJob(options.deps, payload, context)),
+    "agent.step": tracked((payload, context) =>
+      runStepJob(withJobLog(stepEnv, payload, context), payload, context),
+    ),
+    "agent.compact": tracked((payload, context) =>
+      runCompactJob(withJobLog(compactEnv, payload, context), payload, context),
+    ),
+    "agent.prepare-summary": tracked((payload, context) =>
+      runPrepareJob(withJobLog({ deps: options.deps }, payload, context).deps, payload, context),
+    ),
   };
+}
+
+/** The job's environment with a logger bound to its ids: every line the job writes names them. */
+function withJobLog<Env extends { deps: RuntimeDeps }>(
+  env: Env,
+  payload: { threadId: string; agentId: string; runId: string },
+  context: JobContext,
+): Env {
+  const log = env.deps.log.child({
+    jobId: context.jobId,
+    job: context.name,
+    attempt: context.attempt,
+    threadId: payload.threadId,
+    agentId: payload.agentId,
+    runId: payload.runId,
+  });
+  return { ...env, deps: { ...env.deps, log } };
 }

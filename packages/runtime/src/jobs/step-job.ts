@@ -69,9 +69,12 @@ export async function runStepJob(
         await runControl.setAgentStatus(job.threadId, job.agentId, job.runId, "running");
       }
       const signal = AbortSignal.any([context.signal, lease.lost]);
+      const startedAt = performance.now();
       try {
         outcome = await runAgentStep(deps, env.coordinator, { ...job, fence: lease.fence, signal, session });
+        deps.metrics?.step((performance.now() - startedAt) / 1000, outcome.kind);
       } catch (error) {
+        deps.metrics?.step((performance.now() - startedAt) / 1000, "error");
         sessions.drop(job.agentId);
         throw error;
       }

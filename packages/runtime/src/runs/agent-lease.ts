@@ -1,4 +1,4 @@
-import { isLeaseLost } from "@longrun/protocol";
+import { errorFields, isLeaseLost, type Logger } from "@longrun/protocol";
 import { keepLease } from "@longrun/queue";
 import type { AgentProbe } from "@longrun/store";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -26,7 +26,7 @@ export interface HeldAgentLease {
  * `keepLease` until released. Null while someone else holds it (or keeps writing above this holder).
  */
 export async function holdAgentLease(
-  deps: Pick<RuntimeDeps, "store" | "lease">,
+  deps: Pick<RuntimeDeps, "store" | "lease" | "log">,
   agentId: string,
   options: { ttlMs: number; runId?: string; floor?: number },
 ): Promise<HeldAgentLease | null> {
@@ -38,7 +38,7 @@ export async function holdAgentLease(
     try {
       probe = await deps.store.agents.claim(agentId, lease.token, options.runId ?? "");
     } catch (error) {
-      await lease.release().catch(() => undefined);
+      await releaseOrExpire(lease, deps.log, agentId);
       if (!isLeaseLost(error)) throw error;
       // Refused twice: a newer holder keeps writing; to this caller the agent is busy.
       if (tries >= 2) return null;
@@ -48,6 +48,18 @@ export async function holdAgentLease(
     }
     const keeper = keepLease(lease, { ttlMs: options.ttlMs });
     let released = false;
+    // Lost while held (taken over, or not renewable in time): one line, the step that held it aborts.
+    keeper.signal.addEventListener(
+      "abort",
+      () => {
+        if (released) return;
+        deps.log.warn(
+          { agentId, fence: lease.token, ...errorFields(keeper.signal.reason), lease: "lost" },
+          "agent lease lost: its work is aborted",
+        );
+      },
+      { once: true },
+    );
     return {
       fence: lease.token,
       probe,
@@ -56,8 +68,17 @@ export async function holdAgentLease(
         if (released) return;
         released = true;
         keeper.stop();
-        await lease.release().catch(() => undefined);
+        await releaseOrExpire(lease, deps.log, agentId);
       },
     };
+  }
+}
+
+/** Gives a lease up; one that cannot be released (Redis away) lapses by its ttl, which is said once. */
+async function releaseOrExpire(lease: { release(): Promise<unknown> }, log: Logger, agentId: string) {
+  try {
+    await lease.release();
+  } catch (error) {
+    log.warn({ agentId, ...errorFields(error) }, "agent lease not released: it expires by its ttl");
   }
 }

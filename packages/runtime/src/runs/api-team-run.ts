@@ -1,4 +1,4 @@
-import type { Agent } from "@longrun/protocol";
+import { type Agent, errorFields } from "@longrun/protocol";
 import { appendFactIn } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -56,7 +56,14 @@ export async function finishApiTeam(
       await threadStatusIn(unit, announce, child.threadId, "idle");
     });
   } finally {
-    await lease.release().catch(() => undefined);
+    await lease
+      .release()
+      .catch((error: unknown) =>
+        deps.log.warn(
+          { agentId: parent.id, ...errorFields(error) },
+          "agent lease not released: it expires by its ttl",
+        ),
+      );
   }
   return true;
 }

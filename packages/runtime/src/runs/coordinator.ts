@@ -243,6 +243,7 @@ function safeJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // Arguments that are not JSON read as none.
     return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import type { Agent, Run } from "@longrun/protocol";
+import { type Agent, errorFields, type Logger, type Run } from "@longrun/protocol";
 import type { RunRecord } from "@longrun/store";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { pendingToolCalls } from "../step/pending-calls.ts";
@@ -159,6 +159,14 @@ export function createReconciler(
 
 export type Reconciler = ReturnType<typeof createReconciler>;
 
+/** One line per job the pass issued again and per run it marked stuck; nothing for a quiet pass. */
+function logReport(log: Logger, report: ReconcileReport): void {
+  for (const { runId, agentId, action } of report.recovered) {
+    log.warn({ runId, agentId, action }, "reconciler issued a job again: nothing was moving the run");
+  }
+  for (const { runId, reason } of report.stuck) log.error({ runId, reason }, "reconciler marked a run stuck");
+}
+
 /** The periodic maintenance loop: reconcile, and apply event retention. */
 export interface MaintenanceOptions extends ReconcilerOptions {
   intervalMs?: number;
@@ -203,13 +211,29 @@ export function startMaintenance(
       await lease.release();
     }
   };
+  const log = deps.log.child({ component: "reconciler" });
+  // One line when passes start failing and one when they succeed again, not one per tick.
+  let failing = false;
   const tick = (mode: { immediate?: boolean } = {}): Promise<ReconcileReport | null> => {
     const result = running.then(() => (stopped ? null : runOnce(mode)));
-    running = result.catch((error) => options.onError?.(error));
+    running = result.then(
+      (report) => {
+        if (report) logReport(log, report);
+        if (failing && report) log.info({ reconciler: "ok" }, "reconciler passes succeed again");
+        if (report) failing = false;
+      },
+      (error: unknown) => {
+        if (!failing) log.error({ ...errorFields(error), reconciler: "failing" }, "reconciler pass failed");
+        failing = true;
+        options.onError?.(error);
+      },
+    );
     return result;
   };
+  // The chain above logs a failed pass (once per outage); these copies of the promise are dropped.
   tick({ immediate: options.immediateFirstPass === true }).catch(() => undefined);
   const timer = setInterval(() => {
+    // Logged by the chain above.
     tick().catch(() => undefined);
   }, intervalMs);
   timer.unref();
@@ -217,7 +241,7 @@ export function startMaintenance(
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await running.catch(() => undefined);
+      await running;
     },
     runOnce: (mode) => tick(mode),
   };

@@ -286,6 +286,7 @@ function parseJson<T>(text: string | null): T | null {
   try {
     return JSON.parse(text) as T;
   } catch {
+    // A stored value that is not JSON reads as none.
     return null;
   }
 }

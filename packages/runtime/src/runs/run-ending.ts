@@ -19,6 +19,7 @@ export async function endRootRun(
 ): Promise<void> {
   await commit(deps, async (unit, announce) => {
     await agentStatusIn(unit, announce, job, status, status === "completed" ? undefined : detail);
+    // A run that is not there (deleted with its thread) has nothing to end.
     const run = await unit.updateRun(job.runId, {}).catch(() => null);
     if (!run || run.finishedAt) return;
     if (status === "completed") {
@@ -48,6 +49,7 @@ export async function endCompactionRun(
 ): Promise<void> {
   await commit(deps, async (unit, announce) => {
     await agentStatusIn(unit, announce, job, ok ? "idle" : "failed", ok ? undefined : detail);
+    // A run that is not there (deleted with its thread) has nothing to end.
     const run = await unit.updateRun(job.runId, {}).catch(() => null);
     if (run && !run.finishedAt) {
       if (ok) {

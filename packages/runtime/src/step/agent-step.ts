@@ -19,6 +19,7 @@ import { appendFactIn } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { timedModelCall } from "../runtime-metrics.ts";
 import { toolsFor } from "./agent-tools.ts";
 import { callModel } from "./model-call.ts";
 import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
@@ -136,20 +137,22 @@ export async function runAgentStep(
     sent = messages;
     return withProviderRetry(
       () =>
-        callModel(deps.model, {
-          model: context.profile.model,
-          messages,
-          tools,
-          maxOutputTokens: context.profile.maxOutputTokens,
-          headers: deps.modelHeaders?.(job.agentId),
-          signal: job.signal,
-          timeouts: {
-            firstByteMs: context.profile.modelFirstByteTimeoutMs,
-            totalMs: context.profile.modelTimeoutMs,
-          },
-          onDelta: (text) =>
-            deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
-        }),
+        timedModelCall(deps.metrics, "step", () =>
+          callModel(deps.model, {
+            model: context.profile.model,
+            messages,
+            tools,
+            maxOutputTokens: context.profile.maxOutputTokens,
+            headers: deps.modelHeaders?.(job.agentId),
+            signal: job.signal,
+            timeouts: {
+              firstByteMs: context.profile.modelFirstByteTimeoutMs,
+              totalMs: context.profile.modelTimeoutMs,
+            },
+            onDelta: (text) =>
+              deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
+          }),
+        ),
       { ...deps.retry, signal: job.signal },
     );
   };

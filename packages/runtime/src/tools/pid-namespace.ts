@@ -97,6 +97,7 @@ export function spawnInNamespace(
   const namespace = async (): Promise<string | null> => {
     if (child.pid === undefined) return null;
     const [inner, own] = await Promise.all([
+      // unshare already gone: no namespace to name (the caller then kills by process group).
       readlink(`/proc/${child.pid}/ns/pid_for_children`).catch(() => null),
       readlink("/proc/self/ns/pid"),
     ]);
@@ -142,6 +143,7 @@ async function pidsIn(id: string): Promise<number[]> {
   await Promise.all(
     names.map(async (name) => {
       if (!/^\d+$/.test(name)) return;
+      // Processes that exit while /proc is read are simply not found.
       if ((await readlink(`/proc/${name}/ns/pid`).catch(() => null)) !== id) return;
       const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
       if (/^\d+ \(.*\) [^ZX]/s.test(stat)) found.push(Number(name));

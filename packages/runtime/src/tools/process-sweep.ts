@@ -38,6 +38,7 @@ export async function killMarked(id: string): Promise<number> {
     try {
       pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
     } catch {
+      // No /proc to read (not Linux): nothing this sweep can find.
       return killed.size;
     }
     let found = 0;

@@ -36,6 +36,7 @@ async function isSymlink(absolute: string): Promise<boolean> {
   try {
     return (await lstat(absolute)).isSymbolicLink();
   } catch {
+    // Nothing at that path: not a symlink.
     return false;
   }
 }
