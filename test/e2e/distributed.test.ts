@@ -76,7 +76,9 @@ describe("distributed mode: one server and two workers as separate processes", (
       workspace: join(workspace.dir, "project"),
       model: "sim",
       simScript: "team",
-      simSteps: 30,
+      // Enough steps that each scout compacts at least twice (with background summaries, at 30 steps one
+      // scout sometimes compacted only once).
+      simSteps: 40,
       maxInputTokens: 8_000,
     });
     const all = collectEvents(api, { threadId: thread.id, since: 0 });

@@ -16,7 +16,12 @@ const AGENTS = 50;
 
 describe("load: 50 agents with compaction on 2 worker processes, identical call ids", () => {
   it("finishes every run; no call of one thread is mistaken for another's", async () => {
-    cluster = await startFaultCluster({ workers: 2, workerConcurrency: 8 });
+    // One tenant runs all 50 at once: above the default fair-share limit of 32 runs under way.
+    cluster = await startFaultCluster({
+      workers: 2,
+      workerConcurrency: 8,
+      env: { LONGRUN_TENANT_MAX_RUNNING_RUNS: String(AGENTS) },
+    });
     const client = cluster.client();
     const started = Date.now();
     const threads = await Promise.all(

@@ -37,6 +37,8 @@ const GATEWAY_BODY_LIMIT = 4 * 1024 * 1024;
 const GATEWAY_PATHS = new Set([
   "/v1/chat/completions",
   "/v1/responses",
+  // Codex sends its whole history to be compacted, as it does to /v1/responses.
+  "/v1/responses/compact",
   "/v1/messages",
   "/v1/messages/count_tokens",
 ]);

@@ -53,6 +53,8 @@ export const ThreadProfileBody = z
       .optional(),
     /** Share of the window kept verbatim by a partial compaction. */
     keepRatio: z.number().min(PROFILE_LIMITS.keepRatio.min).max(PROFILE_LIMITS.keepRatio.max).optional(),
+    /** Share of the trigger at which the older prefix is summarized in the background (0: never). */
+    backgroundRatio: z.number().min(0).lt(1).optional(),
     fallbackTriggerTokens: MaxInputTokens.optional(),
     fallbackKeepMessages: z.number().int().min(1).max(1000).optional(),
     idleGapMs: z

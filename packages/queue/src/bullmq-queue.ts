@@ -143,6 +143,8 @@ export function createBullmqQueue(options: BullmqQueueOptions): JobQueue {
     const tenant = fairnessKeyOf(job);
     if (tenant === undefined || job.attemptsMade > 0 || job.stalledCounter > 0 || isRequeueMark(job.progress))
       return;
+    // Best effort: a count left high only lowers this tenant's priority until the hash expires (an hour
+    // after its last change); the job itself goes on.
     await countQueued(tenant, -1).catch(() => undefined);
   };
 

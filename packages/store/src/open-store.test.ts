@@ -49,6 +49,7 @@ describe("openStore", () => {
         "event_heads",
         "events",
         "messages",
+        "prepared_summaries",
         "runs",
         "threads",
         "tool_runs",

@@ -47,6 +47,7 @@ export function json<Schema extends z.ZodType>(schema: Schema) {
     let value: unknown;
     try {
       value = JSON.parse(text);
+      // Not JSON: said to the user as this variable's issue (the parser's own message adds nothing).
     } catch {
       context.addIssue({ code: "custom", message: `must be JSON, got "${text.slice(0, 80)}"` });
       return z.NEVER;

@@ -29,7 +29,10 @@ describe("the compaction breaker's log", () => {
       sim: { faults: { summaryFail: 14 } },
       log,
     });
-    const { runId, rootAgentId } = await harness.startThread("Explore everything in the project.");
+    // Summaries only from the compactions, so the failures come in the order the breaker sees them.
+    const { runId, rootAgentId } = await harness.startThread("Explore everything in the project.", {
+      backgroundRatio: 0,
+    });
     await harness.waitForEvent((event) => event.type === "breaker.closed");
     await harness.runControl.cancel(runId);
     await harness.waitForRunEnd(runId);

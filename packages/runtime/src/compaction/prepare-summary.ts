@@ -26,7 +26,10 @@ export async function prepareSummary(
 ): Promise<PrepareOutcome> {
   const context = await loadAgentContext(deps, job.agentId);
   const before = projectContext(deps, context);
-  const existing = await deps.store.preparedSummaries.get(job.agentId);
+  // A row still without its text was left by a job that died with its worker: the queue runs one of
+  // these jobs per agent at a time (its dedupe key), so no other is making it now. It is made again.
+  const found = await deps.store.preparedSummaries.get(job.agentId);
+  const existing = found?.summaryText === null ? null : found;
   if (!shouldPrepareSummary(before, context.profile, context.compaction, existing)) {
     return { kind: "skipped", reason: "not needed: under the early line, due now, or prepared already" };
   }

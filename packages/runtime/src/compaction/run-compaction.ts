@@ -13,7 +13,7 @@ import {
   verifyProjection,
 } from "@longrun/compaction";
 import { isLeaseLost } from "@longrun/protocol";
-import { newId } from "@longrun/store";
+import { newId, type PreparedSummaryRow } from "@longrun/store";
 import { type AgentContext, loadAgentContext } from "../context/agent-context.ts";
 import { projectContext } from "../context/projection.ts";
 import { waitForEvent } from "../events/event-waiter.ts";
@@ -142,8 +142,8 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
  * The agent's summary prepared in the background (prepare-summary.ts), with the plan that applies it
  * (planCompaction's `preparedCutoff`: the usual cut, the messages after the summary's end carried by the
  * ledger) — when it was made on the compaction in force and the compaction it gives makes progress. One
- * still being made is waited for (its call started earlier than any new one would), up to the profile's
- * model timeout from its start. Taken from the store either way: once a compaction ran, it is stale.
+ * still being made is waited for (its call started earlier than any new one would; see
+ * waitForPreparedText). Taken from the store either way: once a compaction ran, it is stale.
  */
 async function takePreparedSummary(
   deps: RuntimeDeps,
@@ -159,26 +159,47 @@ async function takePreparedSummary(
     return null;
   }
   if (prepared.summaryText === null) {
-    const key = prepared.compactionKey;
-    const afterSeq = await deps.store.events.head(job.threadId);
-    prepared = await deps.store.preparedSummaries.get(job.agentId);
-    if (prepared?.compactionKey === key && prepared.summaryText === null) {
-      await waitForEvent(deps, undefined, {
-        threadId: job.threadId,
-        afterSeq,
-        matches: (event) => event.type === "compaction.prepared" && event.data.compactionKey === key,
-        timeoutMs: Math.max(0, prepared.preparedAt + context.profile.modelTimeoutMs - deps.now()),
-        signal: job.signal,
-      });
-      prepared = await deps.store.preparedSummaries.get(job.agentId);
-    }
-    if (prepared?.compactionKey !== key) return null;
+    prepared = await waitForPreparedText(deps, job, context, prepared);
+    if (!prepared || !preparedOnBase(prepared, context.compaction)) return null;
   }
   await deps.store.preparedSummaries.remove(job.agentId, prepared.compactionKey);
   if (prepared.summaryText === null) return null;
   const plan = planFor(deps, job, context, before, prepared.cutoffMessageId);
   if (!plan || plan.progress.noProgress) return null;
   return { plan, text: prepared.summaryText };
+}
+
+/** Longest wait for a background summary still being made (a slow summarizer, or one whose job died). */
+const PREPARED_WAIT_MS = 60_000;
+
+/**
+ * Waits until the agent's prepared summary has its text, is gone (failed) or was replaced, each said by a
+ * `compaction.prepared` event of the agent (the log is read again at each), for as long as its call may
+ * still run (the profile's model timeout from its start), at most PREPARED_WAIT_MS.
+ */
+async function waitForPreparedText(
+  deps: RuntimeDeps,
+  job: LeasedCompactJob,
+  context: AgentContext,
+  found: PreparedSummaryRow,
+): Promise<PreparedSummaryRow | null> {
+  const deadline = Math.min(found.preparedAt + context.profile.modelTimeoutMs, deps.now() + PREPARED_WAIT_MS);
+  let afterSeq = await deps.store.events.head(job.threadId);
+  for (;;) {
+    const current = await deps.store.preparedSummaries.get(job.agentId);
+    if (current === null || current.summaryText !== null) return current;
+    const left = deadline - deps.now();
+    if (left <= 0 || job.signal.aborted) return current;
+    const event = await waitForEvent(deps, undefined, {
+      threadId: job.threadId,
+      afterSeq,
+      matches: (event) => event.type === "compaction.prepared" && event.agentId === job.agentId,
+      timeoutMs: left,
+      signal: job.signal,
+    });
+    if (event === null) return deps.store.preparedSummaries.get(job.agentId);
+    afterSeq = event.seq;
+  }
 }
 
 /**

@@ -54,6 +54,7 @@ export async function withinRunQuota<T>(
     () => admit(check),
     () => admit(check),
   );
+  // The chain only orders admissions: the caller gets `mine`, and with it any error.
   const settled = mine.catch(() => undefined);
   byTenant.set(tenantId, settled);
   void settled.then(() => {

@@ -122,8 +122,10 @@ describe("model calls are bounded", () => {
     });
     harness = await createHarness({ simSteps: 60, maxInputTokens: 8_000, modelBaseURL: endpoint.baseURL });
     sim = harness.simBaseURL;
+    // A compaction's own summary (at the trigger it is a standalone request, with no tools).
     const { runId } = await harness.startThread("Explore everything in the project.", {
       modelTimeoutMs: 300,
+      backgroundRatio: 0,
     });
     const failed = await harness.waitForEvent((event) => event.type === "compaction.failed");
     expect((failed.data as { reason: string }).reason).toBe(
