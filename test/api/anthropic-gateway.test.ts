@@ -1,8 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
-import { type SimModelServer, startSimModel } from "@longrun/sim-model";
+import type { SimModelServer } from "@longrun/sim-model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import {
+  type EmbeddedTestInstance,
+  type GatewayOverSim,
+  startGatewayOverSim,
+} from "../e2e/support/embedded-instance.ts";
 
 let sim: SimModelServer;
 let longrun: EmbeddedTestInstance;
@@ -37,15 +41,13 @@ function execute(name: string, input: Record<string, unknown>): string {
   return name === "Bash" ? "ok" : "File written.";
 }
 
+let gateway: GatewayOverSim;
 beforeAll(async () => {
-  sim = await startSimModel({ logLimit: 2_000, logBodies: true });
-  longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
+  gateway = await startGatewayOverSim({ logLimit: 2_000, logBodies: true });
+  ({ sim, longrun } = gateway);
   anthropic = new Anthropic({ baseURL: longrun.instance.url, apiKey: longrun.instance.token, maxRetries: 0 });
 });
-afterAll(async () => {
-  await longrun?.close();
-  await sim?.close();
-});
+afterAll(() => gateway?.close());
 
 /** Runs Claude Code's loop: ask, execute every tool_use, send the results back, until the model ends its turn. */
 async function toolLoop(

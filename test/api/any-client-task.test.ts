@@ -2,32 +2,24 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import { CLIENT_TOOL_LISTS, type SimModelServer, startSimModel } from "@longrun/sim-model";
-import OpenAI from "openai";
+import { CLIENT_TOOL_LISTS, type SimModelServer } from "@longrun/sim-model";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import { type GatewayOverSim, startGatewayOverSim } from "../e2e/support/embedded-instance.ts";
 
 const WINDOW = 16_384;
 const STEPS = 30;
 
+let gateway: GatewayOverSim;
 let sim: SimModelServer;
-let longrun: EmbeddedTestInstance;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  sim = await startSimModel({ logLimit: 2_000 });
-  longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
-  openai = new OpenAI({
-    baseURL: `${longrun.instance.url}/v1`,
-    apiKey: longrun.instance.token,
-    maxRetries: 0,
-  });
+  gateway = await startGatewayOverSim();
+  ({ sim, openai } = gateway);
 });
-afterAll(async () => {
-  await longrun?.close();
-  await sim?.close();
-});
+afterAll(() => gateway?.close());
 
 /** A small project on disk: 16 modules of ~2k tokens each, so a survey outgrows a 16k window. */
 async function project(): Promise<string> {

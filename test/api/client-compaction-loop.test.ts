@@ -1,14 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  executeFakeTool,
-  fakeWorkspace,
-  type SimModelServer,
-  startSimModel,
-  toolDefinitions,
-} from "@longrun/sim-model";
+import { executeFakeTool, fakeWorkspace, type SimModelServer, toolDefinitions } from "@longrun/sim-model";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import {
+  type EmbeddedTestInstance,
+  type GatewayOverSim,
+  startGatewayOverSim,
+} from "../e2e/support/embedded-instance.ts";
 import { CLIENT_SHAPES, type ClientShape, type Clients, type Item } from "./support/client-shapes.ts";
 
 /** longrun's window (the upstream model's) and each client's own, smaller one. */
@@ -16,17 +14,15 @@ const LONGRUN_WINDOW = 16_384;
 const CLIENT_WINDOW = 8_192;
 const TURNS = 50;
 
+let gateway: GatewayOverSim;
 let sim: SimModelServer;
 let longrun: EmbeddedTestInstance;
 
 beforeAll(async () => {
-  sim = await startSimModel({ logLimit: 5_000 });
-  longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
+  gateway = await startGatewayOverSim({ logLimit: 5_000 });
+  ({ sim, longrun } = gateway);
 });
-afterAll(async () => {
-  await longrun?.close();
-  await sim?.close();
-});
+afterAll(() => gateway?.close());
 
 const estimate = (items: Item[]) =>
   Math.ceil(

@@ -1,34 +1,25 @@
 import Anthropic from "@anthropic-ai/sdk";
-import {
-  executeFakeTool,
-  fakeWorkspace,
-  type SimModelServer,
-  startSimModel,
-  toolDefinitions,
-} from "@longrun/sim-model";
-import OpenAI from "openai";
+import { executeFakeTool, fakeWorkspace, type SimModelServer, toolDefinitions } from "@longrun/sim-model";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import {
+  type EmbeddedTestInstance,
+  type GatewayOverSim,
+  startGatewayOverSim,
+} from "../e2e/support/embedded-instance.ts";
 
 const WINDOW = 16_384;
 
+let gateway: GatewayOverSim;
 let sim: SimModelServer;
 let longrun: EmbeddedTestInstance;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  sim = await startSimModel({ logLimit: 2_000 });
-  longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
-  openai = new OpenAI({
-    baseURL: `${longrun.instance.url}/v1`,
-    apiKey: longrun.instance.token,
-    maxRetries: 0,
-  });
+  gateway = await startGatewayOverSim();
+  ({ sim, longrun, openai } = gateway);
 });
-afterAll(async () => {
-  await longrun?.close();
-  await sim?.close();
-});
+afterAll(() => gateway?.close());
 
 type Message = OpenAI.ChatCompletionMessageParam;
 const tools = toolDefinitions(["read_file", "glob", "grep", "list_dir"]);

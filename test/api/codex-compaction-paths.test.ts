@@ -1,35 +1,26 @@
-import {
-  executeFakeTool,
-  fakeWorkspace,
-  type SimModelServer,
-  startSimModel,
-  toolDefinitions,
-} from "@longrun/sim-model";
-import OpenAI from "openai";
+import { executeFakeTool, fakeWorkspace, type SimModelServer, toolDefinitions } from "@longrun/sim-model";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import {
+  type EmbeddedTestInstance,
+  type GatewayOverSim,
+  startGatewayOverSim,
+} from "../e2e/support/embedded-instance.ts";
 
 const WINDOW = 16_384;
 const CHECKPOINT = /^\[longrun checkpoint (\d+) thread ([0-9a-f-]{36})\]/;
 
+let gateway: GatewayOverSim;
 let sim: SimModelServer;
 let longrun: EmbeddedTestInstance;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  sim = await startSimModel({ logLimit: 2_000 });
-  longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
-  openai = new OpenAI({
-    baseURL: `${longrun.instance.url}/v1`,
-    apiKey: longrun.instance.token,
-    maxRetries: 0,
-  });
+  gateway = await startGatewayOverSim();
+  ({ sim, longrun, openai } = gateway);
 });
-afterAll(async () => {
-  await longrun?.close();
-  await sim?.close();
-});
+afterAll(() => gateway?.close());
 
 type Input = OpenAI.Responses.ResponseInputItem;
 const headers = { "x-longrun-max-input-tokens": String(WINDOW) };

@@ -4,13 +4,12 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { buildRuntime, loadConfig } from "@longrun/cli";
+import { buildRuntime, loadConfig, startProcessWorker } from "@longrun/cli";
 import { ModelProfile } from "@longrun/protocol";
 import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@longrun/queue";
 import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
-import { startWorker } from "@longrun/worker";
 import { embeddedInfra, type ModelCall, timedModel } from "./bench-infra.ts";
 import { quantile, renderTable } from "./stats.ts";
 
@@ -123,15 +122,8 @@ async function embeddedSteps(
   const config = loadConfig({ LONGRUN_DATA_DIR: dataDir, LONGRUN_TIME_ZONE: "UTC" });
   const infra = await embeddedInfra(config, timedModel(sim.baseURL, calls));
   const runtime = buildRuntime(infra, config);
-  const worker = await startWorker({
-    deps: runtime.deps,
-    coordinator: runtime.coordinator,
-    runControl: runtime.runControl,
-    queue: infra.queue,
-    bus: infra.bus,
-    registry: infra.workers,
-    concurrency: { agent: 4, compaction: 2 },
-  });
+  // As embedded mode starts it: 4 agent steps (the default concurrency), 2 compactions.
+  const worker = await startProcessWorker(infra, runtime, config);
   const outcomes = new Map<string, number>();
   infra.queue.onJobEvent((event) => {
     if (event.type !== "completed") return;

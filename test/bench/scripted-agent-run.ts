@@ -1,12 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildRuntime, createModelClient, loadConfig } from "@longrun/cli";
+import { buildRuntime, createModelClient, loadConfig, startProcessWorker } from "@longrun/cli";
 import { type LongrunEvent, ModelProfile, type ModelProfileInput } from "@longrun/protocol";
 import { createThreadWithRoot } from "@longrun/runtime";
 import { type SimModelConfig, simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace } from "@longrun/testing";
-import { startWorker } from "@longrun/worker";
 import { embeddedInfra } from "./bench-infra.ts";
 
 /** What one scripted agent's run left: its end, its events as they arrived (with arrival time), the store's view. */
@@ -19,7 +18,7 @@ export interface ScriptedAgentRun {
 
 /**
  * One agent of the default scripted sim agent, in embedded mode (in-process queue, libSQL file, sim
- * model over HTTP, one worker), from its task to its run's end; `inspect` reads the store before it closes.
+ * model over HTTP, one worker as embedded mode starts it, one agent step at a time), from its task to its run's end; `inspect` reads the store before it closes.
  */
 export async function runScriptedAgent<T>(
   options: {
@@ -39,19 +38,12 @@ export async function runScriptedAgent<T>(
     OPENAI_BASE_URL: sim.baseURL,
     OPENAI_API_KEY: "sim",
     LONGRUN_TIME_ZONE: "UTC",
+    // One agent: one step at a time, and compaction jobs as embedded mode runs them.
+    LONGRUN_WORKER_CONCURRENCY: "1",
   });
   const infra = await embeddedInfra(config, createModelClient(sim.baseURL, "sim"));
   const runtime = buildRuntime(infra, config);
-  const worker = await startWorker({
-    deps: runtime.deps,
-    coordinator: runtime.coordinator,
-    runControl: runtime.runControl,
-    queue: infra.queue,
-    bus: infra.bus,
-    registry: infra.workers,
-    concurrency: { agent: 1, compaction: 1 },
-    workerId: "bench-agent",
-  });
+  const worker = await startProcessWorker(infra, runtime, config, "bench-agent");
   const events: ScriptedAgentRun["events"] = [];
   let runId = "";
   let onEnd = (_type: string) => {};

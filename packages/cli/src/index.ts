@@ -5,6 +5,7 @@ export {
   type Infrastructure,
   openLog,
   type Runtime,
+  startProcessWorker,
 } from "./compose.ts";
 export { commandHelp, mainHelp } from "./config/help.ts";
 export {

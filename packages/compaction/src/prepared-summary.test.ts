@@ -1,7 +1,7 @@
 import type { ModelProfile, StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { compactionFields, planCompaction } from "./plan-compaction.ts";
-import { backgroundLineTokens, shouldPrepareSummary } from "./prepared-summary.ts";
+import { backgroundLineTokens, preparedOnBase, shouldPrepareSummary } from "./prepared-summary.ts";
 import { type ProjectionInput, project } from "./project.ts";
 import { createTokenizer } from "./tokenizer.ts";
 
@@ -55,7 +55,7 @@ function pastTheLine(): { facts: StoredMessage[]; steps: number } {
     const facts = session(steps);
     const projection = project(inputOf(facts));
     if (projection.needsCompaction) break;
-    if (shouldPrepareSummary(projection, profile, null, null)) return { facts, steps };
+    if (shouldPrepareSummary(projection, profile)) return { facts, steps };
   }
   throw new Error("the session never passed the line before its trigger");
 }
@@ -69,15 +69,16 @@ describe("background summaries", () => {
     const projection = project(inputOf(facts));
     expect(projection.continuation.tokens).toBeGreaterThanOrEqual(Math.floor(projection.triggerTokens * 0.8));
     // One step earlier it was under the line.
-    expect(shouldPrepareSummary(project(inputOf(session(steps - 1))), profile, null, null)).toBe(false);
+    expect(shouldPrepareSummary(project(inputOf(session(steps - 1))), profile)).toBe(false);
     // Prepared on the compaction in force: not again; prepared on an earlier one: again.
-    expect(shouldPrepareSummary(projection, profile, null, { baseCompactionId: null })).toBe(false);
-    expect(shouldPrepareSummary(projection, profile, null, { baseCompactionId: "c0" })).toBe(true);
-    expect(shouldPrepareSummary(projection, { ...profile, backgroundRatio: 0 }, null, null)).toBe(false);
+    expect(preparedOnBase({ baseCompactionId: null }, null)).toBe(true);
+    expect(preparedOnBase({ baseCompactionId: "c0" }, null)).toBe(false);
+    expect(preparedOnBase({ baseCompactionId: "c0" }, { id: "c0" })).toBe(true);
+    expect(shouldPrepareSummary(projection, { ...profile, backgroundRatio: 0 })).toBe(false);
     // At the trigger the compaction runs in the foreground.
     let due = steps;
     while (!project(inputOf(session(due))).needsCompaction) due++;
-    expect(shouldPrepareSummary(project(inputOf(session(due))), profile, null, null)).toBe(false);
+    expect(shouldPrepareSummary(project(inputOf(session(due))), profile)).toBe(false);
   });
 
   it("applied later, cut where the compaction cuts anyway; the messages after the summary's end are the ledger's alone, and the header says so", () => {

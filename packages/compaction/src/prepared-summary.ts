@@ -12,10 +12,6 @@ export interface PreparedSummary {
   /** First fact the summary does not cover: the cut it is applied at. */
   cutoffMessageId: string;
   summaryText: string;
-  form: "continuation" | "standalone";
-  /** Pressure of the request it was made from. */
-  tokensAt: number;
-  preparedAt: number;
 }
 
 /** Pressure at which a background summary starts (a share of the trigger), or null when it never does. */
@@ -25,17 +21,12 @@ export function backgroundLineTokens(profile: Partial<ModelProfile>, triggerToke
 }
 
 /**
- * Whether to start a background summary now: the request, as it grows, passed the line, no compaction
- * is due yet (that one runs in the foreground), and none was prepared on the compaction in force.
+ * Whether the request is where a background summary starts: it passed the line as it grew, and no
+ * compaction is due yet (that one runs in the foreground). Whether one was prepared already on the
+ * compaction in force is the caller's to ask (preparedOnBase).
  */
-export function shouldPrepareSummary(
-  projection: Projection,
-  profile: Partial<ModelProfile>,
-  compaction: Pick<CompactionEvent, "id"> | null,
-  prepared: Pick<PreparedSummary, "baseCompactionId"> | null,
-): boolean {
+export function shouldPrepareSummary(projection: Projection, profile: Partial<ModelProfile>): boolean {
   if (projection.needsCompaction) return false;
-  if (prepared !== null && preparedOnBase(prepared, compaction)) return false;
   const line = backgroundLineTokens(profile, projection.triggerTokens);
   return line !== null && projection.continuation.tokens >= line;
 }

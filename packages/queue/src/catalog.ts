@@ -35,46 +35,36 @@ function defineJob<Schema extends z.ZodType>(definition: JobDefinition<Schema>):
 
 const id = z.string().min(1);
 
+/**
+ * What every agent job names: its thread, agent and run, and the thread's tenant, stamped by the
+ * scheduler (the job's share of the workers is this tenant's: fair-share.ts).
+ */
+const AgentJobTarget = z.object({ threadId: id, agentId: id, runId: id, tenantId: z.string().optional() });
+
 /** Run one step of an agent (one model call and its tool calls). */
-export const AgentStepPayload = z.object({
-  threadId: id,
-  agentId: id,
-  runId: id,
+export const AgentStepPayload = AgentJobTarget.extend({
   /** The agent's last seq when the step was scheduled; a step that finds the log moved on is stale. */
   expectSeq: z.number().int().min(-1).optional(),
   /** Set after an overflow-triggered compaction: a second provider overflow ends the agent. */
   afterOverflow: z.boolean().optional(),
   /** Set after a compaction found nothing to summarize: the step goes on without asking again. */
   compactionDeferred: z.boolean().optional(),
-  /** The thread's tenant, stamped by the scheduler: the job's share of the workers is this tenant's. */
-  tenantId: z.string().optional(),
 });
 export type AgentStepPayload = z.infer<typeof AgentStepPayload>;
 /** A step as the runtime asks for it; the scheduler stamps `expectSeq` when it enqueues. */
 export type StepJob = Omit<AgentStepPayload, "expectSeq">;
 
 /** Compact an agent's context (summary pass); deduplicated per agent. */
-export const AgentCompactPayload = z.object({
-  threadId: id,
-  agentId: id,
-  runId: id,
+export const AgentCompactPayload = AgentJobTarget.extend({
   trigger: CompactionTrigger,
   strategy: z.enum(["partial", "full"]).optional(),
-  /** The thread's tenant, stamped by the scheduler (fair share, as for a step). */
-  tenantId: z.string().optional(),
 });
 export type AgentCompactPayload = z.infer<typeof AgentCompactPayload>;
 /** A compaction as the runtime asks for it. */
 export type CompactJob = AgentCompactPayload;
 
 /** Summarize an agent's older prefix in the background, before its trigger; one per agent at a time. */
-export const AgentPreparePayload = z.object({
-  threadId: id,
-  agentId: id,
-  runId: id,
-  /** The thread's tenant, stamped by the scheduler (fair share, as for a step). */
-  tenantId: z.string().optional(),
-});
+export const AgentPreparePayload = AgentJobTarget;
 export type AgentPreparePayload = z.infer<typeof AgentPreparePayload>;
 export type PrepareJob = AgentPreparePayload;
 

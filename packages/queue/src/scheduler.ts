@@ -50,13 +50,17 @@ export function createScheduler(
     tenants.set(job.threadId, tenant);
     return tenant;
   };
+  /** The job stamped with its thread's tenant (when known), whose fair share it uses. */
+  const withTenant = async <Job extends { threadId: string; tenantId?: string | undefined }>(job: Job) => {
+    const tenantId = await tenantOf(job);
+    return tenantId === undefined ? job : { ...job, tenantId };
+  };
   return {
     async step(job, options = {}) {
       const expectSeq = options.expectSeq ?? (await log.lastSeq(job.agentId));
-      const tenantId = await tenantOf(job);
       await queue.enqueue(
         "agent.step",
-        { ...job, expectSeq, ...(tenantId !== undefined ? { tenantId } : {}) },
+        { ...(await withTenant(job)), expectSeq },
         {
           ...(options.jobId ? { jobId: options.jobId } : {}),
           ...(options.delayMs ? { delayMs: options.delayMs } : {}),
@@ -64,15 +68,10 @@ export function createScheduler(
       );
     },
     async compact(job) {
-      const tenantId = await tenantOf(job);
-      await queue.enqueue("agent.compact", { ...job, ...(tenantId !== undefined ? { tenantId } : {}) });
+      await queue.enqueue("agent.compact", await withTenant(job));
     },
     async prepareSummary(job) {
-      const tenantId = await tenantOf(job);
-      await queue.enqueue("agent.prepare-summary", {
-        ...job,
-        ...(tenantId !== undefined ? { tenantId } : {}),
-      });
+      await queue.enqueue("agent.prepare-summary", await withTenant(job));
     },
     cancelRun(runId) {
       // Running jobs are aborted through the control channel; queued ones go now, so a delayed step

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { type EmbeddedInstance, loadConfig, openLog, startEmbedded } from "@longrun/cli";
 import { createClient, type LongrunClient } from "@longrun/client";
 import type { LongrunEvent, ThreadDetail } from "@longrun/protocol";
+import { type SimModelOptions, type SimModelServer, startSimModel } from "@longrun/sim-model";
+import OpenAI from "openai";
 import WebSocket from "ws";
 
 /** One embedded longrun (API, gateway, in-process workers, sim model) in a temporary data dir, port 0. */
@@ -52,6 +54,36 @@ export async function startEmbeddedForTest(env: Record<string, string> = {}): Pr
       for (const client of clients) client.close();
       await instance.close();
       await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Embedded longrun whose upstream is a strict sim model of its own, and an OpenAI client on its gateway. */
+export interface GatewayOverSim {
+  sim: SimModelServer;
+  longrun: EmbeddedTestInstance;
+  /** Points at longrun's `/v1` with the default tenant's token; no retries. */
+  openai: OpenAI;
+  close(): Promise<void>;
+}
+
+/** Starts the sim model, then embedded longrun with the sim as its upstream (what a gateway test needs). */
+export async function startGatewayOverSim(
+  sim: SimModelOptions = { logLimit: 2_000 },
+): Promise<GatewayOverSim> {
+  const upstream = await startSimModel(sim);
+  const longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: upstream.baseURL, OPENAI_API_KEY: "sim" });
+  return {
+    sim: upstream,
+    longrun,
+    openai: new OpenAI({
+      baseURL: `${longrun.instance.url}/v1`,
+      apiKey: longrun.instance.token,
+      maxRetries: 0,
+    }),
+    async close() {
+      await longrun.close();
+      await upstream.close();
     },
   };
 }

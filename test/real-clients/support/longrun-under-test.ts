@@ -1,5 +1,5 @@
-import { type SimModelServer, startSimModel } from "@longrun/sim-model";
-import { type EmbeddedTestInstance, startEmbeddedForTest } from "../../e2e/support/embedded-instance.ts";
+import type { SimModelServer } from "@longrun/sim-model";
+import { type EmbeddedTestInstance, startGatewayOverSim } from "../../e2e/support/embedded-instance.ts";
 import { type RecordedRequest, startRecordingProxy } from "./recording-proxy.ts";
 
 /** Embedded longrun whose upstream is a strict sim model, with a recording proxy in front of it. */
@@ -13,18 +13,16 @@ export interface LongrunUnderTest {
 }
 
 export async function startLongrunUnderTest(): Promise<LongrunUnderTest> {
-  const sim = await startSimModel({ logLimit: 5_000, logBodies: true });
-  const longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: sim.baseURL, OPENAI_API_KEY: "sim" });
-  const proxy = await startRecordingProxy(longrun.instance.url);
+  const gateway = await startGatewayOverSim({ logLimit: 5_000, logBodies: true });
+  const proxy = await startRecordingProxy(gateway.longrun.instance.url);
   return {
-    sim,
-    longrun,
+    sim: gateway.sim,
+    longrun: gateway.longrun,
     url: proxy.url,
     requests: proxy.requests,
     async close() {
       await proxy.close();
-      await longrun.close();
-      await sim.close();
+      await gateway.close();
     },
   };
 }

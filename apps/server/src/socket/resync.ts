@@ -4,23 +4,28 @@ import type { SocketDeps } from "./types.ts";
 
 type Resync = z.infer<typeof ResyncFrame>;
 
-/** A `since` above the thread's head: the stream starts at the head instead, and the client is told. */
-export async function aheadResync(
+/**
+ * The stream starts after `resumeAfter` instead of where the client asked: `ahead`, a `since` above the
+ * thread's head (it resumes at the head); `bounded`, a replay of every thread cut to its share of the
+ * bound.
+ */
+export async function resumeAtResync(
   deps: SocketDeps,
   id: string,
   threadId: string,
+  reason: "ahead" | "bounded",
   requested: number,
-  head: number,
+  resumeAfter: number,
 ): Promise<Resync> {
   const oldest = await deps.log.oldest(threadId);
   return {
     type: "resync",
     id,
     threadId,
-    reason: "ahead",
+    reason,
     requestedSince: requested,
-    oldestSeq: oldest ?? head + 1,
-    resumeAfter: head,
+    oldestSeq: oldest ?? resumeAfter + 1,
+    resumeAfter,
   };
 }
 
@@ -42,25 +47,5 @@ export async function expiredResync(
     requestedSince: cursor,
     oldestSeq: oldest,
     resumeAfter: oldest - 1,
-  };
-}
-
-/** A replay of every thread cut to its share of the bound: the thread's stream starts after `resumeAfter`. */
-export async function boundedResync(
-  deps: SocketDeps,
-  id: string,
-  threadId: string,
-  requested: number,
-  resumeAfter: number,
-): Promise<Resync> {
-  const oldest = await deps.log.oldest(threadId);
-  return {
-    type: "resync",
-    id,
-    threadId,
-    reason: "bounded",
-    requestedSince: requested,
-    oldestSeq: oldest ?? resumeAfter + 1,
-    resumeAfter,
   };
 }

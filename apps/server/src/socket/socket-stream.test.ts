@@ -1,9 +1,9 @@
-import { createClient, type LongrunClient } from "@longrun/client";
+import type { LongrunClient } from "@longrun/client";
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import WebSocket from "ws";
 import type { MemorySocketDeps } from "./memory-socket-deps.ts";
+import { testClient } from "./sdk-client.test-helper.ts";
 import { type GatewayTestServer, startGatewayTestServer } from "./socket-test-server.ts";
 import { attachSocketServer } from "./ws-adapter.ts";
 
@@ -47,12 +47,7 @@ describe("gateway streaming", () => {
     server = await startGatewayTestServer({ replayPageSize: 7 });
     server.memory.addToken("token-a", "tenant-a");
     server.memory.addToken("token-b", "tenant-b");
-    client = createClient({
-      baseUrl: server.baseUrl,
-      token: "token-a",
-      WebSocket,
-      reconnect: { initialDelayMs: 20 },
-    });
+    client = testClient(server, "token-a");
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { SubscribeFrame } from "@longrun/protocol";
 import { AckWindow } from "./ack-window.ts";
 import { EventFilter } from "./event-filter.ts";
 import type { LiveListener } from "./live-fanout.ts";
-import { aheadResync, boundedResync, expiredResync } from "./resync.ts";
+import { expiredResync, resumeAtResync } from "./resync.ts";
 import type { SubscriptionContext, SubscriptionStart, ThreadState } from "./subscription-context.ts";
 import type { LiveEvent, SessionTransport } from "./types.ts";
 
@@ -112,13 +112,20 @@ export class Subscription implements LiveListener {
   /** Replays from each thread's start, then processes live events until closed. */
   async run(): Promise<void> {
     for (const [threadId, { requested, head }] of this.ahead) {
-      const frame = await aheadResync(this.context.deps, this.id, threadId, requested, head);
+      const frame = await resumeAtResync(this.context.deps, this.id, threadId, "ahead", requested, head);
       if (this.closed) return;
       this.context.send(frame);
     }
     this.ahead.clear();
     for (const [threadId, { requested, resumeAfter }] of this.bounded) {
-      const frame = await boundedResync(this.context.deps, this.id, threadId, requested, resumeAfter);
+      const frame = await resumeAtResync(
+        this.context.deps,
+        this.id,
+        threadId,
+        "bounded",
+        requested,
+        resumeAfter,
+      );
       if (this.closed) return;
       this.context.send(frame);
     }

@@ -2,6 +2,7 @@ import { createClient, type LongrunClient, type ResyncInfo } from "@longrun/clie
 import type { NewEvent } from "@longrun/protocol";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
+import { testClient } from "./sdk-client.test-helper.ts";
 import { type GatewayTestServer, startGatewayTestServer } from "./socket-test-server.ts";
 
 const runStarted = (threadId: string): NewEvent => ({
@@ -18,12 +19,7 @@ describe("a subscription to every thread replays a bounded number of events", ()
   beforeAll(async () => {
     server = await startGatewayTestServer({ maxWildcardReplay: 12, replayPageSize: 5 });
     server.memory.addToken("token-a", "tenant-a");
-    client = createClient({
-      baseUrl: server.baseUrl,
-      token: "token-a",
-      WebSocket,
-      reconnect: { initialDelayMs: 20 },
-    });
+    client = testClient(server, "token-a");
   });
 
   afterAll(async () => {

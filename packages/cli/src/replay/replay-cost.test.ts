@@ -59,6 +59,18 @@ function session(name: string): ChatMessage[] {
   return lines;
 }
 
+/** Writes `session(name)` as scratch/<name>.jsonl and returns its path. */
+async function writeSession(name: string): Promise<string> {
+  const file = join(scratch, `${name}.jsonl`);
+  await writeFile(
+    file,
+    `${session(name)
+      .map((line) => JSON.stringify(line))
+      .join("\n")}\n`,
+  );
+  return file;
+}
+
 async function command(args: string[]) {
   let stdout = "";
   const code = await runReplayCommand(args, {
@@ -72,15 +84,7 @@ const readJson = async <T>(path: string): Promise<T> => JSON.parse(await readFil
 
 describe("longrun replay: cost against the plain strategy, and forward-use recall", () => {
   it("prices every call by the prefix it shares with the previous one and reports the figures", async () => {
-    const files = ["alpha", "beta"].map((name) => join(scratch, `${name}.jsonl`));
-    for (const [at, name] of ["alpha", "beta"].entries()) {
-      await writeFile(
-        files[at] as string,
-        `${session(name)
-          .map((line) => JSON.stringify(line))
-          .join("\n")}\n`,
-      );
-    }
+    const files = [await writeSession("alpha"), await writeSession("beta")];
     const outDir = join(scratch, "out");
     // Every summary call here is a compaction's own (background summaries: the next test).
     const result = await command([
@@ -227,13 +231,7 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
   });
 
   it("models background summaries: asked for past the early line, priced at the step that asked, applied by the next compaction without a call of its own", async () => {
-    const file = join(scratch, "gamma.jsonl");
-    await writeFile(
-      file,
-      `${session("gamma")
-        .map((line) => JSON.stringify(line))
-        .join("\n")}\n`,
-    );
+    const file = await writeSession("gamma");
     const outDir = join(scratch, "background");
     const result = await command([
       file,
@@ -272,13 +270,7 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
   });
 
   it("costs exactly what the plain strategy costs when neither compacts (both send the same requests)", async () => {
-    const file = join(scratch, "delta.jsonl");
-    await writeFile(
-      file,
-      `${session("delta")
-        .map((line) => JSON.stringify(line))
-        .join("\n")}\n`,
-    );
+    const file = await writeSession("delta");
     const outDir = join(scratch, "delta");
     expect((await command([file, "--max-input-tokens", "64000", "--out", outDir])).code).toBe(0);
     const { cost, forwardUse } = (await readJson<ReplayReport>(join(outDir, "report.json"))).totals;
@@ -291,13 +283,7 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
   });
 
   it("prices output at --output-ratio and looks --forward-n assistant messages ahead", async () => {
-    const file = join(scratch, "gamma.jsonl");
-    await writeFile(
-      file,
-      `${session("gamma")
-        .map((line) => JSON.stringify(line))
-        .join("\n")}\n`,
-    );
+    const file = await writeSession("gamma");
     const reports: ReplayReport[] = [];
     for (const extra of [[], ["--output-ratio", "1.5", "--forward-n", "2"]]) {
       const outDir = join(scratch, `gamma-${extra.length}`);

@@ -200,7 +200,8 @@ export class ReplayWalk {
    * step's own request (priced after it, as a continuation of it) and is ready from the next call point.
    */
   private async prepareInBackground(input: ProjectionInput, projection: Projection, step: ReplayStep) {
-    if (!shouldPrepareSummary(projection, this.profile, this.compaction, this.prepared)) return;
+    if (this.prepared !== null && preparedOnBase(this.prepared, this.compaction)) return;
+    if (!shouldPrepareSummary(projection, this.profile)) return;
     const plan = planCompaction(input, {
       strategy: "partial",
       timeZone: this.options.timeZone ?? "UTC",
@@ -215,9 +216,6 @@ export class ReplayWalk {
       baseCompactionId: this.compaction?.id ?? null,
       cutoffMessageId: plan.cutoffMessageId,
       summaryText,
-      form: plan.request.form,
-      tokensAt: projection.tokens,
-      preparedAt: input.now,
     };
   }
 

@@ -1,4 +1,4 @@
-import { shouldPrepareSummary } from "@longrun/compaction";
+import { preparedOnBase, shouldPrepareSummary } from "@longrun/compaction";
 import type { CallCost } from "@longrun/protocol";
 import type { PrepareJob } from "@longrun/queue";
 import { newId } from "@longrun/store";
@@ -25,17 +25,20 @@ export async function prepareSummary(
   job: PrepareJob & { signal: AbortSignal },
 ): Promise<PrepareOutcome> {
   const context = await loadAgentContext(deps, job.agentId);
-  const before = projectContext(deps, context);
   // A row still without its text was left by a job that died with its worker: the queue runs one of
   // these jobs per agent at a time (its dedupe key), so no other is making it now. It is made again.
   const found = await deps.store.preparedSummaries.get(job.agentId);
-  const existing = found?.summaryText === null ? null : found;
-  if (!shouldPrepareSummary(before, context.profile, context.compaction, existing)) {
-    return { kind: "skipped", reason: "not needed: under the early line, due now, or prepared already" };
+  if (found?.summaryText != null && preparedOnBase(found, context.compaction)) {
+    return { kind: "skipped", reason: "prepared already" };
   }
   // peek: a half-open breaker's trial belongs to the foreground compaction.
   const gate = await deps.breaker.peek(job.agentId);
   if (!gate.allowed) return { kind: "skipped", reason: `breaker ${gate.state}` };
+  // Projected only once the cheaper checks pass.
+  const before = projectContext(deps, context);
+  if (!shouldPrepareSummary(before, context.profile)) {
+    return { kind: "skipped", reason: "not needed: under the early line, or due now" };
+  }
   const plan = planFor(deps, { strategy: "partial" }, context, before);
   if (!plan || plan.progress.noProgress || plan.cutoffMessageId === null) {
     return { kind: "skipped", reason: "a compaction now would make no progress" };
