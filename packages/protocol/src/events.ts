@@ -103,6 +103,11 @@ export const ContextMeasured = defineEvent(
     saved: StageSavings,
     needsCompaction: z.boolean(),
     /**
+     * A compaction was due and put off to a later step: the background summary it would apply is still
+     * being made and the request fits the limit (absent otherwise, and from older servers).
+     */
+    compactionDeferred: z.literal("summary-in-progress").optional(),
+    /**
      * Cache stability of the request (absent from older servers): `rewrite` null when it extends the
      * previous request byte for byte, else why messages already sent were rewritten (a batch that
      * saved its threshold, needed to fit, LLM compaction due, the history changed); `dueTokens` the

@@ -7,7 +7,7 @@ export type TokenizerFamily = z.infer<typeof TokenizerFamily>;
 export const PROFILE_DEFAULTS = {
   triggerRatio: 0.75,
   keepRatio: 0.07,
-  backgroundRatio: 0.8,
+  backgroundRatio: 0.6,
   fallbackTriggerTokens: 100_000,
   fallbackKeepMessages: 6,
   idleGapMs: 6 * 60 * 60 * 1000,

@@ -36,6 +36,10 @@ export interface StrategyCost {
    * so not in `total` (billed-equivalent input and the summaries' output); see `ratio.withAnswers`.
    */
   answerTokens: number;
+  /** Where the main requests' tokens went: read from cache, or written (uncached). */
+  mainTokens: { cacheRead: number; written: number };
+  /** The same for the summary calls, and their output. */
+  summaryTokens: { cacheRead: number; written: number; output: number };
 }
 
 /** Longrun's bill beside the plain strategy's on the same transcript and window. */
@@ -69,6 +73,8 @@ export function strategyCostOf(points: readonly CallPointCost[]): StrategyCost {
     backToBackCompactions: 0,
     unsent: 0,
     answerTokens: 0,
+    mainTokens: { cacheRead: 0, written: 0 },
+    summaryTokens: { cacheRead: 0, written: 0, output: 0 },
   };
   points.forEach((point, ordinal) => {
     for (const profile of PROFILES) {
@@ -78,8 +84,15 @@ export function strategyCostOf(points: readonly CallPointCost[]): StrategyCost {
     if (point.main) {
       cost.mainCalls += 1;
       cost.answerTokens += point.main.output;
+      cost.mainTokens.cacheRead += point.main.cacheRead;
+      cost.mainTokens.written += point.main.rest;
     } else cost.unsent += 1;
-    if (point.summary) cost.summaryCalls += 1;
+    if (point.summary) {
+      cost.summaryCalls += 1;
+      cost.summaryTokens.cacheRead += point.summary.cacheRead;
+      cost.summaryTokens.written += point.summary.rest;
+      cost.summaryTokens.output += point.summary.output;
+    }
     const compaction = point.compaction;
     if (!compaction) return;
     cost.compactions += 1;
@@ -131,6 +144,11 @@ function sumCosts(costs: readonly StrategyCost[]): StrategyCost {
     sum.backToBackCompactions += cost.backToBackCompactions;
     sum.unsent += cost.unsent;
     sum.answerTokens += cost.answerTokens;
+    sum.mainTokens.cacheRead += cost.mainTokens.cacheRead;
+    sum.mainTokens.written += cost.mainTokens.written;
+    sum.summaryTokens.cacheRead += cost.summaryTokens.cacheRead;
+    sum.summaryTokens.written += cost.summaryTokens.written;
+    sum.summaryTokens.output += cost.summaryTokens.output;
   }
   return sum;
 }

@@ -47,7 +47,7 @@ describe("background prefix compaction", () => {
     expect(new Set(bases).size).toBe(bases.length);
   });
 
-  it("a compaction that comes due while its background summary is still being made waits for it instead of making a second one", async () => {
+  it("a compaction that comes due while its background summary is still being made waits for it, or is put off while the request fits, instead of making a second summary", async () => {
     // Summaries take 400 ms more than the agent's calls: the trigger comes before the summary is back.
     harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 400 } });
     const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
@@ -73,7 +73,48 @@ describe("background prefix compaction", () => {
       );
       return ready !== undefined && started !== undefined && ready.seq > started.seq;
     });
-    expect(waited.length).toBeGreaterThan(0);
+    // The summary came back after the trigger: the compaction waited for it (the request over the limit)
+    // or the steps went on without compacting until it was ready (the request still fitting).
+    const deferred = harness.events.filter(
+      (event) => event.type === "context.measured" && event.data.compactionDeferred === "summary-in-progress",
+    );
+    expect(waited.length + deferred.length).toBeGreaterThan(0);
+  });
+
+  it("a step due for compaction while its background summary is being made sends its request as it is when it fits, and a later compaction applies the summary", async () => {
+    // The trigger at 60 % of the window leaves room under the limit; summaries take 3 s more than a call.
+    harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 3_000 } });
+    const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
+      backgroundRatio: 0.7,
+      triggerRatio: 0.6,
+    });
+    const end = await harness.waitForRunEnd(runId);
+    expect(end.type).toBe("run.completed");
+    const events = harness.events;
+    const deferred = events.filter(
+      (event): event is EventOf<"context.measured"> =>
+        event.type === "context.measured" && event.data.compactionDeferred === "summary-in-progress",
+    );
+    expect(deferred.length).toBeGreaterThan(0);
+    for (const measured of deferred) {
+      // Due, under the limit, and followed by the step's own answer, not by a compaction.
+      expect(measured.data.needsCompaction).toBe(true);
+      expect(measured.data.projectedTokens).toBeLessThanOrEqual(8_000);
+      const next = events.find(
+        (event) =>
+          event.seq > measured.seq &&
+          (event.type === "compaction.started" || event.type === "message.completed"),
+      );
+      expect(next?.type).toBe("message.completed");
+    }
+    const completed = events.filter(ofType("compaction.completed"));
+    const applied = completed.filter((event) => event.data.prepared === true);
+    const firstDeferred = deferred[0]?.seq ?? 0;
+    expect(applied.some((event) => event.seq > firstDeferred)).toBe(true);
+    const prepared = events.filter(ofType("compaction.prepared"));
+    expect(harness.sim.log.entries.filter((entry) => entry.summary).length).toBe(
+      prepared.length + completed.length - applied.length,
+    );
   });
 
   it("is off with backgroundRatio 0: every compaction makes its own summary call", async () => {

@@ -2,6 +2,7 @@ import {
   callCost,
   hasProviderState,
   type Projection,
+  preparedOnBase,
   ReductionCache,
   type RequestParts,
   requestPartsOf,
@@ -12,8 +13,9 @@ import {
 } from "@longrun/compaction";
 import { contentText, type NewEvent } from "@longrun/protocol";
 import type { StepJob } from "@longrun/queue";
+import { runCompaction } from "../compaction/run-compaction.ts";
 import { loadAgentContext } from "../context/agent-context.ts";
-import { type AgentSession, recordFact } from "../context/agent-session.ts";
+import { type AgentSession, openSession, recordFact } from "../context/agent-session.ts";
 import { measuredFigures, projectContext } from "../context/projection.ts";
 import { appendFactIn } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
@@ -98,25 +100,37 @@ export async function runAgentStep(
     // peek, not check: the compaction runner takes the half-open trial, the step must not use it up.
     const gate = await deps.breaker.peek(job.agentId);
     if (gate.allowed) {
-      await sendMeasured();
-      return { kind: "compact", trigger: "auto" };
-    }
-    const verdict = verifyProjection(projection);
-    if (!verdict.ok) {
-      // Over the hard limit and the breaker forbids a summary: never send; wait for the cooldown.
-      await sendMeasured();
-      await deps.events.emit({
-        ...eventWhere(job),
-        type: "compaction.failed",
-        data: {
-          compactionKey: `${job.agentId}:breaker`,
-          trigger: "auto",
-          reason: `circuit breaker ${gate.state}: compaction skipped; retry after cooldown`,
-          breaker: gate.state,
-          contextExhausted: false,
-        },
-      });
-      return { kind: "wait", until: gate.retryAt ?? deps.now() + 30_000, reason: "breaker open" };
+      const prepared = await backgroundSummaryOf(deps, session);
+      if (prepared === "ready") {
+        await sendMeasured();
+        return applyPreparedInStep(deps, coordinator, job);
+      }
+      if (prepared !== "making" || !verifyProjection(projection).ok) {
+        await sendMeasured();
+        return { kind: "compact", trigger: "auto" };
+      }
+      // The summary this compaction would apply is being made in the background and the request still
+      // fits: send it as it is, and compact at a later step, when the summary is ready — or once the
+      // request would not fit (the compaction then waits for it).
+      measured.data = { ...measured.data, compactionDeferred: "summary-in-progress" };
+    } else {
+      const verdict = verifyProjection(projection);
+      if (!verdict.ok) {
+        // Over the hard limit and the breaker forbids a summary: never send; wait for the cooldown.
+        await sendMeasured();
+        await deps.events.emit({
+          ...eventWhere(job),
+          type: "compaction.failed",
+          data: {
+            compactionKey: `${job.agentId}:breaker`,
+            trigger: "auto",
+            reason: `circuit breaker ${gate.state}: compaction skipped; retry after cooldown`,
+            breaker: gate.state,
+            contextExhausted: false,
+          },
+        });
+        return { kind: "wait", until: gate.retryAt ?? deps.now() + 30_000, reason: "breaker open" };
+      }
     }
   }
   const verdict = verifyProjection(projection);
@@ -237,6 +251,68 @@ function shouldAskForPreparedSummary(session: AgentSession, projection: Projecti
   const ask = session.preparedAsk;
   if (ask === undefined || ask.on !== (context.compaction?.id ?? null)) return true;
   return projection.tokens >= ask.tokens + projection.triggerTokens * PREPARE_ASK_GROWTH;
+}
+
+/**
+ * The agent's background summary on the compaction in force: ready to apply, being made (within its
+ * call's time), or none.
+ */
+async function backgroundSummaryOf(
+  deps: RuntimeDeps,
+  session: AgentSession,
+): Promise<"ready" | "making" | null> {
+  const { context } = session;
+  const prepared = await deps.store.preparedSummaries.get(context.agent.id);
+  if (prepared === null || !preparedOnBase(prepared, context.compaction)) return null;
+  if (prepared.summaryText !== null) return "ready";
+  return prepared.preparedAt + context.profile.modelTimeoutMs > deps.now() ? "making" : null;
+}
+
+/**
+ * The compaction due applies a summary already made in the background: no model call, so it runs here,
+ * under the step's lease, and the step then goes on with the compacted context — rather than a round
+ * trip through the compaction queue and back (the summary was taken off this path to save that wait).
+ * Its events and record are a queued compaction's; any other outcome is handled as the compaction job
+ * would (compact-job.ts).
+ */
+async function applyPreparedInStep(
+  deps: RuntimeDeps,
+  coordinator: Coordinator,
+  job: StepJob & { fence: number; signal: AbortSignal; session: AgentSession },
+): Promise<StepOutcome> {
+  const { session } = job;
+  const startedAt = performance.now();
+  const outcome = await runCompaction(deps, {
+    ...eventWhere(job),
+    trigger: "auto",
+    fence: job.fence,
+    signal: job.signal,
+    // One key per log position: a redelivered step that finds the compaction unfinished reuses it.
+    compactionKey: `step:${job.agentId}:${session.lastSeq}`,
+  });
+  deps.metrics?.compaction((performance.now() - startedAt) / 1000, outcome.kind);
+  if (job.signal.aborted) return { kind: "cancelled" };
+  switch (outcome.kind) {
+    case "compacted":
+    case "nothing": {
+      // Read the log again (the compaction in force changed), then the step itself, with no compaction.
+      const probe = await deps.store.agents.probe(job.agentId, job.runId);
+      if (probe === null) throw new Error(`agent ${job.agentId} vanished during its compaction`);
+      const reopened = await openSession(deps, job.agentId, probe);
+      Object.assign(session, reopened, { fence: job.fence, memo: undefined });
+      return runAgentStep(deps, coordinator, { ...job, compactionDeferred: true });
+    }
+    case "exhausted":
+      return { kind: "exhausted", reason: outcome.reason };
+    case "failed":
+    case "blocked":
+      // As after a queued one: the next step goes now, with the deterministic projection under the limit.
+      return { kind: "continue" };
+    default: {
+      const exhaustive: never = outcome;
+      throw new Error(`unknown compaction outcome ${JSON.stringify(exhaustive)}`);
+    }
+  }
 }
 
 function parkedOutcome(phase: "parked_approval" | "parked_children"): StepOutcome {
