@@ -38,7 +38,15 @@ let roots: TempWorkspace;
 let instance: EmbeddedInstance;
 let document: Document;
 let ajv: Ajv2020;
-const fixture = { threadId: "", agentId: "", approvalAgentId: "", callId: "", runId: "", keyId: "" };
+const fixture = {
+  threadId: "",
+  agentId: "",
+  messageId: "",
+  approvalAgentId: "",
+  callId: "",
+  runId: "",
+  keyId: "",
+};
 const checked = { operations: 0, valid: 0, invalid: 0 };
 
 beforeAll(async () => {
@@ -59,6 +67,8 @@ beforeAll(async () => {
   const idle = await client.threads.create({ model: "sim", simSteps: 1 });
   fixture.threadId = idle.id;
   fixture.agentId = idle.agents[0]?.id ?? "";
+  // The idle thread's system message: a point to fork (and rewind) it at.
+  fixture.messageId = (await client.agents.messages(fixture.agentId)).messages[0]?.id ?? "";
   const parked = await client.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
   fixture.runId = (await client.threads.sendMessage(parked.id, { content: "Check the repository." })).runId;
   await vi.waitFor(
@@ -219,6 +229,12 @@ const GATEWAY_REQUESTS: Record<string, unknown> = {
   countMessageTokens: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
 };
 
+/** Valid bodies that name a fixture (a schema's smallest instance names none that exists). */
+const fixtureRequest = (operationId: string): unknown =>
+  operationId === "forkThread" || operationId === "rewindThread"
+    ? { atMessageId: fixture.messageId }
+    : undefined;
+
 const isSuccess = (status: number) => status >= 200 && status < 300;
 const isClientError = (status: number) => status >= 400 && status < 500;
 
@@ -268,7 +284,9 @@ describe("every documented operation against the running server", () => {
       } else {
         // The gateway's schemas accept any model name; a valid request names one the upstream knows.
         const example =
-          GATEWAY_REQUESTS[operation.operationId] ?? (bodySchema ? validExample(bodySchema) : undefined);
+          GATEWAY_REQUESTS[operation.operationId] ??
+          fixtureRequest(operation.operationId) ??
+          (bodySchema ? validExample(bodySchema) : undefined);
         const valid = await send(method, pathFor(path, ids), {
           query,
           ...(example !== undefined ? { body: JSON.stringify(example) } : {}),
@@ -314,6 +332,6 @@ describe("every documented operation against the running server", () => {
         checked.invalid++;
       }
     }
-    expect(checked.operations).toBe(30);
+    expect(checked.operations).toBe(32);
   }, 120_000);
 });

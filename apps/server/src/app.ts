@@ -22,6 +22,7 @@ import { modelRoutes } from "./routes/models.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { systemRoutes } from "./routes/system.ts";
+import { threadForkRoutes } from "./routes/thread-fork.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
@@ -90,6 +91,7 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     await next();
   });
   app.route("/v1/threads", threadRoutes(deps));
+  app.route("/v1/threads", threadForkRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
   app.route("/v1/approvals", approvalRoutes(deps));

@@ -13,6 +13,7 @@ import {
   CreateThreadBody,
   EventsPage,
   EventsQuery,
+  ForkThreadBody,
   Health,
   HistoryQuery,
   HistoryView,
@@ -58,6 +59,13 @@ export interface RestEndpoint {
 export const restEndpoints = {
   createThread: { method: "POST", path: "/v1/threads", body: CreateThreadBody, response: ThreadDetail },
   listThreads: { method: "GET", path: "/v1/threads", query: ThreadListQuery, response: ThreadList },
+  forkThread: { method: "POST", path: "/v1/threads/{id}/fork", body: ForkThreadBody, response: ThreadDetail },
+  rewindThread: {
+    method: "POST",
+    path: "/v1/threads/{id}/rewind",
+    body: ForkThreadBody,
+    response: ThreadDetail,
+  },
   getThread: { method: "GET", path: "/v1/threads/{id}", response: ThreadDetail },
   getThreadSnapshot: { method: "GET", path: "/v1/threads/{id}/snapshot", response: ThreadSnapshot },
   postMessage: {
@@ -138,6 +146,18 @@ export interface RestApi {
       body: z.input<typeof PostMessageBody>,
       options?: RequestOptions,
     ): Promise<PostMessageResult>;
+    /** A new thread continuing this one from a message or compaction of its root agent (source unchanged). */
+    fork(
+      threadId: string,
+      body: z.input<typeof ForkThreadBody>,
+      options?: RequestOptions,
+    ): Promise<ThreadDetail>;
+    /** A fork this thread then points to: messages posted to it (without agentId) continue there. */
+    rewind(
+      threadId: string,
+      body: z.input<typeof ForkThreadBody>,
+      options?: RequestOptions,
+    ): Promise<ThreadDetail>;
     /** One page of events after `since`; `eventsPage` also says where the next page starts. */
     events(
       threadId: string,
@@ -245,6 +265,8 @@ export function createRestApi(http: HttpOptions): RestApi {
       snapshot: (threadId, options) => call("getThreadSnapshot", { params: { id: threadId } }, options),
       sendMessage: (threadId, body, options) =>
         call("postMessage", { params: { id: threadId }, body }, options),
+      fork: (threadId, body, options) => call("forkThread", { params: { id: threadId }, body }, options),
+      rewind: (threadId, body, options) => call("rewindThread", { params: { id: threadId }, body }, options),
       events: async (threadId, query, options) =>
         (await call("listThreadEvents", { params: { id: threadId }, query }, options)).events,
       eventsPage: (threadId, query, options) =>

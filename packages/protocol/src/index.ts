@@ -103,6 +103,7 @@ export {
   ErrorCode,
   EventsPage,
   EventsQuery,
+  ForkThreadBody,
   HistoryQuery,
   Id,
   MessagesPage,

@@ -196,6 +196,18 @@ export const PostMessageBody = z
   .meta({ id: "PostMessageBody" });
 export type PostMessageBody = z.infer<typeof PostMessageBody>;
 
+/** `POST /v1/threads/{id}/fork` and `/rewind`: exactly one point of the source's root agent. */
+const ForkTitle = ColumnText.max(200).optional();
+export const ForkThreadBody = z
+  .union([
+    /** Fork after this message of the root agent (it is the fork's last inherited fact). */
+    z.strictObject({ atMessageId: Id, title: ForkTitle }),
+    /** Fork where this compaction of the root agent was recorded, with it in force. */
+    z.strictObject({ atCompactionId: Id, title: ForkTitle }),
+  ])
+  .meta({ id: "ForkThreadBody" });
+export type ForkThreadBody = z.infer<typeof ForkThreadBody>;
+
 export const PostMessageResult = z
   .object({
     runId: z.string(),
@@ -203,6 +215,8 @@ export const PostMessageResult = z
     /** True when another run of this thread is active and this one waits behind it. */
     queued: z.boolean(),
     position: z.number().int().nonnegative(),
+    /** The thread the message went to: the path's, or the fork a rewind pointed it to. */
+    threadId: z.string().optional(),
   })
   .meta({ id: "PostMessageResult" });
 export type PostMessageResult = z.infer<typeof PostMessageResult>;

@@ -7,6 +7,7 @@ import {
   PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,
+  type Thread,
   ThreadDetail,
   ThreadList,
   ThreadListQuery,
@@ -214,11 +215,13 @@ export function threadRoutes(deps: ServerDeps) {
 
   app.openapi(postMessage, async (context) => {
     const { id } = context.req.valid("param");
-    await requireThread(store, context.get("tenantId"), id);
     const body = context.req.valid("json");
+    const thread = await requireThread(store, context.get("tenantId"), id);
+    // A rewound thread continues in the fork it points to (a named agent stays in its own thread).
+    const threadId = body.agentId ? id : await followRewinds(deps, thread);
     checkMessageSize(deps, body.content, "content");
     const result = await deps.runControl.admitMessage({
-      threadId: id,
+      threadId,
       content: body.content,
       agentId: body.agentId,
     });
@@ -226,7 +229,7 @@ export function threadRoutes(deps: ServerDeps) {
       body.content.trim() === "/compact" ? "compact" : "message",
       context.get("tenantId"),
     );
-    return context.json(result, 202);
+    return context.json({ ...result, threadId }, 202);
   });
 
   app.openapi(listEvents, async (context) => {
@@ -244,4 +247,17 @@ export function threadRoutes(deps: ServerDeps) {
   });
 
   return app;
+}
+
+/** The thread a rewind chain ends at (a rewind points a thread to its fork; rewinds may be chained). */
+async function followRewinds(deps: ServerDeps, thread: Thread): Promise<string> {
+  let current = thread;
+  const seen = new Set<string>([current.id]);
+  while (current.rewoundToThreadId && !seen.has(current.rewoundToThreadId)) {
+    const next = await deps.store.threads.get(current.rewoundToThreadId);
+    if (!next) break;
+    seen.add(next.id);
+    current = next;
+  }
+  return current.id;
 }
