@@ -46,6 +46,7 @@ const fixture = {
   callId: "",
   runId: "",
   keyId: "",
+  ruleId: "",
 };
 const checked = { operations: 0, valid: 0, invalid: 0 };
 
@@ -69,6 +70,10 @@ beforeAll(async () => {
   fixture.agentId = idle.agents[0]?.id ?? "";
   // The idle thread's system message: a point to fork (and rewind) it at.
   fixture.messageId = (await client.agents.messages(fixture.agentId)).messages[0]?.id ?? "";
+  // A rule for revokeApprovalRule to revoke.
+  fixture.ruleId = (
+    await client.approvals.createRule({ scope: "tenant", toolName: "run_command", pattern: "true" })
+  ).id;
   const parked = await client.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
   fixture.runId = (await client.threads.sendMessage(parked.id, { content: "Check the repository." })).runId;
   await vi.waitFor(
@@ -168,6 +173,7 @@ function idsFor(path: string): Record<string, string> {
   if (path.startsWith("/v1/agents/")) return { id: fixture.agentId };
   if (path.startsWith("/v1/runs/")) return { id: fixture.runId };
   if (path.startsWith("/v1/tokens/")) return { id: fixture.keyId };
+  if (path.startsWith("/v1/approval-rules/")) return { id: fixture.ruleId };
   return {};
 }
 
@@ -332,6 +338,6 @@ describe("every documented operation against the running server", () => {
         checked.invalid++;
       }
     }
-    expect(checked.operations).toBe(32);
+    expect(checked.operations).toBe(35);
   }, 120_000);
 });

@@ -6,10 +6,14 @@ import {
   ApprovalInbox,
   ApprovalInboxQuery,
   ApprovalResult,
+  ApprovalRule,
+  ApprovalRuleList,
+  ApprovalRuleQuery,
   CompactBody,
   CompactionList,
   CompactResult,
   ContextView,
+  CreateApprovalRuleBody,
   CreateThreadBody,
   EventsPage,
   EventsQuery,
@@ -95,6 +99,19 @@ export const restEndpoints = {
     query: ApprovalInboxQuery,
     response: ApprovalInbox,
   },
+  listApprovalRules: {
+    method: "GET",
+    path: "/v1/approval-rules",
+    query: ApprovalRuleQuery,
+    response: ApprovalRuleList,
+  },
+  createApprovalRule: {
+    method: "POST",
+    path: "/v1/approval-rules",
+    body: CreateApprovalRuleBody,
+    response: ApprovalRule,
+  },
+  revokeApprovalRule: { method: "DELETE", path: "/v1/approval-rules/{id}", response: ApprovalRule },
   listAgentCompactions: { method: "GET", path: "/v1/agents/{id}/compactions", response: CompactionList },
   compactAgent: {
     method: "POST",
@@ -188,6 +205,11 @@ export interface RestApi {
       query?: z.input<typeof ApprovalInboxQuery>,
       options?: RequestOptions,
     ): Promise<ApprovalInbox["approvals"]>;
+    /** Live "always approve" rules of the tenant (with threadId: those that apply to that thread). */
+    rules(query?: z.input<typeof ApprovalRuleQuery>, options?: RequestOptions): Promise<ApprovalRule[]>;
+    createRule(body: z.input<typeof CreateApprovalRuleBody>, options?: RequestOptions): Promise<ApprovalRule>;
+    /** Revokes a rule: calls it would have approved are asked about again. */
+    revokeRule(ruleId: string, options?: RequestOptions): Promise<ApprovalRule>;
   };
   agents: {
     compact(
@@ -280,6 +302,9 @@ export function createRestApi(http: HttpOptions): RestApi {
       resolve: (agentId, callId, body, options) =>
         call("resolveApproval", { params: { id: agentId, callId }, body }, options),
       pending: async (query, options) => (await call("listPendingApprovals", { query }, options)).approvals,
+      rules: async (query, options) => (await call("listApprovalRules", { query }, options)).rules,
+      createRule: (body, options) => call("createApprovalRule", { body }, options),
+      revokeRule: (ruleId, options) => call("revokeApprovalRule", { params: { id: ruleId } }, options),
     },
     agents: {
       compact: (agentId, body = {}, options) =>

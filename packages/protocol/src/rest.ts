@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Agent, AgentInherit, AgentState, Run, Thread } from "./agent.ts";
+import { ApprovalRule, ApprovalRuleChoice } from "./approval-rules.ts";
 import { CompactionEvent, StageSavings } from "./compaction.ts";
 import { LongrunEvent } from "./events.ts";
 import { ChatMessage, StoredMessage } from "./message.ts";
@@ -226,11 +227,19 @@ export const ApprovalBody = z
   .object({
     decision: z.enum(["approve", "deny"]),
     reason: z.string().max(10_000).optional(),
+    /** With `approve`: also approve later matching calls (a rule), for this thread or the tenant. */
+    rule: ApprovalRuleChoice.optional(),
   })
   .meta({ id: "ApprovalBody" });
 export type ApprovalBody = z.infer<typeof ApprovalBody>;
 
-export const ApprovalResult = z.object({ ok: z.literal(true) }).meta({ id: "ApprovalResult" });
+export const ApprovalResult = z
+  .object({
+    ok: z.literal(true),
+    /** The rule the decision made (scope `thread` or `tenant`). */
+    rule: ApprovalRule.optional(),
+  })
+  .meta({ id: "ApprovalResult" });
 export type ApprovalResult = z.infer<typeof ApprovalResult>;
 
 /** POST /v1/agents/:id/compact */

@@ -195,6 +195,24 @@ export const preparedSummaries = sqliteTable("prepared_summaries", {
  * that only matches an undecided row) and kept after the call ran, so a step retried after a crash
  * finds it again instead of asking twice.
  */
+/** "Always approve" rules: a tool and a glob over its call's subject, for a thread or a whole tenant. */
+export const approvalRules = sqliteTable(
+  "approval_rules",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    /** Null: every thread of the tenant. */
+    threadId: text("thread_id"),
+    toolName: text("tool_name").notNull(),
+    pattern: text("pattern").notNull(),
+    fromCall: text("from_call"),
+    createdAt: integer("created_at").notNull(),
+    /** Revoked rules are kept (the events that name them stay explainable) and never match again. */
+    revokedAt: integer("revoked_at"),
+  },
+  (table) => [index("approval_rules_tenant_idx").on(table.tenantId, table.toolName)],
+);
+
 export const approvals = sqliteTable(
   "approvals",
   {
