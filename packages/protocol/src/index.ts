@@ -115,6 +115,7 @@ export {
   Id,
   MessagesPage,
   MessagesQuery,
+  Multitask,
   PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,

@@ -188,9 +188,19 @@ export const HistoryQuery = z.object({
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 
 /** POST /v1/threads/:id/messages */
+/** What a message posted while a run is active does (POST /v1/threads/{id}/messages). */
+export const Multitask = z.enum(["enqueue", "reject", "interrupt", "rollback"]);
+export type Multitask = z.infer<typeof Multitask>;
+
 export const PostMessageBody = z
   .object({
     content: MessageText(1, 1_000_000),
+    /**
+     * While a run of the thread is active: `enqueue` (default) waits behind it, `reject` is a 409,
+     * `interrupt` cancels it and runs this message, `rollback` cancels it and rewinds the thread to
+     * before its input (its facts stay in the source, which points to the new fork).
+     */
+    multitask: Multitask.optional(),
     /** Target agent; default the thread's root agent. */
     agentId: Id.optional(),
   })

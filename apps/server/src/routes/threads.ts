@@ -13,7 +13,7 @@ import {
   ThreadListQuery,
   ThreadSnapshot,
 } from "@longrun/protocol";
-import { checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
+import { admitWithMultitask, checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
 import { z } from "zod";
 import { requireThread } from "../auth.ts";
@@ -112,7 +112,9 @@ const postMessage = createRoute({
     ...errors({
       ...AUTH_ERRORS,
       ...BODY_ERRORS,
+      400: `${BODY_ERRORS[400]}; multitask rollback with an agentId`,
       404: "no such thread in your tenant, or no such agent in the thread",
+      409: "a run is active and multitask is reject",
       413: `${BODY_ERRORS[413]}, or the content is over LONGRUN_MAX_MESSAGE_CHARS`,
     }),
   },
@@ -220,16 +222,17 @@ export function threadRoutes(deps: ServerDeps) {
     // A rewound thread continues in the fork it points to (a named agent stays in its own thread).
     const threadId = body.agentId ? id : await followRewinds(deps, thread);
     checkMessageSize(deps, body.content, "content");
-    const result = await deps.runControl.admitMessage({
+    const result = await admitWithMultitask(deps.runtime, deps.runControl, {
       threadId,
       content: body.content,
       agentId: body.agentId,
+      multitask: body.multitask,
     });
     deps.metrics.runtime.runAdmitted(
       body.content.trim() === "/compact" ? "compact" : "message",
       context.get("tenantId"),
     );
-    return context.json({ ...result, threadId }, 202);
+    return context.json(result, 202);
   });
 
   app.openapi(listEvents, async (context) => {
