@@ -33,7 +33,10 @@ export async function admitWithMultitask(
     })),
     threadId: target,
   });
-  const active = (await deps.store.runs.active(threadId)).find((run) => run.status !== "queued");
+  // The thread's top-level run under way (a team's child runs end with it).
+  const active = (await deps.store.runs.active(threadId)).find(
+    (run) => run.status !== "queued" && !run.parentRunId,
+  );
   if (!active || multitask === "enqueue") return admit(threadId);
   switch (multitask) {
     case "reject":
@@ -56,7 +59,9 @@ export async function admitWithMultitask(
           message.role === "user" && message.createdAt >= startedAt && message.content === active.input,
       );
       const before =
-        inputIndex > 0 ? facts[inputIndex - 1] : facts.filter((m) => m.createdAt < startedAt).at(-1);
+        inputIndex > 0
+          ? facts[inputIndex - 1]
+          : facts.filter((message) => message.createdAt < startedAt).at(-1);
       if (!before)
         throw new LongrunError("conflict", `run ${active.id} has no fact before it to roll back to`);
       const fork = await forkThread(deps, {
