@@ -38,7 +38,16 @@ let roots: TempWorkspace;
 let instance: EmbeddedInstance;
 let document: Document;
 let ajv: Ajv2020;
-const fixture = { threadId: "", agentId: "", approvalAgentId: "", callId: "", runId: "", keyId: "" };
+const fixture = {
+  threadId: "",
+  agentId: "",
+  messageId: "",
+  approvalAgentId: "",
+  callId: "",
+  runId: "",
+  keyId: "",
+  ruleId: "",
+};
 const checked = { operations: 0, valid: 0, invalid: 0 };
 
 beforeAll(async () => {
@@ -59,6 +68,12 @@ beforeAll(async () => {
   const idle = await client.threads.create({ model: "sim", simSteps: 1 });
   fixture.threadId = idle.id;
   fixture.agentId = idle.agents[0]?.id ?? "";
+  // The idle thread's system message: a point to fork (and rewind) it at.
+  fixture.messageId = (await client.agents.messages(fixture.agentId)).messages[0]?.id ?? "";
+  // A rule for revokeApprovalRule to revoke.
+  fixture.ruleId = (
+    await client.approvals.createRule({ scope: "tenant", toolName: "run_command", pattern: "true" })
+  ).id;
   const parked = await client.threads.create({ model: "sim", simSteps: 2, simScript: "approval" });
   fixture.runId = (await client.threads.sendMessage(parked.id, { content: "Check the repository." })).runId;
   await vi.waitFor(
@@ -158,6 +173,7 @@ function idsFor(path: string): Record<string, string> {
   if (path.startsWith("/v1/agents/")) return { id: fixture.agentId };
   if (path.startsWith("/v1/runs/")) return { id: fixture.runId };
   if (path.startsWith("/v1/tokens/")) return { id: fixture.keyId };
+  if (path.startsWith("/v1/approval-rules/")) return { id: fixture.ruleId };
   return {};
 }
 
@@ -219,6 +235,12 @@ const GATEWAY_REQUESTS: Record<string, unknown> = {
   countMessageTokens: { model: "sim", messages: [{ role: "user", content: "Say hello." }] },
 };
 
+/** Valid bodies that name a fixture (a schema's smallest instance names none that exists). */
+const fixtureRequest = (operationId: string): unknown =>
+  operationId === "forkThread" || operationId === "rewindThread"
+    ? { atMessageId: fixture.messageId }
+    : undefined;
+
 const isSuccess = (status: number) => status >= 200 && status < 300;
 const isClientError = (status: number) => status >= 400 && status < 500;
 
@@ -268,7 +290,9 @@ describe("every documented operation against the running server", () => {
       } else {
         // The gateway's schemas accept any model name; a valid request names one the upstream knows.
         const example =
-          GATEWAY_REQUESTS[operation.operationId] ?? (bodySchema ? validExample(bodySchema) : undefined);
+          GATEWAY_REQUESTS[operation.operationId] ??
+          fixtureRequest(operation.operationId) ??
+          (bodySchema ? validExample(bodySchema) : undefined);
         const valid = await send(method, pathFor(path, ids), {
           query,
           ...(example !== undefined ? { body: JSON.stringify(example) } : {}),
@@ -314,6 +338,6 @@ describe("every documented operation against the running server", () => {
         checked.invalid++;
       }
     }
-    expect(checked.operations).toBe(30);
+    expect(checked.operations).toBe(35);
   }, 120_000);
 });

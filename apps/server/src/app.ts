@@ -17,11 +17,13 @@ import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
 import { requestLog } from "./request-log.ts";
 import { agentRoutes } from "./routes/agents.ts";
+import { approvalRuleRoutes } from "./routes/approval-rules.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { opsRoutes } from "./routes/ops.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { systemRoutes } from "./routes/system.ts";
+import { threadForkRoutes } from "./routes/thread-fork.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
@@ -90,9 +92,11 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
     await next();
   });
   app.route("/v1/threads", threadRoutes(deps));
+  app.route("/v1/threads", threadForkRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));
   app.route("/v1/runs", runRoutes(deps));
   app.route("/v1/approvals", approvalRoutes(deps));
+  app.route("/v1/approval-rules", approvalRuleRoutes(deps));
   app.route("/v1/models", modelRoutes(deps));
   // POST /v1/chat/completions, /v1/responses and /v1/messages (Anthropic); GET /v1/models is the route above.
   const gatewayOptions = gatewayTurnOptions(deps);

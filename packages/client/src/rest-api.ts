@@ -6,13 +6,18 @@ import {
   ApprovalInbox,
   ApprovalInboxQuery,
   ApprovalResult,
+  ApprovalRule,
+  ApprovalRuleList,
+  ApprovalRuleQuery,
   CompactBody,
   CompactionList,
   CompactResult,
   ContextView,
+  CreateApprovalRuleBody,
   CreateThreadBody,
   EventsPage,
   EventsQuery,
+  ForkThreadBody,
   Health,
   HistoryQuery,
   HistoryView,
@@ -58,6 +63,13 @@ export interface RestEndpoint {
 export const restEndpoints = {
   createThread: { method: "POST", path: "/v1/threads", body: CreateThreadBody, response: ThreadDetail },
   listThreads: { method: "GET", path: "/v1/threads", query: ThreadListQuery, response: ThreadList },
+  forkThread: { method: "POST", path: "/v1/threads/{id}/fork", body: ForkThreadBody, response: ThreadDetail },
+  rewindThread: {
+    method: "POST",
+    path: "/v1/threads/{id}/rewind",
+    body: ForkThreadBody,
+    response: ThreadDetail,
+  },
   getThread: { method: "GET", path: "/v1/threads/{id}", response: ThreadDetail },
   getThreadSnapshot: { method: "GET", path: "/v1/threads/{id}/snapshot", response: ThreadSnapshot },
   postMessage: {
@@ -87,6 +99,19 @@ export const restEndpoints = {
     query: ApprovalInboxQuery,
     response: ApprovalInbox,
   },
+  listApprovalRules: {
+    method: "GET",
+    path: "/v1/approval-rules",
+    query: ApprovalRuleQuery,
+    response: ApprovalRuleList,
+  },
+  createApprovalRule: {
+    method: "POST",
+    path: "/v1/approval-rules",
+    body: CreateApprovalRuleBody,
+    response: ApprovalRule,
+  },
+  revokeApprovalRule: { method: "DELETE", path: "/v1/approval-rules/{id}", response: ApprovalRule },
   listAgentCompactions: { method: "GET", path: "/v1/agents/{id}/compactions", response: CompactionList },
   compactAgent: {
     method: "POST",
@@ -138,6 +163,18 @@ export interface RestApi {
       body: z.input<typeof PostMessageBody>,
       options?: RequestOptions,
     ): Promise<PostMessageResult>;
+    /** A new thread continuing this one from a message or compaction of its root agent (source unchanged). */
+    fork(
+      threadId: string,
+      body: z.input<typeof ForkThreadBody>,
+      options?: RequestOptions,
+    ): Promise<ThreadDetail>;
+    /** A fork this thread then points to: messages posted to it (without agentId) continue there. */
+    rewind(
+      threadId: string,
+      body: z.input<typeof ForkThreadBody>,
+      options?: RequestOptions,
+    ): Promise<ThreadDetail>;
     /** One page of events after `since`; `eventsPage` also says where the next page starts. */
     events(
       threadId: string,
@@ -168,6 +205,11 @@ export interface RestApi {
       query?: z.input<typeof ApprovalInboxQuery>,
       options?: RequestOptions,
     ): Promise<ApprovalInbox["approvals"]>;
+    /** Live "always approve" rules of the tenant (with threadId: those that apply to that thread). */
+    rules(query?: z.input<typeof ApprovalRuleQuery>, options?: RequestOptions): Promise<ApprovalRule[]>;
+    createRule(body: z.input<typeof CreateApprovalRuleBody>, options?: RequestOptions): Promise<ApprovalRule>;
+    /** Revokes a rule: calls it would have approved are asked about again. */
+    revokeRule(ruleId: string, options?: RequestOptions): Promise<ApprovalRule>;
   };
   agents: {
     compact(
@@ -245,6 +287,8 @@ export function createRestApi(http: HttpOptions): RestApi {
       snapshot: (threadId, options) => call("getThreadSnapshot", { params: { id: threadId } }, options),
       sendMessage: (threadId, body, options) =>
         call("postMessage", { params: { id: threadId }, body }, options),
+      fork: (threadId, body, options) => call("forkThread", { params: { id: threadId }, body }, options),
+      rewind: (threadId, body, options) => call("rewindThread", { params: { id: threadId }, body }, options),
       events: async (threadId, query, options) =>
         (await call("listThreadEvents", { params: { id: threadId }, query }, options)).events,
       eventsPage: (threadId, query, options) =>
@@ -258,6 +302,9 @@ export function createRestApi(http: HttpOptions): RestApi {
       resolve: (agentId, callId, body, options) =>
         call("resolveApproval", { params: { id: agentId, callId }, body }, options),
       pending: async (query, options) => (await call("listPendingApprovals", { query }, options)).approvals,
+      rules: async (query, options) => (await call("listApprovalRules", { query }, options)).rules,
+      createRule: (body, options) => call("createApprovalRule", { body }, options),
+      revokeRule: (ruleId, options) => call("revokeApprovalRule", { params: { id: ruleId } }, options),
     },
     agents: {
       compact: (agentId, body = {}, options) =>

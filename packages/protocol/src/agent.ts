@@ -39,6 +39,10 @@ export const Thread = z
     workspaceDir: z.string(),
     modelProfile: ModelProfile,
     status: ThreadStatus,
+    /** The thread this one was forked or rewound from (POST /v1/threads/{id}/fork|rewind). */
+    forkedFromThreadId: z.string().nullable().default(null),
+    /** Set by a rewind: the fork that continues this thread; messages posted here go there. */
+    rewoundToThreadId: z.string().nullable().default(null),
     createdAt: z.number().int(),
     updatedAt: z.number().int(),
   })
@@ -54,6 +58,8 @@ export const Agent = z
     inherit: AgentInherit,
     forkMessageId: z.string().nullable(),
     forkCompactionId: z.string().nullable(),
+    /** A forked thread's root agent: the source thread's agent whose facts are its prefix. */
+    forkSourceAgentId: z.string().nullable().default(null),
     /** A sub-agent's task as its parent gave it. */
     brief: z.string().nullable().default(null),
     /** The parent's spawn_agents call (or `api:<runId>`) that created this sub-agent. */

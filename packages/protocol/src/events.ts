@@ -90,7 +90,16 @@ export const ApprovalRequested = defineEvent(
 );
 export const ApprovalResolved = defineEvent(
   "approval.resolved",
-  z.object({ callId: z.string(), decision: z.enum(["approve", "deny"]), reason: z.string().optional() }),
+  z.object({
+    callId: z.string(),
+    decision: z.enum(["approve", "deny"]),
+    reason: z.string().optional(),
+    /** Set when an approval rule decided the call (no person was asked): the rule's id. */
+    ruleId: z.string().optional(),
+    /** With `ruleId`: the call's tool and arguments (no approval.requested came before). */
+    name: z.string().optional(),
+    arguments: z.string().optional(),
+  }),
 );
 export const ContextMeasured = defineEvent(
   "context.measured",

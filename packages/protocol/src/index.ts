@@ -12,6 +12,13 @@ export {
   ThreadStatus,
   TodoItem,
 } from "./agent.ts";
+export {
+  ApprovalRule,
+  ApprovalRuleList,
+  ApprovalRuleQuery,
+  ApprovalRuleScope,
+  CreateApprovalRuleBody,
+} from "./approval-rules.ts";
 export { type Backoff, backoffDelay } from "./backoff.ts";
 export {
   type BusChannel,
@@ -103,10 +110,12 @@ export {
   ErrorCode,
   EventsPage,
   EventsQuery,
+  ForkThreadBody,
   HistoryQuery,
   Id,
   MessagesPage,
   MessagesQuery,
+  Multitask,
   PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Agent, AgentInherit, AgentState, Run, Thread } from "./agent.ts";
+import { ApprovalRule, ApprovalRuleChoice } from "./approval-rules.ts";
 import { CompactionEvent, StageSavings } from "./compaction.ts";
 import { LongrunEvent } from "./events.ts";
 import { ChatMessage, StoredMessage } from "./message.ts";
@@ -187,14 +188,36 @@ export const HistoryQuery = z.object({
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 
 /** POST /v1/threads/:id/messages */
+/** What a message posted while a run is active does (POST /v1/threads/{id}/messages). */
+export const Multitask = z.enum(["enqueue", "reject", "interrupt", "rollback"]);
+export type Multitask = z.infer<typeof Multitask>;
+
 export const PostMessageBody = z
   .object({
     content: MessageText(1, 1_000_000),
+    /**
+     * While a run of the thread is active: `enqueue` (default) waits behind it, `reject` is a 409,
+     * `interrupt` cancels it and runs this message, `rollback` cancels it and rewinds the thread to
+     * before its input (its facts stay in the source, which points to the new fork).
+     */
+    multitask: Multitask.optional(),
     /** Target agent; default the thread's root agent. */
     agentId: Id.optional(),
   })
   .meta({ id: "PostMessageBody" });
 export type PostMessageBody = z.infer<typeof PostMessageBody>;
+
+/** `POST /v1/threads/{id}/fork` and `/rewind`: exactly one point of the source's root agent. */
+const ForkTitle = ColumnText.max(200).optional();
+export const ForkThreadBody = z
+  .union([
+    /** Fork after this message of the root agent (it is the fork's last inherited fact). */
+    z.strictObject({ atMessageId: Id, title: ForkTitle }),
+    /** Fork where this compaction of the root agent was recorded, with it in force. */
+    z.strictObject({ atCompactionId: Id, title: ForkTitle }),
+  ])
+  .meta({ id: "ForkThreadBody" });
+export type ForkThreadBody = z.infer<typeof ForkThreadBody>;
 
 export const PostMessageResult = z
   .object({
@@ -203,6 +226,8 @@ export const PostMessageResult = z
     /** True when another run of this thread is active and this one waits behind it. */
     queued: z.boolean(),
     position: z.number().int().nonnegative(),
+    /** The thread the message went to: the path's, or the fork a rewind pointed it to. */
+    threadId: z.string().optional(),
   })
   .meta({ id: "PostMessageResult" });
 export type PostMessageResult = z.infer<typeof PostMessageResult>;
@@ -212,11 +237,19 @@ export const ApprovalBody = z
   .object({
     decision: z.enum(["approve", "deny"]),
     reason: z.string().max(10_000).optional(),
+    /** With `approve`: also approve later matching calls (a rule), for this thread or the tenant. */
+    rule: ApprovalRuleChoice.optional(),
   })
   .meta({ id: "ApprovalBody" });
 export type ApprovalBody = z.infer<typeof ApprovalBody>;
 
-export const ApprovalResult = z.object({ ok: z.literal(true) }).meta({ id: "ApprovalResult" });
+export const ApprovalResult = z
+  .object({
+    ok: z.literal(true),
+    /** The rule the decision made (scope `thread` or `tenant`). */
+    rule: ApprovalRule.optional(),
+  })
+  .meta({ id: "ApprovalResult" });
 export type ApprovalResult = z.infer<typeof ApprovalResult>;
 
 /** POST /v1/agents/:id/compact */

@@ -60,6 +60,8 @@ export {
 } from "./profiles.ts";
 export { Coordinator } from "./runs/coordinator.ts";
 export { createThreadWithRoot, type ThreadWithRootInput } from "./runs/create-thread.ts";
+export { type ForkedThread, type ForkPoint, forkThread } from "./runs/fork-thread.ts";
+export { admitWithMultitask } from "./runs/multitask.ts";
 export {
   createReconciler,
   type MaintenanceOptions,

@@ -17,6 +17,8 @@ export interface CreateAgentInput {
   inherit?: AgentInherit;
   forkMessageId?: string | null;
   forkCompactionId?: string | null;
+  /** A thread fork's root agent: the source thread's agent whose facts are its prefix. */
+  forkSourceAgentId?: string | null;
   brief?: string | null;
   spawnCallId?: string | null;
   status?: AgentStatus;
@@ -123,6 +125,7 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
         inherit: input.inherit ?? "fresh",
         forkMessageId: input.forkMessageId ?? null,
         forkCompactionId: input.forkCompactionId ?? null,
+        forkSourceAgentId: input.forkSourceAgentId ?? null,
         brief: input.brief ?? null,
         spawnCallId: input.spawnCallId ?? null,
         status: input.status ?? "idle",

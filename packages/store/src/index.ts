@@ -1,6 +1,7 @@
 export { type AgentStatePatch, type AgentStateRepository, emptyAgentState } from "./agent-state.ts";
 export type { AgentProbe, AgentRecord, AgentRepository, CreateAgentInput } from "./agents.ts";
 export type { ApiKeyRecord, ApiKeyRepository } from "./api-keys.ts";
+export type { ApprovalRuleRepository, NewApprovalRule } from "./approval-rules.ts";
 export type { ApprovalRepository } from "./approvals.ts";
 export { isRetryableError } from "./busy-retry.ts";
 export type { CompactionRepository, NewCompaction } from "./compactions.ts";

@@ -44,6 +44,7 @@ describe("openStore", () => {
         "agent_state",
         "agents",
         "api_keys",
+        "approval_rules",
         "approvals",
         "compactions",
         "event_heads",

@@ -3,6 +3,7 @@ import type { NewMessage } from "@longrun/protocol";
 import { type AgentStateRepository, createAgentStateRepository } from "./agent-state.ts";
 import { type AgentRepository, createAgentRepository } from "./agents.ts";
 import { type ApiKeyRepository, createApiKeyRepository } from "./api-keys.ts";
+import { type ApprovalRuleRepository, createApprovalRuleRepository } from "./approval-rules.ts";
 import { type ApprovalRepository, createApprovalRepository } from "./approvals.ts";
 import { type CompactionRepository, createCompactionRepository } from "./compactions.ts";
 import { Connection, type Database, resolveLocation } from "./connection.ts";
@@ -48,6 +49,7 @@ export interface Store {
   readonly apiKeys: ApiKeyRepository;
   readonly toolRuns: ToolRunRepository;
   readonly approvals: ApprovalRepository;
+  readonly approvalRules: ApprovalRuleRepository;
   /**
    * One write transaction: facts and the events that describe them commit together. Events returned
    * by `unit.appendEvents` are persisted but not published: the caller publishes after commit.
@@ -107,6 +109,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     apiKeys: createApiKeyRepository(context),
     toolRuns: createToolRunRepository(context),
     approvals: createApprovalRepository(context),
+    approvalRules: createApprovalRuleRepository(context),
     transact: (work) => context.transact(work),
     get db() {
       return connection.db;

@@ -25,6 +25,7 @@ export function agentFromRow(row: Row): AgentRecord {
     inherit: String(row.inherit) as AgentRecord["inherit"],
     forkMessageId: textOrNull(row.fork_message_id),
     forkCompactionId: textOrNull(row.fork_compaction_id),
+    forkSourceAgentId: textOrNull(row.fork_source_agent_id),
     brief: textOrNull(row.brief),
     spawnCallId: textOrNull(row.spawn_call_id),
     status: String(row.status) as AgentRecord["status"],

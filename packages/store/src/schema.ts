@@ -32,6 +32,10 @@ export const threads = sqliteTable(
     workspaceDir: text("workspace_dir").notNull(),
     modelProfile: text("model_profile", { mode: "json" }).$type<ModelProfile>().notNull(),
     status: text("status").$type<ThreadStatus>().notNull().default("idle"),
+    /** The thread this one was forked (or rewound) from; null for an original thread. */
+    forkedFromThreadId: text("forked_from_thread_id"),
+    /** Set by a rewind: the fork that continues this thread (POST /messages follows it). */
+    rewoundToThreadId: text("rewound_to_thread_id"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -48,6 +52,11 @@ export const agents = sqliteTable(
     inherit: text("inherit").$type<AgentInherit>().notNull().default("fresh"),
     forkMessageId: text("fork_message_id"),
     forkCompactionId: text("fork_compaction_id"),
+    /**
+     * A thread fork's root agent: the source agent whose facts up to `forkMessageId` are its prefix
+     * (a sub-agent fork's source is its parent, `parentAgentId`).
+     */
+    forkSourceAgentId: text("fork_source_agent_id"),
     /** The sub-agent's task as its parent wrote it. */
     brief: text("brief"),
     /** The parent's spawn call (or `api:<runId>`) that created this sub-agent. */
@@ -186,6 +195,24 @@ export const preparedSummaries = sqliteTable("prepared_summaries", {
  * that only matches an undecided row) and kept after the call ran, so a step retried after a crash
  * finds it again instead of asking twice.
  */
+/** "Always approve" rules: a tool and a glob over its call's subject, for a thread or a whole tenant. */
+export const approvalRules = sqliteTable(
+  "approval_rules",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    /** Null: every thread of the tenant. */
+    threadId: text("thread_id"),
+    toolName: text("tool_name").notNull(),
+    pattern: text("pattern").notNull(),
+    fromCall: text("from_call"),
+    createdAt: integer("created_at").notNull(),
+    /** Revoked rules are kept (the events that name them stay explainable) and never match again. */
+    revokedAt: integer("revoked_at"),
+  },
+  (table) => [index("approval_rules_tenant_idx").on(table.tenantId, table.toolName)],
+);
+
 export const approvals = sqliteTable(
   "approvals",
   {

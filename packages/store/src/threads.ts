@@ -11,9 +11,12 @@ export interface CreateThreadInput {
   workspaceDir: string;
   modelProfile: ModelProfile;
   status?: ThreadStatus;
+  forkedFromThreadId?: string | null;
 }
 
-export type ThreadPatch = Partial<Pick<Thread, "title" | "workspaceDir" | "modelProfile" | "status">>;
+export type ThreadPatch = Partial<
+  Pick<Thread, "title" | "workspaceDir" | "modelProfile" | "status" | "rewoundToThreadId">
+>;
 
 export interface ThreadRepository {
   create(input: CreateThreadInput): Promise<Thread>;
@@ -54,6 +57,8 @@ export function createThreadRepository(context: StoreContext): ThreadRepository 
         workspaceDir: input.workspaceDir,
         modelProfile: input.modelProfile,
         status: input.status ?? "idle",
+        forkedFromThreadId: input.forkedFromThreadId ?? null,
+        rewoundToThreadId: null,
         createdAt: now,
         updatedAt: now,
       } satisfies Thread;

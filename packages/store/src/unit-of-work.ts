@@ -107,7 +107,8 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
       const now = context.now();
       const result = await tx.execute({
         sql: `INSERT INTO agents (id, thread_id, parent_agent_id, name, inherit, fork_message_id, fork_compaction_id,
-              brief, spawn_call_id, status, fence, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING *`,
+              fork_source_agent_id, brief, spawn_call_id, status, fence, created_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING *`,
         args: [
           input.id ?? newId(now),
           input.threadId,
@@ -116,6 +117,7 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
           input.inherit ?? "fresh",
           input.forkMessageId ?? null,
           input.forkCompactionId ?? null,
+          input.forkSourceAgentId ?? null,
           input.brief ?? null,
           input.spawnCallId ?? null,
           input.status ?? "idle",

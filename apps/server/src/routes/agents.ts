@@ -154,6 +154,7 @@ const resolveApproval = createRoute({
     ...errors({
       ...AUTH_ERRORS,
       ...BODY_ERRORS,
+      400: `${BODY_ERRORS[400]}; a rule with a denial, or a rule without a pattern for a call with no command or path`,
       404: "no such agent in your tenant, or no pending approval of that call for the agent",
       409: "the call was already decided",
     }),
@@ -250,13 +251,14 @@ export function agentRoutes(deps: ServerDeps) {
     const { id, callId } = context.req.valid("param");
     const agent = await requireAgent(store, context.get("tenantId"), id);
     const body = context.req.valid("json");
-    await deps.runControl.resolveApproval({
+    const { rule } = await deps.runControl.resolveApproval({
       agentId: agent.id,
       callId,
       decision: body.decision,
       reason: body.reason,
+      ...(body.rule ? { rule: body.rule } : {}),
     });
-    return context.json({ ok: true as const }, 200);
+    return context.json({ ok: true as const, ...(rule ? { rule } : {}) }, 200);
   });
 
   return app;

@@ -7,12 +7,13 @@ import {
   PAGE_LIMITS,
   PostMessageBody,
   PostMessageResult,
+  type Thread,
   ThreadDetail,
   ThreadList,
   ThreadListQuery,
   ThreadSnapshot,
 } from "@longrun/protocol";
-import { checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
+import { admitWithMultitask, checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
 import { newId } from "@longrun/store";
 import { z } from "zod";
 import { requireThread } from "../auth.ts";
@@ -111,7 +112,9 @@ const postMessage = createRoute({
     ...errors({
       ...AUTH_ERRORS,
       ...BODY_ERRORS,
+      400: `${BODY_ERRORS[400]}; multitask rollback with an agentId`,
       404: "no such thread in your tenant, or no such agent in the thread",
+      409: "a run is active and multitask is reject",
       413: `${BODY_ERRORS[413]}, or the content is over LONGRUN_MAX_MESSAGE_CHARS`,
     }),
   },
@@ -214,13 +217,16 @@ export function threadRoutes(deps: ServerDeps) {
 
   app.openapi(postMessage, async (context) => {
     const { id } = context.req.valid("param");
-    await requireThread(store, context.get("tenantId"), id);
     const body = context.req.valid("json");
+    const thread = await requireThread(store, context.get("tenantId"), id);
+    // A rewound thread continues in the fork it points to (a named agent stays in its own thread).
+    const threadId = body.agentId ? id : await followRewinds(deps, thread);
     checkMessageSize(deps, body.content, "content");
-    const result = await deps.runControl.admitMessage({
-      threadId: id,
+    const result = await admitWithMultitask(deps.runtime, deps.runControl, {
+      threadId,
       content: body.content,
       agentId: body.agentId,
+      multitask: body.multitask,
     });
     deps.metrics.runtime.runAdmitted(
       body.content.trim() === "/compact" ? "compact" : "message",
@@ -244,4 +250,17 @@ export function threadRoutes(deps: ServerDeps) {
   });
 
   return app;
+}
+
+/** The thread a rewind chain ends at (a rewind points a thread to its fork; rewinds may be chained). */
+async function followRewinds(deps: ServerDeps, thread: Thread): Promise<string> {
+  let current = thread;
+  const seen = new Set<string>([current.id]);
+  while (current.rewoundToThreadId && !seen.has(current.rewoundToThreadId)) {
+    const next = await deps.store.threads.get(current.rewoundToThreadId);
+    if (!next) break;
+    seen.add(next.id);
+    current = next;
+  }
+  return current.id;
 }

@@ -1,18 +1,20 @@
-import { repairToolPairs, sanitizeMessages, toChatMessages } from "@longrun/compaction";
+import { assembleHeader, repairToolPairs, sanitizeMessages, toChatMessages } from "@longrun/compaction";
 import { type Agent, type ChatMessage, type CompactionEvent, LongrunError } from "@longrun/protocol";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { restoredMessages } from "./restored-messages.ts";
+import { restorationBudgetsFor, restoredFilesOf } from "./projection.ts";
 
 /**
  * A forked sub-agent's prefix: its parent's projection as it stood at the spawn, rebuilt from ids
  * (the compaction event then in force plus the parent's facts up to `forkMessageId`). Deterministic:
  * no clock, no budget-dependent reduction, so it is byte-identical however the parent's log grows.
+ * A forked thread's root agent is rebuilt the same way from its source agent (`forkSourceAgentId`).
  */
 export async function buildForkPrefix(deps: RuntimeDeps, agent: Agent): Promise<ChatMessage[]> {
-  if (!agent.parentAgentId || !agent.forkMessageId) return [];
+  const sourceId = agent.forkSourceAgentId ?? agent.parentAgentId;
+  if (!sourceId || !agent.forkMessageId) return [];
   const { store } = deps;
-  const parent = await store.agents.get(agent.parentAgentId);
-  if (!parent) throw forkAnchorMissing(agent, `parent agent ${agent.parentAgentId}`);
+  const parent = await store.agents.get(sourceId);
+  if (!parent) throw forkAnchorMissing(agent, `source agent ${sourceId}`);
   const forkMessage = await store.messages.get(agent.forkMessageId);
   // An empty prefix would be a silent, different context: a missing anchor is an error, never silence.
   if (!forkMessage || forkMessage.agentId !== parent.id) {
@@ -31,26 +33,33 @@ export async function buildForkPrefix(deps: RuntimeDeps, agent: Agent): Promise<
         cutoffIndex: compaction.cutoffIndex,
       })
     : await store.messages.list(parent.id, { afterSeq: -1 });
-  const upToFork = facts.filter((message) => message.seq <= forkMessage.seq && message.id !== first?.id);
+  // Only a system message stands apart: a forked thread's own first fact is a user message and stays.
+  const systemId = first?.role === "system" ? first.id : null;
+  const upToFork = facts.filter((message) => message.seq <= forkMessage.seq && message.id !== systemId);
   const grandPrefix = parent.inherit === "fork" ? await buildForkPrefix(deps, parent) : [];
-  const system: ChatMessage[] =
-    first?.role === "system" && grandPrefix.length === 0 ? [{ role: "system", content: first.content }] : [];
-  const summary: ChatMessage[] = compaction
-    ? [
-        compaction.summaryMessage,
-        ...restoredMessages(compaction, deps.tokenizer),
-        ...(compaction.pinnedMessage ? [compaction.pinnedMessage] : []),
-      ]
-    : [];
-  return sanitizeMessages(
-    repairToolPairs([...grandPrefix, ...system, ...summary, ...toChatMessages(upToFork)]).messages,
-  );
+  // The source's own header as its projection assembled it (assembleHeader: system, its inherited
+  // prefix unless the compaction folded it in, pinned message, summary, restored files), with the
+  // restoration budgets of the source's window, then its facts up to the fork.
+  const sourceThread = compaction ? await store.threads.get(parent.threadId) : null;
+  const header = assembleHeader({
+    systemPrompt:
+      first?.role === "system" && grandPrefix.length === 0 && typeof first.content === "string"
+        ? first.content
+        : null,
+    prefix: grandPrefix,
+    compaction,
+    state: null,
+    restoredFiles: restoredFilesOf(compaction),
+    ...(sourceThread ? { restorationBudgets: restorationBudgetsFor(sourceThread.modelProfile) } : {}),
+    tokenizer: deps.tokenizer,
+  }).map((item) => item.message);
+  return sanitizeMessages(repairToolPairs([...header, ...toChatMessages(upToFork)]).messages);
 }
 
 function forkAnchorMissing(agent: Agent, what: string): LongrunError {
   return new LongrunError(
     "conflict",
-    `forked sub-agent ${agent.id} cannot rebuild its inherited prefix: ${what} is missing from the parent's log`,
+    `forked agent ${agent.id} cannot rebuild its inherited prefix: ${what} is missing from the source's log`,
     { forkAnchorMissing: true, agentId: agent.id },
   );
 }

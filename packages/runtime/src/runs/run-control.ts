@@ -1,5 +1,7 @@
 import {
   type Agent,
+  type ApprovalRule,
+  type ApprovalRuleScope,
   LongrunError,
   type PostMessageResult,
   type Run,
@@ -12,6 +14,7 @@ import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { StepOutcome } from "../step/agent-step.ts";
 import { finishApiTeam } from "./api-team-run.ts";
 import { decideApproval } from "./approval-decision.ts";
+import { planRuleFromDecision } from "./approval-rules.ts";
 import type { Coordinator } from "./coordinator.ts";
 import { admitRun, recordRunStart } from "./run-admission.ts";
 import { endCompactionRun, endRootRun, recordCancel } from "./run-ending.ts";
@@ -223,8 +226,21 @@ export class RunControl {
    * Records a user's decision on a parked tool call and resumes the agent. Exactly one decision per
    * call wins, across every server instance: a second one is a conflict.
    */
-  resolveApproval(input: { agentId: string; callId: string; decision: "approve" | "deny"; reason?: string }) {
-    return decideApproval(this.deps, input);
+  async resolveApproval(input: {
+    agentId: string;
+    callId: string;
+    decision: "approve" | "deny";
+    reason?: string;
+    /** `thread`/`tenant`: also approve later matching calls; checked before the decision is taken. */
+    rule?: { scope: ApprovalRuleScope; pattern?: string | undefined };
+  }): Promise<{ rule: ApprovalRule | null }> {
+    const { rule, ...decision } = input;
+    const planned =
+      rule && rule.scope !== "once"
+        ? await planRuleFromDecision(this.deps, { ...decision, scope: rule.scope, pattern: rule.pattern })
+        : null;
+    await decideApproval(this.deps, decision);
+    return { rule: planned ? await this.deps.store.approvalRules.create(planned) : null };
   }
 
   /**

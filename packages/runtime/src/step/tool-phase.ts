@@ -4,6 +4,7 @@ import type { AgentContext } from "../context/agent-context.ts";
 import { type AgentSession, recordFact } from "../context/agent-session.ts";
 import { appendFactIn } from "../events/append-fact.ts";
 import { type Announce, commit } from "../events/commit.ts";
+import { approveByRule, matchingRule } from "../runs/approval-rules.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { limitOutput, outputLimitFor } from "../tools/index.ts";
@@ -221,6 +222,8 @@ async function approvalDecision(
   message: StoredMessage,
   call: ToolCall,
 ): Promise<"pending" | { decision: "approve" | "deny"; reason: string | null }> {
+  // An "always" rule of the thread or tenant decides a new request itself (issue 37).
+  const rule = await matchingRule(deps, where.threadId, call);
   const approval = await commit(deps, async (unit, announce) => {
     const { approval, created } = await unit.requestApproval({
       agentId: where.agentId,
@@ -230,6 +233,7 @@ async function approvalDecision(
       toolName: call.function.name,
       arguments: call.function.arguments,
     });
+    if (created && rule) return approveByRule(unit, announce, where, call, rule);
     if (created) {
       announce({
         threadId: where.threadId,
