@@ -151,6 +151,10 @@ export async function runAgentStep(
             },
             onDelta: (text) =>
               deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
+            api: context.profile.upstreamApi,
+            anthropic: deps.anthropic,
+            thinkingBudgetTokens: context.profile.thinkingBudgetTokens,
+            cacheKey: job.agentId,
           }),
         ),
       { ...deps.retry, signal: job.signal },
@@ -164,6 +168,14 @@ export async function runAgentStep(
       // The provider refused replayed reasoning state: it belongs to a chain this request left.
       // Send once more without any provider-private state rather than failing the agent.
       if (!isInvalidEncryptedContent(error) || !projection.messages.some(hasProviderState)) throw error;
+      await deps.events.emit({
+        ...eventWhere(job),
+        type: "reasoning.dropped",
+        data: {
+          reason: error instanceof Error ? error.message : String(error),
+          messages: projection.messages.filter(hasProviderState).length,
+        },
+      });
       assistant = await send(sanitizeMessages(projection.messages));
     }
   } catch (error) {
