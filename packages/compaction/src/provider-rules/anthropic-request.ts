@@ -98,6 +98,17 @@ function append(turns: AnthropicTurn[], role: AnthropicTurn["role"], blocks: Ant
     turns.push({ role, content: blocks });
     return;
   }
+  if (role === "assistant") {
+    // Two answers in a row become one turn, which thinking may only open: the newer answer's thinking
+    // (the one the in-flight loop needs) opens it; an older one's is dropped, as the provider drops
+    // thinking of finished turns anyway.
+    const isThinking = (block: AnthropicBlock) =>
+      block.type === "thinking" || block.type === "redacted_thinking";
+    const newer = blocks.filter(isThinking);
+    const kept = newer.length > 0 ? last.content.filter((block) => !isThinking(block)) : last.content;
+    last.content = [...newer, ...kept, ...blocks.filter((block) => !isThinking(block))];
+    return;
+  }
   // tool_result blocks go first in a user turn, before any text.
   const results = blocks.filter((block) => block.type === "tool_result");
   const rest = blocks.filter((block) => block.type !== "tool_result");
