@@ -121,6 +121,12 @@ export async function summarizeWithAnthropic(
   return { text, usage: usageFromAnthropic(message.usage) };
 }
 
+/** The Anthropic client of ANTHROPIC_BASE_URL (default: Anthropic's API) and ANTHROPIC_API_KEY. */
+export function createAnthropicClient(baseURL: string | undefined, apiKey: string): Anthropic {
+  // Retries are the step's (withProviderRetry), as with the OpenAI client.
+  return new Anthropic({ ...(baseURL ? { baseURL } : {}), apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+}
+
 const derived = new WeakMap<OpenAI, Anthropic>();
 
 /**
