@@ -42,6 +42,31 @@ describe.each(FORMATS)("the default scripted agent over %s", (api) => {
     expect(entries.slice(0, first).some((entry) => entry.carriesProviderState)).toBe(true);
     expect(entries.slice(first).filter((entry) => entry.carriesProviderState)).toEqual([]);
     expect(entries.filter((entry) => entry.summary && entry.carriesProviderState)).toEqual([]);
+    // Caching by design: Anthropic's breakpoints end the stable prefix (last tool, system prompt, the
+    // summary), never the last message; OpenAI Responses gets one prompt_cache_key per agent, store: false.
+    const agentBodies = entries
+      .filter((entry) => !entry.summary)
+      .map((entry) => entry.body as Record<string, unknown>);
+    if (api === "anthropic-messages") {
+      for (const body of agentBodies) {
+        const tools = body.tools as Array<{ cache_control?: unknown }>;
+        expect(tools.at(-1)?.cache_control).toEqual({ type: "ephemeral" });
+        expect((body.system as Array<{ cache_control?: unknown }>).at(-1)?.cache_control).toEqual({
+          type: "ephemeral",
+        });
+        const last = (body.messages as Array<{ content: Array<{ cache_control?: unknown }> }>).at(-1);
+        expect(last?.content.some((block) => block.cache_control)).toBe(false);
+      }
+      expect(
+        agentBodies.filter((body) => JSON.stringify(body.messages).includes('"cache_control"')).length,
+      ).toBeGreaterThan(0);
+    }
+    if (api === "responses") {
+      expect(new Set(agentBodies.map((body) => body.prompt_cache_key))).toEqual(new Set([rootAgentId]));
+      expect(
+        agentBodies.every((body) => body.store === false && body.previous_response_id === undefined),
+      ).toBe(true);
+    }
     // The facts keep each provider's state as it came back, tagged with its format.
     const facts = await harness.store.messages.list(rootAgentId);
     const formats = new Set(
