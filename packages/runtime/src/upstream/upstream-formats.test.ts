@@ -60,6 +60,13 @@ describe.each(FORMATS)("the default scripted agent over %s", (api) => {
       expect(
         agentBodies.filter((body) => JSON.stringify(body.messages).includes('"cache_control"')).length,
       ).toBeGreaterThan(0);
+      // Thinking and redacted thinking went back (the sim verifies both byte for byte) before a compaction.
+      expect(agentBodies.some((body) => JSON.stringify(body.messages).includes('"redacted_thinking"'))).toBe(
+        true,
+      );
+      expect(
+        agentBodies.some((body) => (body.thinking as { type?: string } | undefined)?.type === "enabled"),
+      ).toBe(true);
     }
     if (api === "responses") {
       expect(new Set(agentBodies.map((body) => body.prompt_cache_key))).toEqual(new Set([rootAgentId]));
