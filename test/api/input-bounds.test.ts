@@ -183,7 +183,7 @@ describe("thread creation is validated up front (item 10)", () => {
 });
 
 describe("GET /v1/models", () => {
-  it("lists the sim in the OpenAI list shape with its window and scripts", async () => {
+  it("lists the sim in the OpenAI list shape with its window, scripts and upstream wire format", async () => {
     const answer = await call("GET", "/v1/models");
     expect(answer.status).toBe(200);
     expect(answer.json).toEqual({
@@ -198,6 +198,8 @@ describe("GET /v1/models", () => {
             maxInputTokens: 128_000,
             default: true,
             simScripts: ["explorer", "team", "approval", "writer", "coder"],
+            // Which wire format longrun's own agents call this model with.
+            upstreamApi: "chat-completions",
           },
         },
       ],

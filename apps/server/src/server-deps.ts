@@ -51,7 +51,7 @@ export interface ServerDeps {
   /** A token that may read /metrics besides admin keys (LONGRUN_METRICS_TOKEN). */
   metricsToken?: string;
   /** Model and window for threads that do not name their own. */
-  defaults: { model: string; maxInputTokens?: number };
+  defaults: { model: string; maxInputTokens?: number; thinkingBudgetTokens?: number };
   models: ModelCatalog;
   dataDir: string;
   workspaceRoots: string[];

@@ -11,6 +11,7 @@ import {
 import {
   type BreakerStore,
   Coordinator,
+  createAnthropicClient,
   createBreaker,
   createMessageCounter,
   createPersistingEventSink,
@@ -105,12 +106,18 @@ function tenantLimitsOf(config: Partial<TenantLimitSettings>): TenantLimitsConfi
 /** Wires the runtime: events persisted then published, jobs on the queue, breaker on the store given. */
 export function buildRuntime(
   infra: Infrastructure,
-  config: Pick<Config, "timeZone" | "searchUrl"> & Partial<TenantLimitSettings>,
+  config: Pick<Config, "timeZone" | "searchUrl"> &
+    Partial<TenantLimitSettings> &
+    Partial<Pick<Config, "anthropicApiKey" | "anthropicBaseUrl">>,
   options: { breaker?: { baseCooldownMs?: number; threshold?: number } } = {},
 ): Runtime {
   const deps: RuntimeDeps = {
     store: infra.store,
     model: infra.model,
+    // Profiles on anthropic-messages call Anthropic with this key (unset: the model endpoint's origin).
+    ...(config.anthropicApiKey
+      ? { anthropic: createAnthropicClient(config.anthropicBaseUrl, config.anthropicApiKey) }
+      : {}),
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),
     // Counted where emitted: each process's /metrics reports its own work only.

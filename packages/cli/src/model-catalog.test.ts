@@ -52,7 +52,11 @@ describe("an OpenAI-compatible endpoint's catalog", () => {
     });
     const models = await catalog.list();
     expect(models.map((model) => model.id)).toEqual(["gpt-4o-mini", "sim"]);
-    expect(models[0]?.longrun).toEqual({ maxInputTokens: 111_616, default: true });
+    expect(models[0]?.longrun).toEqual({
+      maxInputTokens: 111_616,
+      default: true,
+      upstreamApi: "chat-completions",
+    });
     // The endpoint is a sim model server: its `sim` comes with the scripts and the sim's thread setup.
     expect(models[1]?.longrun).toMatchObject({
       default: false,
@@ -96,5 +100,25 @@ describe("an OpenAI-compatible endpoint's catalog", () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+describe("the wire format of each model", () => {
+  it("is listed on every entry, as configured (LONGRUN_UPSTREAM_API), chat-completions by default", async () => {
+    expect((await simModelCatalog().list())[0]?.longrun.upstreamApi).toBe("chat-completions");
+    expect((await simModelCatalog("anthropic-messages").list())[0]?.longrun.upstreamApi).toBe(
+      "anthropic-messages",
+    );
+    const catalog = endpointModelCatalog({
+      client: createModelClient(sim.baseURL, sim.apiKey),
+      defaultModel: "claude-sonnet-4-5",
+      configured: ["claude-sonnet-4-5", "claude-haiku-4-5"],
+      upstreamApi: "anthropic-messages",
+    });
+    const listed = await catalog.list();
+    expect(listed.map((entry) => [entry.id, entry.longrun.upstreamApi])).toEqual([
+      ["claude-sonnet-4-5", "anthropic-messages"],
+      ["claude-haiku-4-5", "anthropic-messages"],
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type ModelInfo, PROFILE_DEFAULTS } from "@longrun/protocol";
+import { type ModelInfo, PROFILE_DEFAULTS, type UpstreamApi } from "@longrun/protocol";
 import { resolveProfile } from "@longrun/runtime";
 import type { ModelCatalog } from "@longrun/server";
 import {
@@ -21,7 +21,7 @@ const ENDPOINT_TIMEOUT_MS = 5_000;
  * The built-in (or a standalone) sim model: one model, "sim", with its scripted agents. Its threads get
  * the script, step budget and window in the model string, and a fresh workspace gets the demo project.
  */
-export function simModelCatalog(): ModelCatalog {
+export function simModelCatalog(upstreamApi: UpstreamApi = "chat-completions"): ModelCatalog {
   const info: ModelInfo = {
     id: "sim",
     object: "model",
@@ -31,6 +31,8 @@ export function simModelCatalog(): ModelCatalog {
       maxInputTokens: DEFAULT_SIM_CONFIG.maxInputTokens,
       default: true,
       simScripts: [...SIM_SCRIPTS],
+      // The sim speaks all three formats: the configured one.
+      upstreamApi,
     },
   };
   return {
@@ -61,6 +63,8 @@ export function endpointModelCatalog(options: {
   client: OpenAI;
   defaultModel: string;
   configured: string[];
+  /** The wire format longrun's agents call these models with (LONGRUN_UPSTREAM_API). */
+  upstreamApi?: UpstreamApi;
 }): ModelCatalog {
   let cached: { at: number; ids: string[] } | null = null;
   let warned = false;
@@ -83,7 +87,7 @@ export function endpointModelCatalog(options: {
     return cached.ids;
   };
   // An endpoint that serves the sim model (a standalone sim) offers it with its scripts and setup.
-  const sim = simModelCatalog();
+  const sim = simModelCatalog(options.upstreamApi);
   return {
     async list() {
       const ids = options.configured.length > 0 ? options.configured : await endpointIds();
@@ -99,6 +103,7 @@ export function endpointModelCatalog(options: {
               longrun: {
                 maxInputTokens: resolveProfile(id).maxInputTokens ?? null,
                 default: id === options.defaultModel,
+                upstreamApi: options.upstreamApi ?? "chat-completions",
               },
             },
       );

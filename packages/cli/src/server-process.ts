@@ -21,10 +21,19 @@ export async function startApi(
 ): Promise<RunningServer & { stop(): Promise<void> }> {
   const live = await createLiveEvents(infra.bus);
   const defaultModel = config.model ?? (config.openaiBaseUrl ? "gpt-4o-mini" : "sim");
+  // Anthropic without an OpenAI endpoint: the models named in LONGRUN_MODELS / LONGRUN_MODEL.
+  const anthropicOnly =
+    !config.openaiBaseUrl && config.upstreamApi === "anthropic-messages" && !!config.anthropicApiKey;
   // The sim is the model exactly when no endpoint is configured (embedded, or LONGRUN_SIM_URL).
-  const models = config.openaiBaseUrl
-    ? endpointModelCatalog({ client: infra.model, defaultModel, configured: config.models })
-    : simModelCatalog();
+  const models =
+    config.openaiBaseUrl || anthropicOnly
+      ? endpointModelCatalog({
+          client: infra.model,
+          defaultModel,
+          configured: anthropicOnly && config.models.length === 0 ? [defaultModel] : config.models,
+          upstreamApi: config.upstreamApi,
+        })
+      : simModelCatalog(config.upstreamApi);
   const server = await startServer(
     {
       mode,
@@ -49,7 +58,11 @@ export async function startApi(
       },
       metrics: infra.metrics ?? createMetrics(),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
-      defaults: { model: defaultModel, maxInputTokens: config.maxInputTokens },
+      defaults: {
+        model: defaultModel,
+        maxInputTokens: config.maxInputTokens,
+        thinkingBudgetTokens: config.thinkingBudgetTokens,
+      },
       models,
       maxMessageChars: config.maxMessageChars,
       dataDir: config.dataDir,

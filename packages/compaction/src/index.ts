@@ -101,6 +101,18 @@ export {
   type UsageAnchor,
 } from "./pressure.ts";
 export { type Projection, type ProjectionInput, project, type StageReport } from "./project.ts";
+export {
+  ANTHROPIC_REASONING_FORMAT,
+  type AnthropicBlock,
+  type AnthropicRequestParts,
+  type AnthropicTurn,
+  anthropicViolations,
+  RESPONSES_REASONING_FORMAT,
+  type ResponsesInputItem,
+  responsesViolations,
+  toAnthropicRequest,
+  toResponsesInput,
+} from "./provider-rules/index.ts";
 export { memoized, ReductionCache } from "./reductions.ts";
 export { cancelledResultText, type RepairResult, repairToolPairs } from "./repair.ts";
 export {

@@ -227,6 +227,14 @@ export const BreakerOpened = defineEvent(
   z.object({ failures: z.number().int(), cooldownMs: z.number().int(), openUntil: z.number().int() }),
 );
 export const BreakerClosed = defineEvent("breaker.closed", z.object({ failures: z.number().int() }));
+/**
+ * The provider refused the reasoning state a request replayed (invalid_encrypted_content): the step
+ * dropped it from `messages` messages and sent the request once more.
+ */
+export const ReasoningDropped = defineEvent(
+  "reasoning.dropped",
+  z.object({ reason: z.string(), messages: z.number().int().nonnegative() }),
+);
 
 /** Every event definition, the single source of the union below. */
 export const eventDefinitions = [
@@ -255,6 +263,7 @@ export const eventDefinitions = [
   CompactionPrepared,
   BreakerOpened,
   BreakerClosed,
+  ReasoningDropped,
 ] as const;
 
 type Definitions = typeof eventDefinitions;

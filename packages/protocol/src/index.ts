@@ -97,6 +97,7 @@ export {
   PROFILE_DEFAULTS,
   PROFILE_LIMITS,
   TokenizerFamily,
+  UpstreamApi,
 } from "./model-profile.ts";
 export { Health, HistoryView, OpsView, Readiness } from "./ops.ts";
 export {

@@ -32,6 +32,8 @@ export const Usage = z.object({
   completionTokens: z.number().int().nonnegative(),
   reasoningTokens: z.number().int().nonnegative().optional(),
   cachedTokens: z.number().int().nonnegative().optional(),
+  /** Of promptTokens, those written to the provider's cache (Anthropic's cache_creation_input_tokens). */
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
   totalTokens: z.number().int().nonnegative(),
 });
 export type Usage = z.infer<typeof Usage>;
@@ -41,10 +43,20 @@ export type Usage = z.infer<typeof Usage>;
  * (OpenRouter-style `reasoning_details`). `encrypted` items are only valid
  * inside the request chain that produced them.
  */
+/**
+ * `format` says whose item it is (OpenRouter's names: "openai-responses-v1" for a Responses reasoning
+ * item, "anthropic-claude-v1" for a thinking block); `signature` is an Anthropic thinking block's.
+ */
+const ReasoningOrigin = { id: z.string().optional(), format: z.string().optional() };
 export const ReasoningDetail = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("reasoning.text"), text: z.string(), id: z.string().optional() }),
-  z.object({ type: z.literal("reasoning.summary"), summary: z.string(), id: z.string().optional() }),
-  z.object({ type: z.literal("reasoning.encrypted"), data: z.string(), id: z.string().optional() }),
+  z.object({
+    type: z.literal("reasoning.text"),
+    text: z.string(),
+    signature: z.string().optional(),
+    ...ReasoningOrigin,
+  }),
+  z.object({ type: z.literal("reasoning.summary"), summary: z.string(), ...ReasoningOrigin }),
+  z.object({ type: z.literal("reasoning.encrypted"), data: z.string(), ...ReasoningOrigin }),
 ]);
 export type ReasoningDetail = z.infer<typeof ReasoningDetail>;
 

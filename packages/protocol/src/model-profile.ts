@@ -38,6 +38,13 @@ export const GatewayProfile = z.object({
 });
 export type GatewayProfile = z.infer<typeof GatewayProfile>;
 
+/**
+ * The wire format longrun's own agents call their model with: OpenAI Chat Completions (the default),
+ * OpenAI Responses (`store: false`, encrypted reasoning inline) or Anthropic Messages.
+ */
+export const UpstreamApi = z.enum(["chat-completions", "responses", "anthropic-messages"]);
+export type UpstreamApi = z.infer<typeof UpstreamApi>;
+
 export const ModelProfile = z
   .object({
     model: z.string().min(1).default("sim"),
@@ -69,6 +76,10 @@ export const ModelProfile = z
     simReasoning: z.boolean().optional(),
     /** Present on gateway threads (see GatewayProfile). */
     gateway: GatewayProfile.optional(),
+    /** Anthropic Messages only: extended thinking on, with this budget (at least 1024 tokens). */
+    thinkingBudgetTokens: z.number().int().min(1024).optional(),
+    /** Wire format of the agent's model calls; unset: chat-completions. */
+    upstreamApi: UpstreamApi.optional(),
   })
   .meta({ id: "ModelProfile" });
 export type ModelProfile = z.infer<typeof ModelProfile>;
@@ -98,6 +109,8 @@ export const ModelInfo = z
       default: z.boolean(),
       /** Sim model only: the scripted agents a thread may pick with `simScript`. */
       simScripts: z.array(z.string()).optional(),
+      /** The wire format longrun's agents call this model with. */
+      upstreamApi: UpstreamApi.optional(),
     }),
   })
   .meta({ id: "ModelInfo" });

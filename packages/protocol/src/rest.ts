@@ -4,7 +4,7 @@ import { ApprovalRule, ApprovalRuleChoice } from "./approval-rules.ts";
 import { CompactionEvent, StageSavings } from "./compaction.ts";
 import { LongrunEvent } from "./events.ts";
 import { ChatMessage, StoredMessage } from "./message.ts";
-import { PROFILE_LIMITS, TokenizerFamily } from "./model-profile.ts";
+import { PROFILE_LIMITS, TokenizerFamily, UpstreamApi } from "./model-profile.ts";
 
 /**
  * Text stored in a plain column (titles, agent names, briefs): SQLite text ends at a NUL, so a NUL
@@ -79,6 +79,10 @@ export const ThreadProfileBody = z
       .min(100)
       .max(6 * 60 * 60_000)
       .optional(),
+    /** Wire format of the agents' model calls (default: the model's, as GET /v1/models lists it). */
+    upstreamApi: UpstreamApi.optional(),
+    /** Anthropic Messages: extended thinking with this budget. */
+    thinkingBudgetTokens: z.number().int().min(1024).max(1_000_000).optional(),
   })
   .meta({ id: "ThreadProfileBody" });
 export type ThreadProfileBody = z.infer<typeof ThreadProfileBody>;

@@ -106,3 +106,4 @@ export {
   type ToolResult,
   type Workspace,
 } from "./tools/index.ts";
+export { createAnthropicClient } from "./upstream/anthropic-call.ts";

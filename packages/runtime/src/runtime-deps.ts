@@ -1,3 +1,4 @@
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Tokenizer } from "@longrun/compaction";
 import type { Logger } from "@longrun/protocol";
 import type { Lease, Scheduler } from "@longrun/queue";
@@ -17,6 +18,8 @@ import type { ToolRegistry } from "./tools/index.ts";
 export interface RuntimeDeps {
   store: Store;
   model: OpenAI;
+  /** Client of profiles whose upstreamApi is anthropic-messages; unset: one on `model`'s origin. */
+  anthropic?: Anthropic;
   tools: ToolRegistry;
   breaker: Breaker;
   events: EventSink;

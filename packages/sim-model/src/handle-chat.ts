@@ -7,7 +7,7 @@ import { prefixHashes } from "./message-hash.ts";
 import { parseModelName } from "./model-options.ts";
 import { countLongTextsOffThread } from "./off-thread-count.ts";
 import type { PrefixCache } from "./prefix-cache.ts";
-import { blankLogEntry, type RequestLog, type SimLogEntry } from "./request-log.ts";
+import { blankLogEntry, type RequestLog, type SimApi, type SimLogEntry } from "./request-log.ts";
 import { agentTurn } from "./scripts/agent-turn.ts";
 import { buildSummary } from "./summary.ts";
 import { continuationInstruction, isSummaryRequest, keptVerbatimCount } from "./summary-request.ts";
@@ -15,6 +15,12 @@ import { countMessage, countText, countTools, TOKEN_OVERHEAD } from "./tokens.ts
 import { validateShape } from "./validate-shape.ts";
 import { validateToolAdjacency } from "./validate-tool-adjacency.ts";
 import type { WireRequest } from "./wire.ts";
+
+/** A request translated from another wire format: which one, and its body as received (for the log). */
+export interface RequestOrigin {
+  api: SimApi;
+  body: unknown;
+}
 
 /** Everything a request handler reads or updates. */
 export interface SimState {
@@ -70,12 +76,14 @@ export async function handleChat(
   state: SimState,
   body: unknown,
   header: (name: string) => string | undefined,
+  origin?: RequestOrigin,
 ): Promise<ChatResult> {
   const draft: LogDraft = blankLogEntry({
+    ...(origin ? { api: origin.api } : {}),
     model:
       typeof (body as { model?: unknown })?.model === "string" ? (body as { model: string }).model : null,
-    stream: (body as { stream?: unknown })?.stream === true,
-    body: state.config.logBodies ? body : undefined,
+    stream: ((origin?.body ?? body) as { stream?: unknown })?.stream === true,
+    body: state.config.logBodies ? (origin?.body ?? body) : undefined,
   });
 
   const fail = (error: SimError): ChatResult => {

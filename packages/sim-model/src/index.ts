@@ -9,7 +9,7 @@ export type { SimFaultSpec } from "./faults.ts";
 export { CALL_ID_PATTERN, DONE_PATTERN, SUMMARY_MARKER_PATTERN } from "./markers.ts";
 export type { SimModelOptions as SimModelNameOptions, SimScript } from "./model-options.ts";
 export { parseModelName, SIM_SCRIPTS, simModelName } from "./model-options.ts";
-export type { SimLogEntry } from "./request-log.ts";
+export type { SimApi, SimLogEntry } from "./request-log.ts";
 export { RequestLog } from "./request-log.ts";
 export { NOTES_PATH } from "./scripts/explorer.ts";
 export { WRITER_DIR } from "./scripts/writer.ts";

@@ -1,7 +1,11 @@
+/** The wire format a request came in (the sim speaks all three). */
+export type SimApi = "chat-completions" | "responses" | "anthropic-messages";
+
 /** One answered request, as `GET /sim/log` and `server.log` report it. */
 export interface SimLogEntry {
   seq: number;
   at: number;
+  api: SimApi;
   model: string | null;
   stream: boolean;
   status: number;
@@ -14,7 +18,10 @@ export interface SimLogEntry {
   completionTokens: number | null;
   toolCalls: number;
   finishReason: "stop" | "tool_calls" | null;
-  /** The request carried reasoning_details or reasoning_content on some message. */
+  /**
+   * The request carried provider-private state: reasoning_details or reasoning_content on some message,
+   * a Responses reasoning item, an Anthropic thinking or redacted_thinking block.
+   */
   carriesProviderState: boolean;
   /** The request body as received (omitted when `logBodies` is off). */
   body: unknown;
@@ -25,6 +32,7 @@ export function blankLogEntry(
   overrides: Partial<Omit<SimLogEntry, "seq" | "at">> = {},
 ): Omit<SimLogEntry, "seq" | "at"> {
   return {
+    api: "chat-completions",
     model: null,
     stream: false,
     status: 200,

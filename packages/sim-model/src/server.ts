@@ -4,6 +4,9 @@ import { Hono } from "hono";
 import { DEFAULT_SIM_CONFIG, type SimModelConfig } from "./config.ts";
 import { errorBody, invalidRequest, SIM_ERROR_CODES } from "./errors.ts";
 import { FaultCounters, parseFaultHeaders } from "./faults.ts";
+import type { FormatResult } from "./formats/format-result.ts";
+import { handleAnthropic } from "./formats/handle-anthropic.ts";
+import { handleResponses } from "./formats/handle-responses.ts";
 import { type ChatResult, handleChat, type SimState } from "./handle-chat.ts";
 import { PrefixCache } from "./prefix-cache.ts";
 import { blankLogEntry, RequestLog } from "./request-log.ts";
@@ -48,6 +51,24 @@ function respond(result: ChatResult): Response {
   return Response.json(result.json, { status: result.status, headers: result.headers });
 }
 
+/** A Responses or Anthropic answer: JSON, or its named server-sent events. */
+function respondWithEvents(result: FormatResult): Response {
+  if (!("events" in result))
+    return Response.json(result.json, { status: result.status, headers: result.headers });
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const { event, data } of result.events)
+        controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+      controller.close();
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", ...result.headers },
+  });
+}
+
 /** Build the hono app over a state object (exported for in-process use without a socket). */
 export function createSimApp(state: SimState): Hono {
   const app = new Hono();
@@ -68,6 +89,16 @@ export function createSimApp(state: SimState): Hono {
     }
     return respond(await handleChat(state, body, (name) => context.req.header(name)));
   });
+  // The other two wire formats: each checks its own rules, then plays the same script.
+  for (const [path, handle] of [
+    ["/v1/responses", handleResponses],
+    ["/v1/messages", handleAnthropic],
+  ] as const) {
+    app.post(path, async (context) => {
+      const body: unknown = await context.req.json().catch(() => undefined);
+      return respondWithEvents(await handle(state, body, (name) => context.req.header(name)));
+    });
+  }
   app.get("/sim/log", (context) => context.json({ entries: state.log.entries }));
   // Faults of every request, set while the sim runs (drills without a wrapper): the body's `fault` takes
   // the x-sim-fault header's syntax, `delayMs` the x-sim-delay-ms one. Counters start over.

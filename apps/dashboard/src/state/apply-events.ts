@@ -182,6 +182,9 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
     case "compaction.prepared":
       // Background work: it changes nothing on screen until a compaction applies it.
       return;
+    case "reasoning.dropped":
+      // The step went on without its stale reasoning: nothing on screen changes.
+      return;
     case "breaker.opened":
       draft.record("breakers")[agentId] = {
         state: "open",

@@ -27,9 +27,13 @@ export async function resolveThreadModel(
   }
   const maxInputTokens =
     body.maxInputTokens ?? body.profile?.maxInputTokens ?? deps.defaults.maxInputTokens ?? undefined;
+  const upstreamApi = body.profile?.upstreamApi ?? entry.longrun.upstreamApi;
+  const thinkingBudgetTokens = body.profile?.thinkingBudgetTokens ?? deps.defaults.thinkingBudgetTokens;
   const resolved = resolveProfile({
     ...body.profile,
     model,
+    ...(upstreamApi ? { upstreamApi } : {}),
+    ...(thinkingBudgetTokens ? { thinkingBudgetTokens } : {}),
     ...(maxInputTokens ? { maxInputTokens } : {}),
     ...(body.simSteps ? { simSteps: body.simSteps } : {}),
     ...(body.simScript ? { simScript: body.simScript } : {}),

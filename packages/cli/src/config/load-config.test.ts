@@ -90,6 +90,29 @@ describe("loadConfig", () => {
       expect(config).toHaveProperty(field);
   });
 
+  it("reads the upstream wire format and Anthropic's settings; Anthropic alone needs the model named", () => {
+    expect(loadConfig({}).upstreamApi).toBe("chat-completions");
+    const config = loadConfig({
+      LONGRUN_UPSTREAM_API: "anthropic-messages",
+      ANTHROPIC_API_KEY: "sk-ant",
+      ANTHROPIC_BASE_URL: "https://anthropic.internal",
+      LONGRUN_MODEL: "claude-sonnet-4-5",
+      LONGRUN_THINKING_BUDGET: "2048",
+    });
+    expect(config).toMatchObject({
+      upstreamApi: "anthropic-messages",
+      anthropicApiKey: "sk-ant",
+      anthropicBaseUrl: "https://anthropic.internal",
+      thinkingBudgetTokens: 2048,
+    });
+    expect(problemsOf({ LONGRUN_UPSTREAM_API: "anthropic-messages", ANTHROPIC_API_KEY: "k" })).toEqual([
+      "LONGRUN_MODEL: required with ANTHROPIC_API_KEY when OPENAI_BASE_URL is unset (the Claude model to run)",
+    ]);
+    expect(problemsOf({ LONGRUN_UPSTREAM_API: "messages" })[0]).toMatch(
+      /^LONGRUN_UPSTREAM_API: must be one of/,
+    );
+  });
+
   it("prefers nothing silently: an endpoint and a sim URL together are refused", () => {
     expect(
       problemsOf({

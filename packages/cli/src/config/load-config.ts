@@ -36,6 +36,15 @@ function crossProblems(values: EnvValues, command: ConfigCommand | undefined): s
   const problems: string[] = [];
   if (values.OPENAI_BASE_URL && !values.OPENAI_API_KEY)
     problems.push("OPENAI_API_KEY: required with OPENAI_BASE_URL");
+  if (
+    values.LONGRUN_UPSTREAM_API === "anthropic-messages" &&
+    values.ANTHROPIC_API_KEY &&
+    !values.OPENAI_BASE_URL &&
+    !values.LONGRUN_MODEL
+  )
+    problems.push(
+      "LONGRUN_MODEL: required with ANTHROPIC_API_KEY when OPENAI_BASE_URL is unset (the Claude model to run)",
+    );
   if (values.OPENAI_BASE_URL && values.LONGRUN_SIM_URL)
     problems.push("LONGRUN_SIM_URL: set either OPENAI_BASE_URL or LONGRUN_SIM_URL, not both");
   if (!command) return problems;

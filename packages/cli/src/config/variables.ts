@@ -108,6 +108,37 @@ export const VARIABLES = {
     description: "origin of a standalone sim model (`longrun sim`), used instead of OPENAI_BASE_URL",
     commands: RUNNING,
   }),
+  LONGRUN_UPSTREAM_API: variable({
+    key: "upstreamApi",
+    schema: oneOf(["chat-completions", "responses", "anthropic-messages"] as const).default(
+      "chat-completions",
+    ),
+    description:
+      "wire format of the agents' model calls: chat-completions, responses (OpenAI Responses, store: false) or anthropic-messages",
+    commands: SERVING,
+  }),
+  ANTHROPIC_API_KEY: variable({
+    key: "anthropicApiKey",
+    schema: text().optional(),
+    description: "API key for Anthropic Messages (with LONGRUN_UPSTREAM_API=anthropic-messages)",
+    commands: RUNNING,
+    secret: true,
+  }),
+  ANTHROPIC_BASE_URL: variable({
+    key: "anthropicBaseUrl",
+    schema: url(["http:", "https:"]).optional(),
+    defaultText: "https://api.anthropic.com",
+    description: "Anthropic endpoint (origin, without /v1)",
+    commands: RUNNING,
+  }),
+  LONGRUN_THINKING_BUDGET: variable({
+    key: "thinkingBudgetTokens",
+    schema: integer(1024).optional(),
+    defaultText: "no extended thinking",
+    description:
+      "Anthropic Messages: extended thinking budget of new threads (below their max output tokens)",
+    commands: SERVING,
+  }),
   LONGRUN_MODEL: variable({
     key: "model",
     schema: text().optional(),

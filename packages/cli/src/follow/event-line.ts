@@ -84,6 +84,8 @@ function describeEvent(event: LongrunEvent): string | null {
       return `breaker opened after ${event.data.failures} failures (cooldown ${Math.round(event.data.cooldownMs / 1000)} s)`;
     case "breaker.closed":
       return "breaker closed";
+    case "reasoning.dropped":
+      return `reasoning dropped from ${event.data.messages} messages and the request sent again: ${clip(event.data.reason, 80)}`;
     default: {
       const exhaustive: never = event;
       return `event ${(exhaustive as { type: string }).type}`;

@@ -42,6 +42,8 @@ export async function summarize(
             headers: deps.modelHeaders?.(job.agentId),
             signal: job.signal,
             timeoutMs: context.profile.modelTimeoutMs,
+            api: context.profile.upstreamApi,
+            anthropic: deps.anthropic,
           }),
         ),
       // Summary failures are counted by the breaker; only transient overload is retried here.

@@ -33,6 +33,11 @@ export interface AgentSession {
    * that a compaction then would make no progress); undefined: not yet.
    */
   preparedAsk?: { on: string | null; tokens: number };
+  /**
+   * Seq of the newest fact when the provider refused the reasoning state replayed (invalid_encrypted_content):
+   * state on facts up to it is not sent again in this process.
+   */
+  reasoningRefusedThrough?: number;
   /** Set when another part of the runtime (the coordinator) wrote facts: read the log again. */
   stale?: boolean;
 }

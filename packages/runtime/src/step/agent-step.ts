@@ -22,6 +22,7 @@ import { commit } from "../events/commit.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { timedModelCall } from "../runtime-metrics.ts";
+import { withoutRefusedReasoning } from "../upstream/stale-reasoning.ts";
 import { toolsFor } from "./agent-tools.ts";
 import { callModel } from "./model-call.ts";
 import { finalAnswer, pendingToolCalls } from "./pending-calls.ts";
@@ -165,6 +166,10 @@ export async function runAgentStep(
             },
             onDelta: (text) =>
               deps.events.transient({ ...eventWhere(job), type: "message.delta", data: { text } }),
+            api: context.profile.upstreamApi,
+            anthropic: deps.anthropic,
+            thinkingBudgetTokens: context.profile.thinkingBudgetTokens,
+            cacheKey: job.agentId,
           }),
         ),
       { ...deps.retry, signal: job.signal },
@@ -172,13 +177,23 @@ export async function runAgentStep(
   };
   let assistant: Awaited<ReturnType<typeof callModel>>;
   try {
+    const replayed = withoutRefusedReasoning(projection, context.facts, session.reasoningRefusedThrough);
     try {
-      assistant = await send(projection.messages);
+      assistant = await send(replayed);
     } catch (error) {
       // The provider refused replayed reasoning state: it belongs to a chain this request left.
       // Send once more without any provider-private state rather than failing the agent.
-      if (!isInvalidEncryptedContent(error) || !projection.messages.some(hasProviderState)) throw error;
-      assistant = await send(sanitizeMessages(projection.messages));
+      if (!isInvalidEncryptedContent(error) || !replayed.some(hasProviderState)) throw error;
+      session.reasoningRefusedThrough = context.facts.at(-1)?.seq;
+      await deps.events.emit({
+        ...eventWhere(job),
+        type: "reasoning.dropped",
+        data: {
+          reason: error instanceof Error ? error.message : String(error),
+          messages: replayed.filter(hasProviderState).length,
+        },
+      });
+      assistant = await send(sanitizeMessages(replayed));
     }
   } catch (error) {
     await sendMeasured();

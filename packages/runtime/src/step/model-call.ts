@@ -2,9 +2,12 @@ import type { ToolSpec } from "@longrun/compaction";
 import { type UpstreamChunk, usageFromChat } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
+import { anthropicClientFor, callAnthropic, summarizeWithAnthropic } from "../upstream/anthropic-call.ts";
+import { callResponses, summarizeWithResponses } from "../upstream/responses-call.ts";
+import type { UpstreamTarget } from "../upstream/upstream-request.ts";
 import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "./model-deadline.ts";
 
-export interface ModelCallRequest {
+export interface ModelCallRequest extends UpstreamTarget {
   model: string;
   messages: ChatMessage[];
   tools?: OpenAI.Chat.Completions.ChatCompletionTool[];
@@ -15,6 +18,10 @@ export interface ModelCallRequest {
   timeouts?: ModelTimeouts;
   /** Called with each visible text delta as it streams. */
   onDelta?: (text: string) => void;
+  /** Anthropic Messages: extended thinking with this budget. */
+  thinkingBudgetTokens?: number;
+  /** A stable key per agent for the provider's prompt cache (OpenAI Responses). */
+  cacheKey?: string;
 }
 
 /**
@@ -22,6 +29,10 @@ export interface ModelCallRequest {
  * append (provider-private reasoning kept apart in `providerState`).
  */
 export async function callModel(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
+  // Another wire format: its own caller (upstream/), the same request and the same fact back.
+  if (request.api === "responses") return callResponses(client, request);
+  if (request.api === "anthropic-messages")
+    return callAnthropic(anthropicClientFor(client, request.anthropic), request);
   return withModelDeadline(request.timeouts, request.signal, async (deadline) => {
     const stream = await client.chat.completions.create(
       {
@@ -48,7 +59,7 @@ export async function callModel(client: OpenAI, request: ModelCallRequest): Prom
  */
 export async function callSummarizer(
   client: OpenAI,
-  request: {
+  request: UpstreamTarget & {
     model: string;
     messages: ChatMessage[];
     tools?: readonly ToolSpec[];
@@ -63,6 +74,9 @@ export async function callSummarizer(
     timeoutMs?: number;
   },
 ): Promise<{ text: string; usage: Usage | undefined }> {
+  if (request.api === "responses") return summarizeWithResponses(client, summaryCall(request));
+  if (request.api === "anthropic-messages")
+    return summarizeWithAnthropic(anthropicClientFor(client, request.anthropic), summaryCall(request));
   const { timeoutMs } = request;
   const timeouts = timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs };
   const completion = await withModelDeadline(timeouts, request.signal, (deadline) =>
@@ -84,4 +98,10 @@ export async function callSummarizer(
   const text = completion.choices[0]?.message?.content;
   if (!text || text.trim().length === 0) throw new Error("summarizer returned no text");
   return { text, usage: usageFromChat(completion.usage) };
+}
+
+/** A summary request in the format-neutral shape of the other wire formats' callers. */
+function summaryCall(request: Parameters<typeof callSummarizer>[1]) {
+  const { tools, toolChoice: _none, ...rest } = request;
+  return { ...rest, ...(tools ? { tools: [...tools] as OpenAI.Chat.Completions.ChatCompletionTool[] } : {}) };
 }

@@ -89,7 +89,8 @@ export function isContextOverflow(error: unknown): boolean {
 /** True when the provider rejected replayed encrypted reasoning state. */
 export function isInvalidEncryptedContent(error: unknown): boolean {
   if (codesOf(error).includes("invalid_encrypted_content")) return true;
-  return /invalid_encrypted_content|encrypted content .*could not be (decrypted|verified)/i.test(
+  // Anthropic's word for the same: a thinking block's signature (or redacted data) it cannot verify.
+  return /invalid_encrypted_content|encrypted content .*could not be (decrypted|verified)|Invalid `(signature|data)` in `(redacted_)?thinking` block/i.test(
     messageOf(error),
   );
 }

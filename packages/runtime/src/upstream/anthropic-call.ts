@@ -1,0 +1,149 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { ANTHROPIC_REASONING_FORMAT, toAnthropicRequest } from "@longrun/compaction";
+import type { NewMessage, ReasoningDetail, ToolCall, Usage } from "@longrun/protocol";
+import type OpenAI from "openai";
+import { withModelDeadline } from "../step/model-deadline.ts";
+import { functionTools, type UpstreamCall } from "./upstream-request.ts";
+
+/** Anthropic requires max_tokens; this when the profile names none. */
+const DEFAULT_MAX_TOKENS = 8_192;
+
+/**
+ * Anthropic usage in longrun's terms: the prompt is all input (uncached, read from and written to the
+ * cache), of which cache_read_input_tokens were cached and cache_creation_input_tokens written.
+ */
+export function usageFromAnthropic(usage: Anthropic.Messages.Usage): Usage {
+  const cacheRead = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const prompt = usage.input_tokens + cacheRead + cacheWrite;
+  return {
+    promptTokens: prompt,
+    completionTokens: usage.output_tokens,
+    cachedTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+    totalTokens: prompt + usage.output_tokens,
+  };
+}
+
+/** The assistant fact of an Anthropic answer: thinking blocks byte-exact (with their signature) apart. */
+export function messageFromAnthropic(message: Anthropic.Messages.Message): NewMessage {
+  const details: ReasoningDetail[] = [];
+  const toolCalls: ToolCall[] = [];
+  let text = "";
+  for (const block of message.content) {
+    if (block.type === "thinking")
+      details.push({
+        type: "reasoning.text",
+        text: block.thinking,
+        signature: block.signature,
+        format: ANTHROPIC_REASONING_FORMAT,
+      });
+    else if (block.type === "redacted_thinking")
+      details.push({ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT });
+    else if (block.type === "text") text += block.text;
+    else if (block.type === "tool_use")
+      toolCalls.push({
+        id: block.id,
+        type: "function",
+        function: { name: block.name, arguments: JSON.stringify(block.input) },
+      });
+  }
+  return {
+    role: "assistant",
+    content: text.length > 0 ? text : null,
+    ...(toolCalls.length > 0 ? { toolCalls } : {}),
+    usage: usageFromAnthropic(message.usage),
+    ...(details.length > 0 ? { providerState: { reasoningDetails: details } } : {}),
+  };
+}
+
+function requestBody(
+  call: UpstreamCall,
+  summary: boolean,
+): Anthropic.Messages.MessageCreateParamsNonStreaming {
+  const maxTokens = call.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const budget = call.thinkingBudgetTokens;
+  const wantsThinking = !summary && budget !== undefined && budget < maxTokens;
+  const parts = toAnthropicRequest(call.messages, { thinking: wantsThinking });
+  const tools = functionTools(call.tools).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+  }));
+  // The end of the stable prefix: tools come before the system prompt in the provider's cache order.
+  const lastTool = tools.at(-1);
+  const cachedTools = lastTool
+    ? [...tools.slice(0, -1), { ...lastTool, cache_control: { type: "ephemeral" as const } }]
+    : tools;
+  return {
+    model: call.model,
+    max_tokens: maxTokens,
+    ...(parts.system.length > 0 ? { system: parts.system } : {}),
+    messages: parts.messages as Anthropic.Messages.MessageParam[],
+    ...(tools.length > 0
+      ? { tools: cachedTools, ...(summary ? { tool_choice: { type: "none" as const } } : {}) }
+      : {}),
+    ...(parts.thinking && budget !== undefined
+      ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
+      : {}),
+  };
+}
+
+/** One streaming Anthropic Messages call through the official client; the answer's fact. */
+export async function callAnthropic(client: Anthropic, call: UpstreamCall): Promise<NewMessage> {
+  return withModelDeadline(call.timeouts, call.signal, async (deadline) => {
+    const stream = client.messages.stream(requestBody(call, false), {
+      signal: deadline.signal,
+      headers: call.headers,
+    });
+    for await (const event of stream) {
+      deadline.answered();
+      if (event.type === "content_block_delta" && event.delta.type === "text_delta")
+        call.onDelta?.(event.delta.text);
+    }
+    if (deadline.signal.aborted) throw deadline.signal.reason;
+    return messageFromAnthropic(await stream.finalMessage());
+  });
+}
+
+/** A non-streaming Anthropic call for a summary (tools listed, tool_choice none, no thinking). */
+export async function summarizeWithAnthropic(
+  client: Anthropic,
+  call: UpstreamCall & { timeoutMs?: number },
+): Promise<{ text: string; usage: Usage | undefined }> {
+  const timeouts =
+    call.timeoutMs === undefined ? undefined : { firstByteMs: call.timeoutMs, totalMs: call.timeoutMs };
+  const message = await withModelDeadline(timeouts, call.signal, (deadline) =>
+    client.messages.create(requestBody(call, true), { signal: deadline.signal, headers: call.headers }),
+  );
+  const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+  if (text.trim().length === 0) throw new Error("summarizer returned no text");
+  return { text, usage: usageFromAnthropic(message.usage) };
+}
+
+/** The Anthropic client of ANTHROPIC_BASE_URL (default: Anthropic's API) and ANTHROPIC_API_KEY. */
+export function createAnthropicClient(baseURL: string | undefined, apiKey: string): Anthropic {
+  // Retries are the step's (withProviderRetry), as with the OpenAI client.
+  return new Anthropic({ ...(baseURL ? { baseURL } : {}), apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+}
+
+const derived = new WeakMap<OpenAI, Anthropic>();
+
+/**
+ * The Anthropic client of a call: the configured one, else one on the OpenAI client's endpoint (its
+ * origin, same key): the sim model, and gateways that serve both APIs, answer both on one origin.
+ */
+export function anthropicClientFor(openai: OpenAI, configured: Anthropic | undefined): Anthropic {
+  if (configured) return configured;
+  let client = derived.get(openai);
+  if (!client) {
+    client = new Anthropic({
+      baseURL: openai.baseURL.replace(/\/v1\/?$/, ""),
+      apiKey: openai.apiKey,
+      maxRetries: 0,
+      timeout: 10 * 60_000,
+    });
+    derived.set(openai, client);
+  }
+  return client;
+}
