@@ -20,9 +20,20 @@ if (!values.formats || !values.out) throw new Error("usage: --formats DIR --out 
 /** Words a failure line carries, in this checker's own judgement. */
 const FAILURE_LINE =
   /\b(?:error|errors|fail|failed|failure|fatal|exception|traceback|not found|no such|denied|invalid|cannot|can't|incomplete|undefined|unresolved|refused|missing|did not appear|does not exist|is required|timed out)\b/i;
-/** A result without a recorded code that still says it failed (editor and tool answers). */
-const FAILED_ANSWER =
-  /^(?:ERROR:|Error:|error:)|No replacement was performed|did not appear verbatim|does not exist|command not found|No such file or directory|Traceback \(most recent call last\)/m;
+/** A result without a recorded code that says it failed: on its first line (any tool), or a shell's complaint or a traceback in a command's output. */
+const FAILED_FIRST_LINE =
+  /^(?:ERROR:|Error:|error:|\[ERROR\]|The tool execution failed|No such file or directory)/;
+const FAILED_OUTPUT_LINE =
+  /^(?:[\w./-]+: )*(?:line \d+: )?(?:\S+: )?(?:command not found|No such file or directory)\b|^Traceback \(most recent call last\)|^(?:zsh|bash|sh): command not found: /m;
+/** Tools whose answer is someone else's text (a file's lines): only its first line is the tool's voice. */
+const READERS = /^(?:read_file|view|read|open|cat)$/;
+
+function failedInWords(tool: string, text: string): boolean {
+  const output = text.replace(/^\s*Command executed\b[^\n]*\n(?:Output:[ \t]*\n?)?/, "");
+  const first = output.split("\n").find((line) => line.trim() !== "") ?? "";
+  if (FAILED_FIRST_LINE.test(first.trim())) return true;
+  return !READERS.test(tool) && FAILED_OUTPUT_LINE.test(output);
+}
 
 interface Result {
   index: number;
@@ -39,7 +50,7 @@ function flat(text: string): string {
 
 function readResults(messages: readonly ChatMessage[], truth: readonly CallTruth[]): Result[] {
   const byId = new Map(truth.map((entry) => [entry.toolCallId, entry]));
-  const callAt = new Map<string, { index: number; command: string }>();
+  const callAt = new Map<string, { index: number; command: string; tool: string }>();
   const results: Result[] = [];
   messages.forEach((message, index) => {
     for (const call of message.tool_calls ?? []) {
@@ -50,7 +61,7 @@ function readResults(messages: readonly ChatMessage[], truth: readonly CallTruth
       } catch {
         // Arguments that are not JSON: the raw text is the command.
       }
-      callAt.set(call.id, { index, command });
+      callAt.set(call.id, { index, command, tool: call.function.name });
     }
     if (message.role !== "tool" || message.tool_call_id === undefined) return;
     const text = contentText(message.content);
@@ -58,12 +69,14 @@ function readResults(messages: readonly ChatMessage[], truth: readonly CallTruth
     const call = callAt.get(message.tool_call_id);
     // grep and find exit 1 when they find nothing: with no output, that is an answer, not a failure.
     const foundNothing =
-      recorded?.exitCode === 1 && text.trim() === "" && /^\s*(?:grep|find|rg)\b/.test(call?.command ?? "");
+      recorded?.exitCode === 1 &&
+      text.replace(/\[The command completed with exit code 1\.\]/, "").trim() === "" &&
+      /^\s*(?:grep|find|rg)\b/.test(call?.command ?? "");
     const failed =
       recorded?.errorEvent === true ||
       (recorded?.exitCode !== null && recorded?.exitCode !== undefined
         ? recorded.exitCode !== 0 && !foundNothing
-        : FAILED_ANSWER.test(text));
+        : failedInWords(call?.tool ?? "", text));
     const lines = text
       .split("\n")
       .map(flat)
