@@ -19,9 +19,16 @@ export const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt
 /** `prog: …: No such file or directory` as a program (or the shell) prints it about itself. */
 const PROGRAM_COMPLAINT =
   /^((?:\/[\w.+-]+)*\/?[\w.+-]+): (?:line \d+: )?(?:.*: )?(?:command not found|No such file or directory|Permission denied|not found|cannot (?:access|open|stat|create|remove|find)\b.*|can't (?:open|cd|access)\b.*|Is a directory|Not a directory|syntax error.*|unexpected EOF.*|invalid option.*|unrecognized option.*|missing operand.*)$/;
-/** zsh and fish name the shell first and the missing program last: `zsh: command not found: shard-sd`. */
-const SHELL_NOT_FOUND =
-  /^(?:zsh|fish|bash|sh): (?:command not found|no such file or directory|permission denied): \S/i;
+/**
+ * Shells that name the missing program elsewhere than first: zsh and fish last (`zsh: command not
+ * found: shard-sd`), PowerShell (`open : The term 'open' is not recognized as the name of a cmdlet…`)
+ * and cmd (`'open' is not recognized as an internal or external command,`). Group 1 is the program.
+ */
+const SHELL_NOT_FOUND: readonly RegExp[] = [
+  /^(?:zsh|fish|bash|sh): (?:command not found|no such file or directory|permission denied): (\S+)/i,
+  /^\S+ : The term '([^']+)' is not recognized as (?:the )?name of a cmdlet\b/,
+  /^'([^']+)' is not recognized as an internal or external command\b/,
+];
 const SHELL_SYNTAX = /(?:^|: )syntax error near unexpected token\b|^\S+: line \d+: syntax error\b/;
 /** Failure shapes of compilers, runtimes, test runners and build tools, as whole lines. */
 const RUN_FAILURES: readonly RegExp[] = [
@@ -108,7 +115,12 @@ function tracebackLine(all: readonly string[], onlyAtEnd: boolean): string | nul
 
 /** Whether a line is a program's own complaint, from one of `programs` (any program when null). */
 function programComplaint(line: string, programs: readonly string[] | null): boolean {
-  if (SHELL_NOT_FOUND.test(line)) return true;
+  for (const shape of SHELL_NOT_FOUND) {
+    const missing = line.match(shape)?.[1];
+    // A read-only command's output (a README quoting the error) counts only for its own programs.
+    if (missing !== undefined)
+      return programs === null || programs.includes(missing.split(/[\\/]/).pop() as string);
+  }
   const match = line.match(PROGRAM_COMPLAINT);
   if (!match) return SHELL_SYNTAX.test(line);
   const name = (match[1] as string).split("/").pop() as string;

@@ -150,6 +150,20 @@ const FAILING: [string, string, Record<string, unknown>, string, string][] = [
     "zsh: command not found: shard-sd",
   ],
   [
+    "Cline on Windows: PowerShell names the term it does not know",
+    "execute_command",
+    { command: "open index.html" },
+    "Command executed.\nOutput:\nopen : The term 'open' is not recognized as the name of a cmdlet, function, script file, or operable program.\nAt line:1 char:1\n",
+    "open : The term 'open' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+  ],
+  [
+    "cmd.exe: a program it cannot find",
+    "execute_command",
+    { command: "code ." },
+    "'code' is not recognized as an internal or external command,\noperable program or batch file.\n",
+    "'code' is not recognized as an internal or external command,",
+  ],
+  [
     "Cline: a script's own error prefix after the envelope",
     "execute_command",
     { command: "./bin/shard-sd in.md" },
@@ -194,6 +208,12 @@ const FAILING: [string, string, Record<string, unknown>, string, string][] = [
 ];
 
 const SUCCEEDING: [string, string, Record<string, unknown>, string][] = [
+  [
+    "a README read with cat that quotes a shell's complaint",
+    "execute_command",
+    { command: "cat README.md" },
+    "# Troubleshooting\nIf you see\nzsh: command not found: ollama\nput Ollama on your PATH.\n",
+  ],
   [
     "Cline: a command that printed its result",
     "execute_command",
