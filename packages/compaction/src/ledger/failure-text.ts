@@ -65,7 +65,7 @@ const RUN_FAILURES: readonly RegExp[] = [
   /^-- Configuring incomplete, errors occurred!/, // cmake
   /^[1-9]\d* errors?$/, // javac, scalac: the closing count
   /^E: /, // apt, dpkg
-  /^ERROR: /, // pip, and tools that shout
+  /^ERROR: (?!pip's dependency resolver does not currently)/, // pip (its resolver notice comes with a successful install), and tools that shout
   /^\[The command timed out after \d+ seconds\b/, // OpenHands: the command never finished
 ];
 /** A JavaScript error line (`TypeError: x is not a function`), a failure when a stack (`    at …`) follows. */

@@ -215,6 +215,12 @@ const SUCCEEDING: [string, string, Record<string, unknown>, string][] = [
     "# Troubleshooting\nIf you see\nzsh: command not found: ollama\nput Ollama on your PATH.\n",
   ],
   [
+    "pip's resolver notice on an install that succeeded",
+    "bash",
+    { command: "pip install -U wrapt" },
+    "<returncode>0</returncode>\n<output>\nCollecting wrapt\n  Downloading wrapt-1.17.2.tar.gz (55 kB)\nERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\nSuccessfully installed wrapt-1.17.2\n</output>",
+  ],
+  [
     "Cline: a command that printed its result",
     "execute_command",
     { command: "python describe.py 012.png out.txt" },
