@@ -34,6 +34,9 @@ Options:
   --output-ratio R         output tokens cost R input tokens in the cost figures (default: 4)
   --background-ratio R     share of the trigger at which the older prefix is summarized in the background,
                            applied at the trigger if still valid (default: the profile's, 0.8; 0: never)
+  --unrecorded-status      the log recorded no tool status: read each result from its own words (exit
+                           code, failure or success text), else unknown (default: a recorded result is ok
+                           unless its words show a failure)
   --forward-n N            assistant messages ahead that forward-use recall looks at (default: 10)
   --rewrite-min-tokens N   least tokens a batched rewrite of messages already sent must save
                            (default: three fifths of the trigger, at least the room between trigger and limit)
@@ -93,6 +96,7 @@ function parseReplayArgs(args: string[]) {
         "output-ratio": { type: "string" },
         "forward-n": { type: "string" },
         "background-ratio": { type: "string" },
+        "unrecorded-status": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       allowPositionals: true,
@@ -131,6 +135,7 @@ function parseReplayArgs(args: string[]) {
       values["forward-n"] === undefined ? undefined : positiveInteger("forward-n", values["forward-n"]),
     backgroundRatio:
       values["background-ratio"] === undefined ? undefined : shareBelowOne(values["background-ratio"]),
+    unrecordedStatus: values["unrecorded-status"] === true,
   };
 }
 
@@ -180,6 +185,7 @@ export async function runReplayCommand(
         ...(options.outputRatio === undefined ? {} : { outputRatio: options.outputRatio }),
         ...(options.forwardN === undefined ? {} : { forwardN: options.forwardN }),
         ...(options.backgroundRatio === undefined ? {} : { backgroundRatio: options.backgroundRatio }),
+        ...(options.unrecordedStatus ? { unrecordedStatus: true } : {}),
         onProgress: (update) => progress.update(update),
       });
     } finally {

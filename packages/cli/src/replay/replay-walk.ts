@@ -114,9 +114,10 @@ export class ReplayWalk {
   /** Appends transcript[from, to) to the store, as the runtime appends facts as they happen. */
   private async appendFacts(from: number, to: number): Promise<void> {
     if (to <= from) return;
-    const inputs = this.options.transcript.messages
-      .slice(from, to)
-      .map((message, offset) => ({ ...toMessageInput(message), id: messageId(from + offset) }));
+    const inputs = this.options.transcript.messages.slice(from, to).map((message, offset) => ({
+      ...toMessageInput(message, this.options.unrecordedStatus !== true),
+      id: messageId(from + offset),
+    }));
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
     this.known.add(ledgerSources(stored));
     stored.forEach((fact, offset) => {

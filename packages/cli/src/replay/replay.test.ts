@@ -272,6 +272,60 @@ describe("longrun replay: output", () => {
     expect(summary.ledgerTokens?.count).toBe(summary.compactions);
   });
 
+  it("with --unrecorded-status, a command whose output shows no outcome is unknown in the ledger, not ok", async () => {
+    // A log without exit codes or statuses (a Cline export): a failure in words, then quiet builds.
+    const lines: ChatMessage[] = [{ role: "user", content: "Build it." }];
+    const call = (index: number, command: string, result: string) => {
+      lines.push({
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: `c${index}`,
+            type: "function",
+            function: { name: "execute_command", arguments: JSON.stringify({ command }) },
+          },
+        ],
+      });
+      lines.push({ role: "tool", tool_call_id: `c${index}`, content: result });
+    };
+    call(0, "shard-sd -o out.md in.md", "Command executed.\nOutput:\nzsh: command not found: shard-sd");
+    for (let run = 1; run < 24; run++) {
+      const output = Array.from({ length: 40 }, (_, line) => `step ${run}.${line}: wrote chunk ${line}`);
+      call(run, `./build.sh part-${run}`, `Command executed.\nOutput:\n${output.join("\n")}`);
+    }
+    lines.push({ role: "assistant", content: "Done." });
+    const file = join(scratch, "no-status.jsonl");
+    await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join("\n")}\n`);
+    const ledgerLines = async (flags: string[], outDir: string) => {
+      const result = await command([file, "--max-input-tokens", "6000", "--out", outDir, ...flags]);
+      expect(result.code).toBe(0);
+      const names = (await readdir(join(outDir, "requests"))).sort();
+      const last = JSON.parse(
+        await readFile(join(outDir, "requests", names[names.length - 1] as string), "utf8"),
+      ) as {
+        messages: ChatMessage[];
+      };
+      const text = last.messages.map((message) => String(message.content)).join("\n");
+      return text
+        .split("\n")
+        .filter((line) => line.startsWith("Commands run") || line.startsWith("Last error"));
+    };
+    const unknown = await ledgerLines(["--unrecorded-status"], join(scratch, "unrecorded"));
+    expect(unknown.find((line) => line.startsWith("Last error"))).toContain(
+      "zsh: command not found: shard-sd",
+    );
+    const commands = unknown.find((line) => line.startsWith("Commands run")) as string;
+    expect(commands).toMatch(/`\.\/build\.sh part-\d+` \?/);
+    expect(commands).not.toMatch(/`\.\/build\.sh part-\d+` (?:ok|0)\b/);
+    // Without the flag a result that happened is taken as ok, as before; the failure is still failed.
+    const recorded = await ledgerLines([], join(scratch, "recorded"));
+    expect(recorded.find((line) => line.startsWith("Commands run"))).toMatch(/`\.\/build\.sh part-\d+` ok\b/);
+    expect(recorded.find((line) => line.startsWith("Last error"))).toContain(
+      "zsh: command not found: shard-sd",
+    );
+  });
+
   it("reports per step how much of the request a prefix cache could serve, against an append-only history", async () => {
     // An agent reads many files: collapse has work once the window fills, so reductions come due.
     const lines: ChatMessage[] = [{ role: "user", content: "Survey the repository." }];

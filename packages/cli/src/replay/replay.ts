@@ -42,6 +42,11 @@ export interface ReplayOptions {
   backgroundRatio?: number;
   /** Assistant messages looked ahead by forward-use recall (default 10). */
   forwardN?: number;
+  /**
+   * The log recorded no tool status (OpenHands without its metadata, Cline exports): results get none,
+   * so the ledger reads each from its own words and calls the rest unknown (default: each is `ok`).
+   */
+  unrecordedStatus?: boolean;
   /** Summaries come from here; default: the sim model started in-process for this replay. */
   summarizer?: Summarizer;
   onProgress?: (progress: ReplayProgress) => void;

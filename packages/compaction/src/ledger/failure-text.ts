@@ -19,6 +19,16 @@ export const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt
 /** `prog: …: No such file or directory` as a program (or the shell) prints it about itself. */
 const PROGRAM_COMPLAINT =
   /^((?:\/[\w.+-]+)*\/?[\w.+-]+): (?:line \d+: )?(?:.*: )?(?:command not found|No such file or directory|Permission denied|not found|cannot (?:access|open|stat|create|remove|find)\b.*|can't (?:open|cd|access)\b.*|Is a directory|Not a directory|syntax error.*|unexpected EOF.*|invalid option.*|unrecognized option.*|missing operand.*)$/;
+/**
+ * Shells that name the missing program elsewhere than first: zsh and fish last (`zsh: command not
+ * found: shard-sd`), PowerShell (`open : The term 'open' is not recognized as the name of a cmdlet…`)
+ * and cmd (`'open' is not recognized as an internal or external command,`). Group 1 is the program.
+ */
+const SHELL_NOT_FOUND: readonly RegExp[] = [
+  /^(?:zsh|fish|bash|sh): (?:command not found|no such file or directory|permission denied): (\S+)/i,
+  /^\S+ : The term '([^']+)' is not recognized as (?:the )?name of a cmdlet\b/,
+  /^'([^']+)' is not recognized as an internal or external command\b/,
+];
 const SHELL_SYNTAX = /(?:^|: )syntax error near unexpected token\b|^\S+: line \d+: syntax error\b/;
 /** Failure shapes of compilers, runtimes, test runners and build tools, as whole lines. */
 const RUN_FAILURES: readonly RegExp[] = [
@@ -47,6 +57,16 @@ const RUN_FAILURES: readonly RegExp[] = [
   /^✖ [1-9]\d* problems? \([1-9]\d* errors?/, // eslint
   /^\S+:\d+:\d+: [EF]\d{3} /, // flake8 errors (E/F codes)
   /^Killed$/,
+  /^\[ERROR\] (?!\s*$)/, // maven: every [ERROR] line is one (a clean build prints none)
+  /^\[INFO\] BUILD FAILURE$/,
+  /^BUILD FAILED\b/, // gradle, ant
+  /^FAILURE: Build failed\b/, // gradle
+  /^CMake Error\b/,
+  /^-- Configuring incomplete, errors occurred!/, // cmake
+  /^[1-9]\d* errors?$/, // javac, scalac: the closing count
+  /^E: /, // apt, dpkg
+  /^ERROR: (?!pip's dependency resolver does not currently)/, // pip (its resolver notice comes with a successful install), and tools that shout
+  /^\[The command timed out after \d+ seconds\b/, // OpenHands: the command never finished
 ];
 /** A JavaScript error line (`TypeError: x is not a function`), a failure when a stack (`    at …`) follows. */
 const JS_ERROR = /^(?:[A-Z]\w*)?(?:Error|Exception)(?: \[\w+\])?: /;
@@ -72,7 +92,8 @@ function lines(text: string): string[] {
 /** A bare prefix line (`ERROR:`, `<error>`) says little: join it with the line after it. */
 function withNext(all: readonly string[], index: number): string {
   const line = (all[index] as string).trim();
-  if (line.replace(/[^A-Za-z]/g, "").length > 8) return line;
+  // A line that announces the error (`…failed with the following error:`) is told by what follows.
+  if (line.replace(/[^A-Za-z]/g, "").length > 8 && !/\berror:$/i.test(line)) return line;
   const next = all.slice(index + 1).find((other) => other.trim().length > 0);
   return next === undefined ? line : `${line} ${next.trim()}`;
 }
@@ -94,6 +115,12 @@ function tracebackLine(all: readonly string[], onlyAtEnd: boolean): string | nul
 
 /** Whether a line is a program's own complaint, from one of `programs` (any program when null). */
 function programComplaint(line: string, programs: readonly string[] | null): boolean {
+  for (const shape of SHELL_NOT_FOUND) {
+    const missing = line.match(shape)?.[1];
+    // A read-only command's output (a README quoting the error) counts only for its own programs.
+    if (missing !== undefined)
+      return programs === null || programs.includes(missing.split(/[\\/]/).pop() as string);
+  }
   const match = line.match(PROGRAM_COMPLAINT);
   if (!match) return SHELL_SYNTAX.test(line);
   const name = (match[1] as string).split("/").pop() as string;

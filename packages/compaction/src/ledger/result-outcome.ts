@@ -52,15 +52,21 @@ export function clipLine(text: string, max = ERROR_LINE_CHARS): string {
 
 /** The output inside the envelopes tools wrap it in. */
 function body(text: string): string {
-  return text
-    .replace(RETURN_CODE, "")
-    .replace(/^\s*<output>\n?/, "")
-    .replace(/<\/output>\s*$/, "")
-    .replace(/^\s*<warning>[\s\S]*?<\/warning>\s*/, "")
-    .replace(CLAUDE_EXIT, "")
-    .replace(TRAILING_EXIT, "")
-    .replace(OPENHANDS_EXIT, "")
-    .replace(/<\/?tool_use_error>/g, "");
+  return (
+    text
+      .replace(RETURN_CODE, "")
+      .replace(/^\s*<output>\n?/, "")
+      .replace(/<\/output>\s*$/, "")
+      .replace(/^\s*<warning>[\s\S]*?<\/warning>\s*/, "")
+      .replace(CLAUDE_EXIT, "")
+      .replace(TRAILING_EXIT, "")
+      .replace(OPENHANDS_EXIT, "")
+      .replace(/<\/?tool_use_error>/g, "")
+      // Cline: `Command executed.` and `Output:` before a command's output, `<error>` around a tool's.
+      .replace(/^\s*Command executed\b[^\n]*\n(?:Output:[ \t]*\n?)?/, "")
+      .replace(/^(The tool execution failed[^\n]*)\n<error>\n?/, "$1\n")
+      .replace(/<\/error>/, "")
+  );
 }
 
 /** The exit code a result carries in one of the envelopes agents use, or null when it carries none. */
