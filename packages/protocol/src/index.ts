@@ -125,6 +125,7 @@ export {
   AgentActivity,
   ApprovalInbox,
   ApprovalInboxQuery,
+  CompactionCoverage,
   CompactionList,
   ThreadSnapshot,
 } from "./watch.ts";

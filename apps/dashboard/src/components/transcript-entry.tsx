@@ -20,7 +20,7 @@ export function Entry({
   entry: TranscriptEntry;
   thread: ThreadState;
   spawned: Record<string, AgentNode[]>;
-  details: ReturnType<typeof useCompactionDetails>;
+  details: ReturnType<typeof useCompactionDetails>["details"];
   onOpenHistory: (range: HistoryRange | null) => void;
   onSelectAgent: (agentId: string) => void;
 }) {

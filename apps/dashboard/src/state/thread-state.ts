@@ -33,6 +33,8 @@ export interface AgentActivityView {
   tokens: number | null;
   maxInputTokens: number | null;
   tool: { callId: string; name: string; startedAt: number } | null;
+  /** The latest completed compaction's size after it, with its event seq (see tokenFigure). */
+  compacted?: { tokensAfter: number; seq: number; at: number } | null;
   /** When the current status began. */
   statusSince: number | null;
   lastEventAt: number | null;

@@ -31,6 +31,7 @@ import {
 import { checkMessageSize } from "../message-size.ts";
 import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
+import { compactionCoverage } from "./compaction-coverage.ts";
 import { readHistoryPage } from "./history-page.ts";
 
 const AgentParams = z.object({ id: Id });
@@ -215,7 +216,12 @@ export function agentRoutes(deps: ServerDeps) {
   app.openapi(listCompactions, async (context) => {
     const { id } = context.req.valid("param");
     const agent = await requireAgent(store, context.get("tenantId"), id);
-    return context.json({ compactions: await store.compactions.list(agent.id) }, 200);
+    const compactions = await store.compactions.list(agent.id);
+    const coverage = await compactionCoverage(deps, agent.id, compactions);
+    return context.json(
+      { compactions: compactions.map((compaction, index) => ({ ...compaction, coverage: coverage[index] })) },
+      200,
+    );
   });
 
   app.openapi(spawn, async (context) => {

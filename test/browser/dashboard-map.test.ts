@@ -1,0 +1,159 @@
+import type { LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
+import { screenshot, UI_TIMEOUT } from "./support/page-helpers.ts";
+import type { BrowserServer } from "./support/servers.ts";
+import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
+
+// What the dashboard says about the model's context must be what the server's projection holds: what a
+// compaction took out (never the system prompt or the task it still sends), one token figure, the map
+// of the next request.
+
+const TEST_TIMEOUT = 240_000;
+
+let session: DashboardSession | undefined;
+let server: BrowserServer | undefined;
+let client: LongrunClient;
+let page: Page;
+let pageErrors: string[] = [];
+/** The finished 40-step thread of the first test, reused by the next ones. */
+let finished: { threadId: string; agentId: string } | undefined;
+
+beforeAll(async () => {
+  session = await openDashboardSession({ simDelayMs: 5, home: true });
+  ({ server, client, page, pageErrors } = session);
+}, 300_000);
+
+afterAll(async () => {
+  await session?.close();
+}, 60_000);
+
+async function finishedThread(
+  title: string,
+  simSteps: number,
+): Promise<{ threadId: string; agentId: string }> {
+  const thread = await client.threads.create({
+    title,
+    model: "sim",
+    simSteps,
+    maxInputTokens: 8000,
+    task: "Survey the inventory service and report its modules, tests and docs.",
+  });
+  await waitForIdle(client, thread.id);
+  const detail = await client.threads.get(thread.id);
+  const root = detail.agents.find((agent) => agent.parentAgentId === null);
+  if (!root) throw new Error("no root agent");
+  return { threadId: thread.id, agentId: root.id };
+}
+
+async function showThread(threadId: string): Promise<void> {
+  await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+  await openThread(page, threadId);
+}
+
+/** seq → data-compacted of every message entry drawn, after showing every earlier entry. */
+async function greyedBySeq(): Promise<Map<number, boolean>> {
+  const earlier = page.locator(byTestId("transcript-show-earlier"));
+  while ((await earlier.count()) > 0) await earlier.click();
+  const pairs = await page
+    .locator(`${byTestId("transcript-entry")}[data-seq]`)
+    .evaluateAll((nodes) =>
+      nodes.map((node) => [
+        Number(node.getAttribute("data-seq")),
+        node.getAttribute("data-compacted") === "true",
+      ]),
+    );
+  return new Map(pairs as [number, boolean][]);
+}
+
+describe("the context the dashboard shows is the server's projection", () => {
+  it(
+    "greys out exactly what the compaction in force took out: never the system prompt or the pinned task",
+    async () => {
+      finished = await finishedThread("Kept messages", 40);
+      const { threadId, agentId } = finished;
+      const compactions = await client.agents.compactions(agentId);
+      const first = compactions[0];
+      expect(first?.coverage).toBeDefined();
+      const inForce = compactions.at(-1)?.coverage;
+      if (!first?.coverage || !inForce) throw new Error("no compaction");
+      // The server says the first compaction of an 8k thread still sends the system prompt and the task.
+      expect(first.coverage.kept.map((item) => item.why).sort()).toEqual(["pinned", "system"]);
+      const kept = new Set(inForce.kept.map((item) => item.seq));
+      const boundary = inForce.toSeq + 1;
+
+      await showThread(threadId);
+      const notice = page.locator(`${byTestId("compaction-notice")}[data-phase="completed"]`).first();
+      await notice.locator(byTestId("compaction-removed")).waitFor({ timeout: UI_TIMEOUT });
+      const removedText = (await notice.locator(byTestId("compaction-removed")).textContent()) ?? "";
+      const [, from, to] = removedText.match(/messages #(\d+)–#(\d+)/) ?? [];
+      // The range starts after what is still sent, and says what that is.
+      expect(Number(from)).toBeGreaterThan(Math.max(...first.coverage.kept.map((item) => item.seq)));
+      expect(Number(to)).toBe(first.coverage.toSeq);
+      expect(removedText).toMatch(/Still sent verbatim: #0 \(system prompt\), #1 \(the task/);
+
+      const greyed = await greyedBySeq();
+      expect(greyed.get(0)).toBe(false);
+      expect(greyed.get(1)).toBe(false);
+      let checked = 0;
+      for (const [seq, isGreyed] of greyed) {
+        expect(isGreyed, `message #${seq}`).toBe(seq < boundary && !kept.has(seq));
+        checked++;
+      }
+      // Tool results are drawn inside their calls: fewer entries than seqs, some of them greyed.
+      expect(checked).toBeGreaterThan(10);
+      expect([...greyed.values()].filter(Boolean).length).toBeGreaterThan(0);
+      // The inspector beside it holds both kept messages.
+      const inspector = page.locator(byTestId("context-inspector"));
+      await inspector
+        .locator(`${byTestId("context-message")}[data-mark="pinned"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      expect(await inspector.locator(`${byTestId("context-message")}[data-mark="system"]`).count()).toBe(1);
+      await notice.scrollIntoViewIfNeeded();
+      await screenshot(page, "map-kept-wide");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "shows one token figure on the card and the gauge after /compact, live and after a reload",
+    async () => {
+      if (!finished) throw new Error("the first test did not finish its thread");
+      const { threadId, agentId } = finished;
+      await showThread(threadId);
+      const card = page.locator(
+        `${byTestId("agent-node")}[data-agent-id="${agentId}"] ${byTestId("agent-activity")}`,
+      );
+      const gauge = page.locator(byTestId("context-gauge"));
+      await gauge.locator(byTestId("token-as-of")).waitFor({ timeout: UI_TIMEOUT });
+      const before = Number(await gauge.getAttribute("data-tokens"));
+      expect(Number(await card.getAttribute("data-tokens"))).toBe(before);
+
+      const run = await client.agents.compact(agentId);
+      await waitForIdle(client, threadId);
+      const after = (await client.agents.compactions(agentId)).at(-1);
+      if (!after) throw new Error("no compaction");
+      expect(after.tokensAfter).toBeLessThan(before);
+      expect(run.runId).toBeTruthy();
+      const figures = async () => [
+        Number(await card.getAttribute("data-tokens")),
+        Number(await gauge.getAttribute("data-tokens")),
+      ];
+      await expect.poll(figures, { timeout: UI_TIMEOUT }).toEqual([after.tokensAfter, after.tokensAfter]);
+      expect(await gauge.locator(byTestId("token-as-of")).textContent()).toMatch(/after the compaction/);
+      expect(await card.textContent()).toMatch(/after compaction/);
+
+      // A reload reads the snapshot: the card must not fall back to the measurement from before.
+      await page.reload();
+      await page
+        .locator(`${byTestId("thread-view")}[data-thread-id="${threadId}"][data-history-loaded="true"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      await expect.poll(figures, { timeout: UI_TIMEOUT }).toEqual([after.tokensAfter, after.tokensAfter]);
+      await screenshot(page, "map-after-compact-wide");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+});
