@@ -2,7 +2,7 @@ import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
-import { screenshot, UI_TIMEOUT } from "./support/page-helpers.ts";
+import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
 import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
 
@@ -152,6 +152,52 @@ describe("the context the dashboard shows is the server's projection", () => {
         .waitFor({ timeout: UI_TIMEOUT });
       await expect.poll(figures, { timeout: UI_TIMEOUT }).toEqual([after.tokensAfter, after.tokensAfter]);
       await screenshot(page, "map-after-compact-wide");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "says in the header what a run waits for, with Approve and Deny, announced and on a phone",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Blocked on a decision",
+        model: "sim",
+        simScript: "approval",
+        simSteps: 6,
+        maxInputTokens: 8000,
+        task: "List the workspace files with a shell command, then report.",
+      });
+      await showThread(thread.id);
+      const blocker = page.locator(`${byTestId("blocked-on")} ${byTestId("blocker")}[data-kind="approval"]`);
+      await blocker.waitFor({ timeout: UI_TIMEOUT });
+      // Not "running": the header and the run chip say what it waits for, and who.
+      expect(await page.locator(byTestId("thread-status")).textContent()).toBe("waiting for you");
+      expect(await page.locator(byTestId("run-chip")).textContent()).toMatch(/waiting for your decision/);
+      expect(await blocker.textContent()).toMatch(/Waiting for you:.*run_command/);
+      const region = page.locator(byTestId("blocked-on"));
+      expect(await region.getAttribute("role")).toBe("status");
+      expect(await region.getAttribute("aria-live")).toBe("polite");
+      // Not only in a tooltip: on a phone, the reason and its buttons are on screen in the header.
+      await page.setViewportSize(NARROW);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      for (const id of ["blocker-approve", "blocker-deny"]) {
+        const box = await blocker.locator(byTestId(id)).boundingBox();
+        expect(box, id).not.toBeNull();
+        expect((box?.x ?? -1) + (box?.width ?? 0)).toBeLessThanOrEqual(NARROW.width);
+        expect((box?.y ?? -1) + (box?.height ?? 0)).toBeLessThanOrEqual(NARROW.height);
+        expect(box?.y ?? -1).toBeGreaterThanOrEqual(0);
+      }
+      await screenshot(page, "map-blocked-narrow");
+      await page.setViewportSize(WIDE);
+      await screenshot(page, "map-blocked-wide");
+      // Approved from the header: the line goes and the run goes on to the end.
+      await blocker.locator(byTestId("blocker-approve")).click();
+      await blocker.waitFor({ state: "detached", timeout: UI_TIMEOUT });
+      await waitForIdle(client, thread.id);
+      await expect
+        .poll(() => page.locator(byTestId("thread-status")).textContent(), { timeout: UI_TIMEOUT })
+        .toMatch(/idle|completed/);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -82,6 +82,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         status: event.data.status,
         statusSeq: event.seq,
         ...(event.data.reason === undefined ? {} : { statusReason: event.data.reason }),
+        statusUntil: event.data.until,
       };
       return;
     }

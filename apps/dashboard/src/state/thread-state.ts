@@ -20,6 +20,8 @@ export interface AgentNode {
   inherit: AgentInherit;
   brief?: string;
   statusReason?: string;
+  /** `waiting`: when the agent tries again (from the agent.status event). */
+  statusUntil?: number | undefined;
   /** Seq of the agent.status event the status came from; absent when it came from a REST read. */
   statusSeq?: number;
   /** The parent's spawn_agents call that created this sub-agent (`api:<runId>` when spawned over the API). */
