@@ -202,4 +202,52 @@ describe("the context the dashboard shows is the server's projection", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "maps the next request into its parts, with the tokens the server's projection gives each",
+    async () => {
+      if (!finished) throw new Error("the first test did not finish its thread");
+      const { threadId, agentId } = finished;
+      const view = await client.agents.context(agentId);
+      const expected = Object.fromEntries((view.parts ?? []).map((part) => [part.part, part.tokens]));
+      // A compacted thread's request: every kind of part is there and has a size.
+      for (const part of ["system", "tools", "pinned", "summary", "ledger", "recent"]) {
+        expect(expected[part], part).toBeGreaterThan(0);
+      }
+      await showThread(threadId);
+      const map = page.locator(`${byTestId("context-inspector")} ${byTestId("context-map")}`);
+      await map.waitFor({ timeout: UI_TIMEOUT });
+      const shown = () =>
+        map
+          .locator(byTestId("context-map-part"))
+          .evaluateAll((nodes) =>
+            Object.fromEntries(
+              nodes.map((node) => [node.getAttribute("data-part"), Number(node.getAttribute("data-tokens"))]),
+            ),
+          );
+      await expect.poll(shown, { timeout: UI_TIMEOUT }).toEqual(expected);
+      // Drawn in the request's order, each part as wide as its share of the window.
+      const widths = await map
+        .locator(byTestId("context-map-part"))
+        .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().width));
+      const bar = await map.locator(".context-map-bar").boundingBox();
+      const parts = view.parts ?? [];
+      const scale = Math.max(
+        view.maxInputTokens ?? 0,
+        parts.reduce((sum, part) => sum + part.tokens, 0),
+      );
+      parts.forEach((part, index) => {
+        expect(widths[index]).toBeCloseTo(Math.max(2, ((bar?.width ?? 0) * part.tokens) / scale), 0);
+      });
+      expect(await map.textContent()).toMatch(/working-state ledger/);
+      await map.scrollIntoViewIfNeeded();
+      await screenshot(page, "map-context-wide");
+      await page.setViewportSize(NARROW);
+      await map.scrollIntoViewIfNeeded();
+      await screenshot(page, "map-context-narrow");
+      await page.setViewportSize(WIDE);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

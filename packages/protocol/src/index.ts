@@ -97,6 +97,7 @@ export {
   ApprovalResult,
   CompactBody,
   CompactResult,
+  ContextPart,
   ContextView,
   CreateThreadBody,
   ErrorBody,

@@ -15,7 +15,7 @@ import {
   SpawnBody,
   SpawnResult,
 } from "@longrun/protocol";
-import { historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
+import { contextParts, historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
 import { z } from "zod";
 import { requireAgent, requireThread } from "../auth.ts";
 import {
@@ -197,6 +197,7 @@ export function agentRoutes(deps: ServerDeps) {
       compaction: agentContext.compaction,
       state: agentContext.state,
       ...(agent.inherit === "fork" ? { forkPrefix: agentContext.prefix } : {}),
+      parts: contextParts(projection, deps.runtime.tokenizer),
     };
     return context.json(view, 200);
   });
