@@ -250,4 +250,49 @@ describe("the context the dashboard shows is the server's projection", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "closes the Approvals popover on Escape, an outside press and a thread change, and keeps Refresh clear",
+    async () => {
+      if (!finished) throw new Error("the first test did not finish its thread");
+      await showThread(finished.threadId);
+      const button = page.locator(byTestId("inbox-button"));
+      const popover = page.locator(byTestId("approval-inbox"));
+      await button.click();
+      await popover.waitFor();
+      // Beside the inspector, not over its Refresh button.
+      const panel = await popover.boundingBox();
+      const refresh = await page.locator(byTestId("context-refresh")).boundingBox();
+      if (!panel || !refresh) throw new Error("popover or Refresh not drawn");
+      const overlaps =
+        panel.x < refresh.x + refresh.width &&
+        refresh.x < panel.x + panel.width &&
+        panel.y < refresh.y + refresh.height &&
+        refresh.y < panel.y + panel.height;
+      expect(overlaps).toBe(false);
+      await screenshot(page, "map-inbox-open-wide");
+
+      await page.keyboard.press("Escape");
+      await popover.waitFor({ state: "detached" });
+      expect(await button.evaluate((element) => element === document.activeElement)).toBe(true);
+
+      await button.click();
+      await popover.waitFor();
+      await page.locator(`${byTestId("thread-view")} h1`).click();
+      await popover.waitFor({ state: "detached" });
+
+      await button.click();
+      await popover.waitFor();
+      // Another thread opens without a press outside (a link, the history): the popover goes with the view.
+      const other = page.locator(byTestId("thread-item")).filter({ hasNotText: "Kept messages" }).first();
+      const otherId = await other.getAttribute("data-thread-id");
+      await page.evaluate((id) => {
+        window.location.hash = `#/threads/${id}`;
+      }, otherId);
+      await page.locator(`${byTestId("thread-view")}[data-thread-id="${otherId}"]`).waitFor();
+      await popover.waitFor({ state: "detached" });
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
