@@ -295,4 +295,37 @@ describe("the context the dashboard shows is the server's projection", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "shows a call the person denied as denied, not as a red error like a failure",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Denied call",
+        model: "sim",
+        simScript: "approval",
+        simSteps: 6,
+        maxInputTokens: 8000,
+        task: "List the workspace files with a shell command, then report.",
+      });
+      await showThread(thread.id);
+      const blocker = page.locator(`${byTestId("blocked-on")} ${byTestId("blocker")}[data-kind="approval"]`);
+      await blocker.waitFor({ timeout: UI_TIMEOUT });
+      const callId = await blocker.locator(byTestId("blocker-deny")).getAttribute("data-call-id");
+      await blocker.locator(byTestId("blocker-deny")).click();
+      await waitForIdle(client, thread.id);
+      const call = page.locator(`${byTestId("tool-call")}[data-call-id="${callId}"]`);
+      await expect.poll(() => call.getAttribute("data-status"), { timeout: UI_TIMEOUT }).toBe("denied");
+      expect(await call.locator(".badge").first().textContent()).toBe("denied by you");
+      // The same after a reload, from the log.
+      await page.reload();
+      await page
+        .locator(`${byTestId("thread-view")}[data-thread-id="${thread.id}"][data-history-loaded="true"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      await expect.poll(() => call.getAttribute("data-status"), { timeout: UI_TIMEOUT }).toBe("denied");
+      await call.scrollIntoViewIfNeeded();
+      await screenshot(page, "map-denied-wide");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

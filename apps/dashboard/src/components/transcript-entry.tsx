@@ -34,6 +34,7 @@ export function Entry({
         results={entry.results}
         tools={waiting ? thread.tools : NO_TOOLS}
         compacted={entry.compacted}
+        decisions={thread.decisions}
         spawned={spawned}
         onSelectAgent={onSelectAgent}
       />

@@ -176,6 +176,8 @@ export interface ThreadState {
   runs: Record<string, RunView>;
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
+  /** Decisions taken on tool calls, by `agentId:callId` (a denied call is not a failure). */
+  decisions: Record<string, { decision: "approve" | "deny"; reason?: string }>;
 }
 
 /** An empty thread state. */
@@ -201,5 +203,6 @@ export function emptyThreadState(threadId: string): ThreadState {
     runs: {},
     streaming: {},
     breakers: {},
+    decisions: {},
   };
 }
