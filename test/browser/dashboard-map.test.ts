@@ -328,4 +328,38 @@ describe("the context the dashboard shows is the server's projection", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "clears a form error once the field is fixed, and keeps the list's 'ago' moving",
+    async () => {
+      const quiet = await client.threads.create({
+        title: "Quiet",
+        model: "sim",
+        simSteps: 2,
+        task: "Say hi.",
+      });
+      await waitForIdle(client, quiet.id);
+      await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+      const form = page.locator(byTestId("create-thread"));
+      await form.waitFor({ timeout: UI_TIMEOUT });
+      // A workspace outside the allowed roots is refused by the server; the error names it.
+      await form.locator(byTestId("create-workspace")).fill("/etc");
+      await form.locator(byTestId("create-submit")).click();
+      const error = form.locator(byTestId("create-error"));
+      await error.waitFor({ timeout: UI_TIMEOUT });
+      expect(await error.textContent()).toMatch(/\S/);
+      // Fixed: the error about the old value goes without another submit.
+      await form.locator(byTestId("create-workspace")).fill("");
+      await error.waitFor({ state: "detached", timeout: UI_TIMEOUT });
+
+      // Nothing happens in the list, yet its "ago" keeps counting.
+      const ago = page.locator(
+        `${byTestId("thread-item")}[data-thread-id="${quiet.id}"] ${byTestId("thread-ago")}`,
+      );
+      const first = await ago.textContent();
+      await expect.poll(() => ago.textContent(), { timeout: UI_TIMEOUT }).not.toBe(first);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
