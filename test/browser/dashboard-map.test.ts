@@ -362,4 +362,27 @@ describe("the context the dashboard shows is the server's projection", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "gives focus back to the link that opened the history dialog when it closes",
+    async () => {
+      if (!finished) throw new Error("the first test did not finish its thread");
+      await showThread(finished.threadId);
+      const link = page
+        .locator(
+          `${byTestId("compaction-notice")}[data-phase="completed"] ${byTestId("compaction-history-link")}`,
+        )
+        .last();
+      await link.waitFor({ timeout: UI_TIMEOUT });
+      await link.focus();
+      await page.keyboard.press("Enter");
+      const dialog = page.locator(byTestId("history-panel"));
+      await dialog.waitFor();
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+      await expect.poll(() => link.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
