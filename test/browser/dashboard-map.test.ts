@@ -180,7 +180,7 @@ describe("the context the dashboard shows is the server's projection", () => {
       expect(await region.getAttribute("aria-live")).toBe("polite");
       // Not only in a tooltip: on a phone, the reason and its buttons are on screen in the header.
       await page.setViewportSize(NARROW);
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate("window.scrollTo(0, 0)");
       for (const id of ["blocker-approve", "blocker-deny"]) {
         const box = await blocker.locator(byTestId(id)).boundingBox();
         expect(box, id).not.toBeNull();
@@ -274,7 +274,7 @@ describe("the context the dashboard shows is the server's projection", () => {
 
       await page.keyboard.press("Escape");
       await popover.waitFor({ state: "detached" });
-      expect(await button.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await button.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
 
       await button.click();
       await popover.waitFor();
@@ -286,9 +286,7 @@ describe("the context the dashboard shows is the server's projection", () => {
       // Another thread opens without a press outside (a link, the history): the popover goes with the view.
       const other = page.locator(byTestId("thread-item")).filter({ hasNotText: "Kept messages" }).first();
       const otherId = await other.getAttribute("data-thread-id");
-      await page.evaluate((id) => {
-        window.location.hash = `#/threads/${id}`;
-      }, otherId);
+      await page.evaluate(`window.location.hash = "#/threads/${otherId}"`);
       await page.locator(`${byTestId("thread-view")}[data-thread-id="${otherId}"]`).waitFor();
       await popover.waitFor({ state: "detached" });
       expect(pageErrors).toEqual([]);
@@ -380,7 +378,9 @@ describe("the context the dashboard shows is the server's projection", () => {
       await dialog.waitFor();
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
-      await expect.poll(() => link.evaluate((element) => element === document.activeElement)).toBe(true);
+      await expect
+        .poll(() => link.evaluate((element) => element === element.ownerDocument.activeElement))
+        .toBe(true);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,
