@@ -57,7 +57,12 @@ export const AgentSpawned = defineEvent(
 );
 export const AgentStatusChanged = defineEvent(
   "agent.status",
-  z.object({ status: AgentStatus, reason: z.string().optional() }),
+  z.object({
+    status: AgentStatus,
+    reason: z.string().optional(),
+    /** `waiting`: when the agent is due to try again (epoch ms; absent from older servers). */
+    until: z.number().int().optional(),
+  }),
 );
 export const MessageDelta = defineEvent(
   "message.delta",

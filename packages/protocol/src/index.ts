@@ -105,6 +105,7 @@ export {
   ApprovalResult,
   CompactBody,
   CompactResult,
+  ContextPart,
   ContextView,
   CreateThreadBody,
   ErrorBody,
@@ -135,6 +136,7 @@ export {
   AgentActivity,
   ApprovalInbox,
   ApprovalInboxQuery,
+  CompactionCoverage,
   CompactionList,
   ThreadSnapshot,
 } from "./watch.ts";

@@ -295,6 +295,17 @@ export const RunResult = z.object({ run: Run }).meta({ id: "RunResult" });
 export type RunResult = z.infer<typeof RunResult>;
 
 /** GET /v1/agents/:id/context: the projection the model would get now. */
+/** One part of the next request and its size (the projection's estimates), for the context map. */
+export const ContextPart = z
+  .object({
+    part: z.enum(["system", "tools", "pinned", "summary", "ledger", "restored", "recent"]),
+    tokens: z.number().int().nonnegative(),
+    /** Messages of the request in this part (tools and the ledger, inside the summary message: 0). */
+    messages: z.number().int().nonnegative(),
+  })
+  .meta({ id: "ContextPart" });
+export type ContextPart = z.infer<typeof ContextPart>;
+
 export const ContextView = z
   .object({
     agentId: z.string(),
@@ -316,6 +327,8 @@ export const ContextView = z
      * agent's own compaction folded it into a summary (then it is no longer sent).
      */
     forkPrefix: z.array(ChatMessage).optional(),
+    /** The request split into system, tools, pinned task, summary, ledger, restored and recent messages. */
+    parts: z.array(ContextPart).optional(),
   })
   .meta({ id: "ContextView" });
 export type ContextView = z.infer<typeof ContextView>;

@@ -21,6 +21,14 @@ export const AgentActivity = z
     measuredSeq: z.number().int().nullable(),
     /** The whole latest measurement, so a client can draw the context bar before any replay. */
     measurement: ContextMeasured.data.extend({ seq: z.number().int(), at: z.number().int() }).nullable(),
+    /**
+     * The latest completed compaction: when newer than the measurement (`seq` above `measuredSeq`, e.g. a
+     * /compact between turns), its `tokensAfter` is the size of the next request (absent: older servers).
+     */
+    compacted: z
+      .object({ tokensAfter: z.number().int(), seq: z.number().int(), at: z.number().int() })
+      .nullable()
+      .optional(),
     /** The tool call started and not completed yet. */
     tool: z.object({ callId: z.string(), name: z.string(), startedAt: z.number().int() }).nullable(),
     /** When the current status began (its `agent.status` event), null when no such event. */
@@ -61,8 +69,29 @@ export const ApprovalInbox = z
   .meta({ id: "ApprovalInbox" });
 export type ApprovalInbox = z.infer<typeof ApprovalInbox>;
 
+/**
+ * The part of the log a compaction took out of the model's context, as the server's projection has it:
+ * the seq range from the previous cutoff up to its own, and the messages of that range (or before it)
+ * the projection still sends verbatim — the system prompt, the task it pinned.
+ */
+export const CompactionCoverage = z
+  .object({
+    fromSeq: z.number().int().nonnegative(),
+    /** Last seq before the cutoff; below `fromSeq` when the compaction moved the cutoff nowhere. */
+    toSeq: z.number().int(),
+    kept: z.array(
+      z.object({
+        seq: z.number().int().nonnegative(),
+        messageId: z.string(),
+        why: z.enum(["system", "pinned"]),
+      }),
+    ),
+  })
+  .meta({ id: "CompactionCoverage" });
+export type CompactionCoverage = z.infer<typeof CompactionCoverage>;
+
 /** GET /v1/agents/:id/compactions: every compaction of the agent, oldest first, with summary and ledger. */
 export const CompactionList = z
-  .object({ compactions: z.array(CompactionEvent) })
+  .object({ compactions: z.array(CompactionEvent.extend({ coverage: CompactionCoverage.optional() })) })
   .meta({ id: "CompactionList" });
 export type CompactionList = z.infer<typeof CompactionList>;

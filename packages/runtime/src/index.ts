@@ -35,6 +35,7 @@ export { compactThroughQueue, type QueuedCompactionOutcome } from "./client-turn
 export { historyFilePath } from "./compaction/history-file.ts";
 export { type CompactionOutcome, runCompaction } from "./compaction/run-compaction.ts";
 export { type AgentContext, loadAgentContext } from "./context/agent-context.ts";
+export { contextParts } from "./context/context-parts.ts";
 export { buildForkPrefix } from "./context/fork-prefix.ts";
 export { projectContext, restoredFilesOf } from "./context/projection.ts";
 export { DEFAULT_SYSTEM_PROMPT } from "./context/system-prompt.ts";

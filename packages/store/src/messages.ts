@@ -52,6 +52,8 @@ export interface MessageRepository {
   /** Facts up to and including `messageId` (a fork prefix); throws `not_found` for an unknown id. */
   upTo(agentId: string, messageId: string): Promise<StoredMessage[]>;
   last(agentId: string): Promise<StoredMessage | null>;
+  /** Id and seq of every fact of `role`, in seq order (user messages: the task and the user's notes). */
+  idsOfRole(agentId: string, role: StoredMessage["role"]): Promise<{ id: string; seq: number }[]>;
   count(agentId: string): Promise<number>;
   /** The tool result recorded for `callId`, if any (idempotent tool execution). */
   findByToolCallId(agentId: string, callId: string): Promise<StoredMessage | null>;
@@ -222,6 +224,15 @@ export function createMessageRepository(context: StoreContext): MessageRepositor
         db.select().from(messages).where(eq(messages.agentId, agentId)).orderBy(desc(messages.seq)).limit(1),
       );
       return rows[0] ? toStoredMessage(rows[0]) : null;
+    },
+    idsOfRole(agentId, role) {
+      return context.read((db) =>
+        db
+          .select({ id: messages.id, seq: messages.seq })
+          .from(messages)
+          .where(and(eq(messages.agentId, agentId), eq(messages.role, role)))
+          .orderBy(asc(messages.seq)),
+      );
     },
     async count(agentId) {
       const rows = await context.read((db) =>

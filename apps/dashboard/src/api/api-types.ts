@@ -1,7 +1,7 @@
 import type {
   AgentInherit,
   ApprovalInbox,
-  CompactionEvent,
+  CompactionList,
   ContextView,
   CreateThreadBody,
   EventsPage,
@@ -77,7 +77,7 @@ export interface LongrunApi {
       options?: { afterSeq?: number; limit?: number },
     ): Promise<{ messages: StoredMessage[]; nextAfterSeq: number | null }>;
     context(agentId: string): Promise<ContextView>;
-    compactions(agentId: string): Promise<CompactionEvent[]>;
+    compactions(agentId: string): Promise<CompactionList["compactions"]>;
     spawn(
       agentId: string,
       body: { agents: { name: string; brief: string; inherit: AgentInherit }[] },

@@ -2,6 +2,7 @@ import { useNow } from "../hooks/use-now.ts";
 import { formatDuration, formatTokens, humanStatus } from "../lib/format.ts";
 import type { AgentTreeNode } from "../state/agent-tree.ts";
 import type { AgentActivityView, ThreadState } from "../state/thread-state.ts";
+import { type TokenFigure, tokenFigure } from "../state/token-figure.ts";
 
 const AT_REST = new Set(["idle", "completed", "failed", "cancelled", "context_exhausted"]);
 
@@ -73,7 +74,14 @@ function AgentBranch({
         <span className="agent-name">{agent.name}</span>
         {agent.inherit === "fork" && <span className="muted small">fork</span>}
         <span className={`badge status-${agent.status}`}>{humanStatus(agent.status)}</span>
-        {activity && <ActivityLine activity={activity} status={agent.status} now={now} />}
+        {activity && (
+          <ActivityLine
+            activity={activity}
+            figure={tokenFigure(thread, agent.id)}
+            status={agent.status}
+            now={now}
+          />
+        )}
       </button>
       {node.children.length > 0 && (
         <ul className="tree">
@@ -95,10 +103,12 @@ function AgentBranch({
 
 function ActivityLine({
   activity,
+  figure,
   status,
   now,
 }: {
   activity: AgentActivityView;
+  figure: TokenFigure | null;
   status: string;
   now: number;
 }) {
@@ -109,9 +119,9 @@ function ActivityLine({
     parts.push(`${activity.tool.name} ${formatDuration(now - activity.tool.startedAt)}`);
   else if (busy && activity.statusSince)
     parts.push(`${humanStatus(status)} ${formatDuration(now - activity.statusSince)}`);
-  if (activity.tokens !== null) {
+  if (figure) {
     parts.push(
-      `${formatTokens(activity.tokens)}${activity.maxInputTokens ? `/${formatTokens(activity.maxInputTokens)}` : ""} tok`,
+      `${formatTokens(figure.tokens)}${figure.maxInputTokens ? `/${formatTokens(figure.maxInputTokens)}` : ""} tok${figure.source === "compacted" ? " after compaction" : ""}`,
     );
   }
   if (activity.lastEventAt) parts.push(`last event ${formatDuration(now - activity.lastEventAt)} ago`);
@@ -120,6 +130,7 @@ function ActivityLine({
       className="agent-activity muted small"
       data-testid="agent-activity"
       data-tool={busy ? (activity.tool?.name ?? "") : ""}
+      data-tokens={figure?.tokens ?? ""}
     >
       {parts.join(" · ")}
     </span>

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { clip, formatAgo } from "../lib/format.ts";
 import type { InboxItem } from "../state/app-reducer.ts";
 import { useStore } from "../state/store-context.tsx";
@@ -34,9 +34,38 @@ export function useInbox(): InboxItem[] {
 export function ApprovalInbox({ onOpenThread }: { onOpenThread: (threadId: string) => void }) {
   const items = useInbox();
   const [open, setOpen] = useState(false);
+  const threadId = useStore().state.thread?.threadId ?? null;
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // Another thread opened (from the list, a link, the inbox itself): the popover was about the old view.
+  const shownFor = useRef(threadId);
+  useEffect(() => {
+    if (shownFor.current !== threadId) setOpen(false);
+    shownFor.current = threadId;
+  }, [threadId]);
+  // A popover: Escape closes it (focus back on its button), as does a press anywhere outside it.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    const onPointer = (event: PointerEvent) => {
+      if (event.target instanceof Node && root.current?.contains(event.target)) return;
+      setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, [open]);
   return (
-    <div className="inbox">
+    <div className="inbox" ref={root}>
       <button
+        ref={button}
         type="button"
         className={items.length > 0 ? "inbox-button attention" : "inbox-button"}
         data-testid="inbox-button"

@@ -62,11 +62,11 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
           )}
           {removed && (
             <p className="small" data-testid="compaction-removed">
-              Removed from the context: messages #{removed.fromSeq}–#{removed.toSeq} (
+              Removed from the context: {rangeText(removed)} (
               {removed.complete
                 ? `${removed.count} shown greyed above`
                 : `not all read yet: ${removed.count} shown greyed above`}
-              ).{" "}
+              ).{keptText(removed)}{" "}
               <button
                 type="button"
                 className="link small"
@@ -174,6 +174,26 @@ function SummaryDetail({
       </details>
     </>
   );
+}
+
+/** "messages #2–#11", "messages #2–#11 except #7", or "no message" when it kept all it covered. */
+function rangeText(removed: RemovedRange): string {
+  if (removed.toSeq < removed.fromSeq) return "no message";
+  const inside = removed.kept.filter((item) => item.seq > removed.fromSeq && item.seq < removed.toSeq);
+  const range =
+    removed.fromSeq === removed.toSeq
+      ? `message #${removed.fromSeq}`
+      : `messages #${removed.fromSeq}–#${removed.toSeq}`;
+  return inside.length > 0 ? `${range} except ${inside.map((item) => `#${item.seq}`).join(", ")}` : range;
+}
+
+/** What the projection still sends verbatim from before the cutoff. */
+function keptText(removed: RemovedRange): string {
+  if (removed.kept.length === 0) return "";
+  const parts = removed.kept.map((item) =>
+    item.why === "system" ? `#${item.seq} (system prompt)` : `#${item.seq} (the task, after the summary)`,
+  );
+  return ` Still sent verbatim: ${parts.join(", ")}.`;
 }
 
 function headline(notice: CompactionNotice): string {

@@ -1,5 +1,6 @@
 import { formatTokens } from "../lib/format.ts";
 import type { Measurement, ThreadState } from "../state/thread-state.ts";
+import { tokenFigure, tokenFigureAsOf } from "../state/token-figure.ts";
 import { compactionNotices } from "../state/transcript.ts";
 import { TokenChart } from "./token-chart.tsx";
 
@@ -15,12 +16,12 @@ export function ContextGauge({
 }) {
   const series = thread.measurements[agentId] ?? [];
   const latest = series[series.length - 1];
+  // One figure with the agent card: a compaction newer than the last measurement (e.g. /compact between
+  // turns) sets the current size.
+  const figure = tokenFigure(thread, agentId);
   const notices = compactionNotices(thread, agentId);
-  // A compaction newer than the last measurement (e.g. /compact between turns) sets the current size.
-  const lastCompaction = [...notices].reverse().find((notice) => notice.phase === "completed");
-  const afterCompaction =
-    latest && lastCompaction?.tokensAfter !== undefined && lastCompaction.eventSeq > latest.eventSeq;
-  const tokens = afterCompaction ? (lastCompaction?.tokensAfter ?? 0) : (latest?.projectedTokens ?? 0);
+  const afterCompaction = figure?.source === "compacted";
+  const tokens = figure?.tokens ?? 0;
   const max = latest?.maxInputTokens ?? null;
   const scale = Math.max(max ?? 0, latest?.triggerTokens ?? 0, tokens, 1);
   const percent = (value: number) => `${Math.min(100, (value / scale) * 100).toFixed(1)}%`;
@@ -37,6 +38,7 @@ export function ContextGauge({
       className="panel context-gauge"
       data-testid="context-gauge"
       data-tokens={latest ? tokens : ""}
+      data-token-seq={figure?.seq ?? ""}
       data-max={max ?? ""}
       data-trigger={latest?.triggerTokens ?? ""}
       data-level={level}
@@ -52,7 +54,8 @@ export function ContextGauge({
             <span className="muted small">
               {" "}
               · trigger {formatTokens(latest.triggerTokens)}
-              {afterCompaction ? " · after compaction" : ` · raw history ${formatTokens(latest.rawTokens)}`}
+              {afterCompaction ? "" : ` · raw history ${formatTokens(latest.rawTokens)}`}
+              {figure && <span data-testid="token-as-of"> · {tokenFigureAsOf(figure)}</span>}
             </span>
           </div>
           <div

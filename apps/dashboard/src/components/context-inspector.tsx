@@ -5,6 +5,7 @@ import { useNow } from "../hooks/use-now.ts";
 import { clip, errorText, formatAgo, formatTokens, textOf } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
+import { ContextMap } from "./context-map.tsx";
 
 const REFRESH_MIN_MS = 1000;
 const PREVIEW_CHARS = 600;
@@ -66,6 +67,7 @@ export function ContextInspector({ thread, agentId }: { thread: ThreadState; age
       {error && <p className="error small">{error}</p>}
       {view && asOf && <AsOf asOf={asOf} latestStep={latestStep.current} loading={loading} />}
       {view && <ContextSummary view={view} />}
+      {view && <ContextMap view={view} />}
       {view && (
         <ol className="context-messages">
           {view.messages.map((message, index) => (

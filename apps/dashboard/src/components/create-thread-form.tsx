@@ -38,6 +38,11 @@ export function CreateThreadForm({ onCreated }: { onCreated: (threadId: string) 
       cancelled = true;
     };
   }, [api]);
+  // The error was about what the fields held when it was sent: once any of them changes, it no longer is.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the fields are what triggers it, not what it reads
+  useEffect(() => {
+    setError(null);
+  }, [title, workspace, model, maxInputTokens, simSteps, simScript, task]);
   const scripts = models?.find((entry) => entry.id === model)?.longrun.simScripts ?? [];
 
   const submit = async () => {

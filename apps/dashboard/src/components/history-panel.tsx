@@ -31,8 +31,13 @@ export function HistoryPanel({
   const [file, setFile] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
+    // The dialog leaves by unmounting, not close(), so the browser gives focus back to nothing: do it.
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const element = dialog.current;
     if (element && !element.open) element.showModal();
+    return () => {
+      if (opener?.isConnected) opener.focus();
+    };
   }, []);
   useEffect(() => {
     let cancelled = false;

@@ -193,7 +193,7 @@ describe("rendered thread pieces", () => {
     const state = applyEvents(emptyThreadState("t1"), [...events(), manual]);
     const html = renderToStaticMarkup(createElement(ContextGauge, { thread: state, agentId: "a-root" }));
     expect(html).toContain('data-tokens="900"');
-    expect(html).toContain("after compaction");
+    expect(html).toContain("after the compaction, no model call since");
     expect(count(html, 'data-testid="chart-compaction-mark"')).toBe(2);
   });
 });

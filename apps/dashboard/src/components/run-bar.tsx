@@ -1,12 +1,13 @@
 import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText } from "../lib/format.ts";
+import type { Blocker } from "../state/blockers.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 
 const ACTIVE = new Set(["queued", "running", "waiting", "stuck"]);
 
 /** The thread's active runs, each with a cancel button, and the last failure if any. */
-export function RunBar({ thread }: { thread: ThreadState }) {
+export function RunBar({ thread, waits }: { thread: ThreadState; waits: readonly Blocker[] }) {
   const { api } = useStore();
   const [error, setError] = useActionError();
   const runs = Object.values(thread.runs).sort((left, right) => left.at - right.at);
@@ -22,7 +23,11 @@ export function RunBar({ thread }: { thread: ThreadState }) {
           data-run-id={run.id}
           data-status={run.status}
         >
-          {run.kind ?? "run"} · {run.status === "queued" ? "queued behind the active run" : run.status}
+          {run.kind ?? "run"} ·{" "}
+          {runLabel(
+            run.status,
+            waits.filter((blocker) => blocker.agentId === run.agentId),
+          )}
           <button
             type="button"
             className="small danger"
@@ -45,4 +50,14 @@ export function RunBar({ thread }: { thread: ThreadState }) {
       {error && <span className="error small">{error}</span>}
     </div>
   );
+}
+
+/** A run's word, saying what it waits for rather than "running" while its agent waits. */
+function runLabel(status: string, waits: readonly Blocker[]): string {
+  if (status === "queued") return "queued behind the active run";
+  if (waits.some((blocker) => blocker.kind === "approval")) return "waiting for your decision";
+  if (waits.some((blocker) => blocker.kind === "breaker")) return "waiting: breaker open";
+  if (waits.some((blocker) => blocker.kind === "retry")) return "waiting: retrying";
+  if (waits.some((blocker) => blocker.kind === "children")) return "waiting for sub-agents";
+  return status;
 }

@@ -1,3 +1,4 @@
+import { useNow } from "../hooks/use-now.ts";
 import { formatAgo, humanStatus } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import { useInbox } from "./approval-inbox.tsx";
@@ -11,6 +12,8 @@ export function ThreadList({
   onSelect: (threadId: string) => void;
 }) {
   const { state } = useStore();
+  // "51s ago" keeps moving while nothing else re-renders the list.
+  const now = useNow();
   const open = state.thread;
   const inbox = useInbox();
   const waiting = new Map<string, number>();
@@ -75,7 +78,7 @@ export function ThreadList({
                 <span className="muted small">
                   {thread.modelProfile.model}
                   {thread.modelProfile.maxInputTokens ? ` · ${thread.modelProfile.maxInputTokens} tok` : ""} ·{" "}
-                  {formatAgo(lastActivity)}
+                  <span data-testid="thread-ago">{formatAgo(lastActivity, now)}</span>
                 </span>
               </button>
             </li>

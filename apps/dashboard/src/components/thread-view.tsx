@@ -1,11 +1,12 @@
 import { useCallback, useMemo, useState } from "react";
 import { useAgentMessages, useThreadSync } from "../hooks/use-thread-sync.ts";
-import { humanStatus } from "../lib/format.ts";
 import { buildAgentTree, rootAgentId } from "../state/agent-tree.ts";
+import { blockers, headStatus } from "../state/blockers.ts";
 import { useStore } from "../state/store-context.tsx";
 import { AgentActions } from "./agent-actions.tsx";
 import { AgentTree } from "./agent-tree.tsx";
 import { ApprovalPanel } from "./approval-panel.tsx";
+import { BlockedOn } from "./blocked-on.tsx";
 import { Composer } from "./composer.tsx";
 import { ContextGauge } from "./context-gauge.tsx";
 import { ContextInspector } from "./context-inspector.tsx";
@@ -71,6 +72,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const status = thread.status ?? thread.restStatus ?? "idle";
   const agent = agentId ? thread.agents[agentId] : undefined;
   const stuck = Object.values(thread.runs).filter((run) => run.status === "stuck");
+  const waits = blockers(thread);
   const gateway = summary?.modelProfile.gateway;
   return (
     <div
@@ -82,8 +84,8 @@ export function ThreadView({ threadId }: { threadId: string }) {
     >
       <header className="thread-head">
         <h1>{thread.title ?? summary?.title ?? threadId}</h1>
-        <span className={`badge status-${status}`} data-testid="thread-status">
-          {humanStatus(status)}
+        <span className={`badge status-${waits.length > 0 ? "waiting" : status}`} data-testid="thread-status">
+          {headStatus(status, waits)}
         </span>
         {stuck.length > 0 && (
           <span className="badge status-stuck" data-testid="thread-stuck-badge">
@@ -100,8 +102,9 @@ export function ThreadView({ threadId }: { threadId: string }) {
             reading history…
           </span>
         )}
-        <RunBar thread={thread} />
+        <RunBar thread={thread} waits={waits} />
       </header>
+      <BlockedOn found={waits} />
       {stuck.map((run) => (
         <p key={run.id} className="banner banner-error" role="alert" data-testid="stuck-banner">
           A {run.kind ?? ""} run is stuck: nothing has moved it for longer than its lease.

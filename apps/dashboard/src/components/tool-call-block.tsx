@@ -13,6 +13,7 @@ export function ToolCallBlock({
   argumentsText,
   result,
   activity,
+  decision = null,
   spawned = [],
   onSelectAgent,
 }: {
@@ -21,13 +22,17 @@ export function ToolCallBlock({
   argumentsText: string;
   result: TranscriptMessage | null;
   activity: ToolActivity | null;
+  /** The person's decision on this call, when it needed one. */
+  decision?: { decision: "approve" | "deny"; reason?: string } | null;
   /** Sub-agents this call created (spawn_agents): links to their transcripts. */
   spawned?: AgentNode[];
   onSelectAgent?: (agentId: string) => void;
 }) {
   const [showAll, setShowAll] = useState(false);
   const output = result ? textOf(result.content) : (activity?.output ?? null);
-  const status = result?.toolStatus ?? (result ? "ok" : (activity?.status ?? "pending"));
+  const recorded = result?.toolStatus ?? (result ? "ok" : (activity?.status ?? "pending"));
+  // A call the person denied did not fail: it never ran, by their choice.
+  const status = decision?.decision === "deny" && recorded !== "ok" ? "denied" : recorded;
   const shownOutput =
     output === null ? null : showAll ? { text: output, clipped: false } : clip(output, OUTPUT_LIMIT);
   const args = clip(prettyArguments(argumentsText), showAll ? Number.POSITIVE_INFINITY : ARGUMENTS_LIMIT);
@@ -42,7 +47,10 @@ export function ToolCallBlock({
       >
         <summary>
           <span className="tool-name">{name}</span> <span className="muted small">{headline}</span>{" "}
-          <span className={`badge tool-${status}`}>{status}</span>
+          <span className={`badge tool-${status}`}>{status === "denied" ? "denied by you" : status}</span>
+          {status === "denied" && decision?.reason && (
+            <span className="muted small"> · {decision.reason}</span>
+          )}
         </summary>
         <div className="tool-body">
           <div className="muted small">arguments</div>

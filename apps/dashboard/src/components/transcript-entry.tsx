@@ -20,7 +20,7 @@ export function Entry({
   entry: TranscriptEntry;
   thread: ThreadState;
   spawned: Record<string, AgentNode[]>;
-  details: ReturnType<typeof useCompactionDetails>;
+  details: ReturnType<typeof useCompactionDetails>["details"];
   onOpenHistory: (range: HistoryRange | null) => void;
   onSelectAgent: (agentId: string) => void;
 }) {
@@ -34,6 +34,7 @@ export function Entry({
         results={entry.results}
         tools={waiting ? thread.tools : NO_TOOLS}
         compacted={entry.compacted}
+        decisions={thread.decisions}
         spawned={spawned}
         onSelectAgent={onSelectAgent}
       />

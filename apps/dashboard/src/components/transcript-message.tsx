@@ -1,6 +1,6 @@
 import { memo, useState } from "react";
 import { clip, formatTokens, textOf } from "../lib/format.ts";
-import type { AgentNode, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import type { AgentNode, ThreadState, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 
 const TEXT_LIMIT = 4000;
@@ -14,6 +14,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
   results,
   tools,
   compacted,
+  decisions,
   spawned,
   onSelectAgent,
 }: {
@@ -21,6 +22,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
   results: Record<string, TranscriptMessage>;
   tools: Record<string, ToolActivity>;
   compacted: boolean;
+  decisions: ThreadState["decisions"];
   spawned: Record<string, AgentNode[]>;
   onSelectAgent: (agentId: string) => void;
 }) {
@@ -81,6 +83,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
           argumentsText={call.function.arguments}
           result={results[call.id] ?? null}
           activity={tools[call.id] ?? null}
+          decision={decisions[`${message.agentId}:${call.id}`] ?? null}
           spawned={spawned[call.id] ?? []}
           onSelectAgent={onSelectAgent}
         />

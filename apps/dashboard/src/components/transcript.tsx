@@ -40,10 +40,10 @@ export function Transcript({
   /** A step picked on the chart: the transcript shows and focuses its entry. */
   pickedStep?: { step: number; at: number } | null;
 }) {
+  const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
   const { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter } =
-    useTranscriptEntries(thread, agentId, earlier);
+    useTranscriptEntries(thread, agentId, earlier, coverage);
   const spawned = useMemo(() => spawnedByCall(thread.agents), [thread.agents]);
-  const details = useCompactionDetails(agentId, entries);
   const [following, setFollowing] = useState(true);
   /** While the reader is scrolled up: the last entry there was when they did, by key. */
   const lastSeen = useRef<string | null>(null);

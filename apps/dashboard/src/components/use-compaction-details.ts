@@ -1,22 +1,28 @@
-import type { CompactionEvent } from "@longrun/protocol";
-import { useEffect, useState } from "react";
+import type { CompactionCoverage, CompactionList } from "@longrun/protocol";
+import { useEffect, useMemo, useState } from "react";
 import { useOptionalStore } from "../state/store-context.tsx";
-import type { TranscriptEntry } from "../state/transcript.ts";
+import type { ThreadState } from "../state/thread-state.ts";
+
+type CompactionDetail = CompactionList["compactions"][number];
 
 /**
- * Summary text, ledger and restored content of the agent's compactions (GET /v1/agents/:id/compactions),
- * by compaction id; read again when a compaction completes.
+ * Summary text, ledger, restored content and coverage (what the projection took out and what it still
+ * sends) of the agent's compactions (GET /v1/agents/:id/compactions), by compaction id; read again when
+ * a compaction completes.
  */
 export function useCompactionDetails(
   agentId: string,
-  entries: readonly TranscriptEntry[],
-): Record<string, CompactionEvent> {
+  compactions: ThreadState["compactions"],
+): { details: Record<string, CompactionDetail>; coverage: Record<string, CompactionCoverage> } {
   const api = useOptionalStore()?.api ?? null;
-  const [details, setDetails] = useState<Record<string, CompactionEvent>>({});
-  const completed = entries
-    .flatMap((entry) =>
-      entry.kind === "compaction" && entry.notice.compactionId ? [entry.notice.compactionId] : [],
+  const [details, setDetails] = useState<Record<string, CompactionDetail>>({});
+  const completed = Object.values(compactions)
+    .flatMap((notice) =>
+      notice.agentId === agentId && notice.phase === "completed" && notice.compactionId
+        ? [notice.compactionId]
+        : [],
     )
+    .sort()
     .join(",");
   useEffect(() => {
     if (!completed || !api) return;
@@ -33,5 +39,12 @@ export function useCompactionDetails(
       cancelled = true;
     };
   }, [api, agentId, completed]);
-  return details;
+  const coverage = useMemo(
+    () =>
+      Object.fromEntries(
+        Object.values(details).flatMap((detail) => (detail.coverage ? [[detail.id, detail.coverage]] : [])),
+      ),
+    [details],
+  );
+  return { details, coverage };
 }

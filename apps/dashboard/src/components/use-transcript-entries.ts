@@ -1,3 +1,4 @@
+import type { CompactionCoverage } from "@longrun/protocol";
 import { useDeferredValue, useEffect, useMemo, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
@@ -10,7 +11,12 @@ const messageText = (message: TranscriptMessage) => textOf(message.content);
  * An agent's transcript entries and the ones the search and filter let through. Searching or filtering
  * covers the whole log, so it reads what is not read yet.
  */
-export function useTranscriptEntries(thread: ThreadState, agentId: string, earlier: EarlierMessages) {
+export function useTranscriptEntries(
+  thread: ThreadState,
+  agentId: string,
+  earlier: EarlierMessages,
+  coverage: Readonly<Record<string, CompactionCoverage>>,
+) {
   // Rebuilt only when this agent's messages, compactions or runs change, not on every streamed token.
   // Deferred: while events stream in, rebuilding a long transcript yields to scrolling and input.
   const agentMessages = useDeferredValue(thread.messages[agentId]);
@@ -30,8 +36,9 @@ export function useTranscriptEntries(thread: ThreadState, agentId: string, earli
           runs,
         },
         agentId,
+        coverage,
       ),
-    [agentMessages, readFrom, compactions, runs, agentId],
+    [agentMessages, readFrom, compactions, runs, agentId, coverage],
   );
   const [query, setQuery] = useState("");
   const [filter, setFilter] = useState<TranscriptFilter>("all");

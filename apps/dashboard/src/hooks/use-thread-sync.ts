@@ -18,9 +18,9 @@ const HISTORY_PAGE = 5000;
 const HISTORY_WAIT_MS = 1500;
 /**
  * What history is read for: runs (history, markers), compactions (notices), measurements (chart) and who
- * spawned whom. Messages come from the messages API; statuses, tools and approvals from the snapshot.
+ * spawned whom, decisions (a denied call shows as denied). Messages come from the messages API; statuses, tools and approvals from the snapshot.
  */
-const HISTORY_TYPES = "run.*,compaction.*,context.measured,breaker.*,agent.spawned";
+const HISTORY_TYPES = "run.*,compaction.*,context.measured,breaker.*,agent.spawned,approval.resolved";
 
 export interface ThreadSyncError {
   code: string | null;

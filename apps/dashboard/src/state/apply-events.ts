@@ -82,6 +82,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         status: event.data.status,
         statusSeq: event.seq,
         ...(event.data.reason === undefined ? {} : { statusReason: event.data.reason }),
+        statusUntil: event.data.until,
       };
       return;
     }
@@ -150,6 +151,10 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       return;
     case "approval.resolved":
       delete draft.record("approvals")[event.data.callId];
+      draft.record("decisions")[`${agentId}:${event.data.callId}`] = {
+        decision: event.data.decision,
+        ...(event.data.reason === undefined ? {} : { reason: event.data.reason }),
+      };
       return;
     case "context.measured": {
       const measurements = draft.record("measurements");

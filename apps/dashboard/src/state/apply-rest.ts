@@ -109,6 +109,7 @@ export function applySnapshot(state: ThreadState, snapshot: ThreadSnapshot): Thr
       tokens: entry.tokens,
       maxInputTokens: entry.maxInputTokens,
       tool: entry.tool,
+      compacted: entry.compacted ?? null,
       statusSince: entry.statusSince,
       lastEventAt: entry.lastEventAt,
     };

@@ -219,23 +219,32 @@ describe("transcript derivations", () => {
         { at: 2001 },
       ),
     ];
-    const entries = buildTranscript(applyEvents(emptyThreadState("t1"), events), "a-root");
+    const state = applyEvents(emptyThreadState("t1"), events);
+    // Until the server says what the projection took out, nothing is greyed on a guess.
+    expect(
+      buildTranscript(state, "a-root").flatMap((entry) =>
+        entry.kind === "message" ? [entry.compacted] : [],
+      ),
+    ).toEqual([false, false, false]);
+    // The server's coverage: seqs 0–2 summarized, the task (#1) still sent verbatim after the summary.
+    const kept = [{ seq: 1, messageId: "m1", why: "pinned" as const }];
+    const entries = buildTranscript(state, "a-root", { c1: { fromSeq: 0, toSeq: 2, kept } });
     const messages = entries.flatMap((entry) =>
       entry.kind === "message" ? [[entry.message.id, entry.compacted]] : [],
     );
     expect(messages).toEqual([
-      ["m1", true],
+      ["m1", false],
       ["m2", true],
       ["m3", false],
     ]);
     const notices = entries.flatMap((entry) => (entry.kind === "compaction" ? [entry] : []));
     expect(notices.map((notice) => [notice.notice.phase, notice.removed])).toEqual([
-      ["completed", { fromSeq: 0, toSeq: 2, count: 2, complete: true }],
+      ["completed", { fromSeq: 0, toSeq: 2, kept, count: 1, complete: true }],
       ["skipped", null],
     ]);
   });
 
-  it("tells a compaction's range from the seq the event names when its messages were never read", () => {
+  it("tells a compaction's range from the server's coverage when its messages were never read", () => {
     // The page read only the log's end (seqs 40 and up): the cutoff message is not in the state.
     const completed = (seq: number, id: string, cutoffSeq: number) =>
       makeEvent(
@@ -264,15 +273,20 @@ describe("transcript derivations", () => {
       completed(50, "c3", 42),
     ];
     const state = { ...applyEvents(emptyThreadState("t1"), events), messagesReadFrom: { "a-root": 40 } };
-    const entries = buildTranscript(state, "a-root");
+    const coverage = {
+      c1: { fromSeq: 0, toSeq: 11, kept: [] },
+      c2: { fromSeq: 12, toSeq: 29, kept: [] },
+      c3: { fromSeq: 30, toSeq: 41, kept: [] },
+    };
+    const entries = buildTranscript(state, "a-root", coverage);
     const ranges = entries.flatMap((entry) => (entry.kind === "compaction" ? [entry.removed] : []));
     expect(ranges).toEqual([
-      { fromSeq: 0, toSeq: 11, count: 0, complete: false },
-      { fromSeq: 12, toSeq: 29, count: 0, complete: false },
-      { fromSeq: 30, toSeq: 41, count: 1, complete: false },
+      { fromSeq: 0, toSeq: 11, kept: [], count: 0, complete: false },
+      { fromSeq: 12, toSeq: 29, kept: [], count: 0, complete: false },
+      { fromSeq: 30, toSeq: 41, kept: [], count: 1, complete: false },
     ]);
     // Once the whole log is read, the ranges say so.
-    const read = buildTranscript({ ...state, messagesReadFrom: { "a-root": -1 } }, "a-root");
+    const read = buildTranscript({ ...state, messagesReadFrom: { "a-root": -1 } }, "a-root", coverage);
     expect(read.flatMap((entry) => (entry.kind === "compaction" ? [entry.removed?.complete] : []))).toEqual([
       true,
       true,

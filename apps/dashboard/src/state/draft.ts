@@ -44,4 +44,5 @@ export type RecordKey =
   | "runs"
   | "streaming"
   | "breakers"
+  | "decisions"
   | "activity";

@@ -20,6 +20,8 @@ export interface AgentNode {
   inherit: AgentInherit;
   brief?: string;
   statusReason?: string;
+  /** `waiting`: when the agent tries again (from the agent.status event). */
+  statusUntil?: number | undefined;
   /** Seq of the agent.status event the status came from; absent when it came from a REST read. */
   statusSeq?: number;
   /** The parent's spawn_agents call that created this sub-agent (`api:<runId>` when spawned over the API). */
@@ -33,6 +35,8 @@ export interface AgentActivityView {
   tokens: number | null;
   maxInputTokens: number | null;
   tool: { callId: string; name: string; startedAt: number } | null;
+  /** The latest completed compaction's size after it, with its event seq (see tokenFigure). */
+  compacted?: { tokensAfter: number; seq: number; at: number } | null;
   /** When the current status began. */
   statusSince: number | null;
   lastEventAt: number | null;
@@ -172,6 +176,8 @@ export interface ThreadState {
   runs: Record<string, RunView>;
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
+  /** Decisions taken on tool calls, by `agentId:callId` (a denied call is not a failure). */
+  decisions: Record<string, { decision: "approve" | "deny"; reason?: string }>;
 }
 
 /** An empty thread state. */
@@ -197,5 +203,6 @@ export function emptyThreadState(threadId: string): ThreadState {
     runs: {},
     streaming: {},
     breakers: {},
+    decisions: {},
   };
 }

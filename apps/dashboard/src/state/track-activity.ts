@@ -23,6 +23,10 @@ export function trackActivity(draft: Draft, event: LongrunEvent): void {
       next.tokens = event.data.projectedTokens;
       next.maxInputTokens = event.data.maxInputTokens;
       break;
+    case "compaction.completed":
+      if ((known.compacted?.seq ?? -1) < event.seq)
+        next.compacted = { tokensAfter: event.data.tokensAfter, seq: event.seq, at: event.at };
+      break;
     case "tool.started":
       next.tool = { callId: event.data.callId, name: event.data.name, startedAt: event.at };
       break;

@@ -1,3 +1,4 @@
+import type { CompactionCoverage } from "@longrun/protocol";
 import type {
   CompactionNotice,
   RunView,
@@ -8,9 +9,12 @@ import type {
 
 /** The part of the log a compaction took out of the model's context. */
 export interface RemovedRange {
+  /** First and last seq the compaction took out (messages it kept verbatim at the edges left out). */
   fromSeq: number;
   toSeq: number;
-  /** Messages of the range in the transcript. */
+  /** Messages at or before the range its projection still sends verbatim: system prompt, pinned task. */
+  kept: CompactionCoverage["kept"];
+  /** Messages of the range in the transcript that were taken out. */
   count: number;
   /** Every message of the range has been read (a long log is read from its end). */
   complete: boolean;
@@ -41,6 +45,7 @@ export function buildTranscript(
   state: Pick<ThreadState, "messages" | "compactions"> &
     Partial<Pick<ThreadState, "runs" | "messagesReadFrom">>,
   agentId: string,
+  coverage: Readonly<Record<string, CompactionCoverage>> = {},
 ): TranscriptEntry[] {
   const messages = Object.values(state.messages[agentId] ?? {}).sort((left, right) => left.seq - right.seq);
   const callIds = new Set<string>();
@@ -52,8 +57,9 @@ export function buildTranscript(
     }
   }
   const notices = compactionNotices(state, agentId);
-  const ranges = removedRanges(notices, messages, state.messagesReadFrom?.[agentId] ?? -1);
+  const ranges = removedRanges(notices, messages, coverage, state.messagesReadFrom?.[agentId] ?? -1);
   const inForce = ranges.boundary;
+  const keptInForce = new Set(ranges.keptInForce.map((kept) => kept.seq));
   const markers: TranscriptEntry[] = [
     ...notices.map(
       (notice): TranscriptEntry => ({
@@ -84,7 +90,7 @@ export function buildTranscript(
       key: `message:${message.id}`,
       message,
       results,
-      compacted: message.seq < inForce,
+      compacted: message.seq < inForce && !keptInForce.has(message.seq),
     });
   }
   for (const marker of markers.slice(markerIndex)) entries.push(marker);
@@ -98,43 +104,48 @@ function markerAt(entry: TranscriptEntry): number {
 }
 
 /**
- * For each completed compaction, the seq range it moved out of the context (from the previous cutoff up
- * to its own), and the boundary in force now: messages below it are no longer sent to the model.
+ * For each completed compaction, what the server's projection says it took out of the context (from the
+ * previous cutoff up to its own, less the system prompt and pinned task it still sends), and the boundary
+ * in force now with the messages below it still sent. Nothing is greyed on a guess: a compaction whose
+ * coverage the server has not given yet (GET /v1/agents/:id/compactions) leaves the boundary where it was.
  */
 export function removedRanges(
   notices: readonly CompactionNotice[],
   messages: readonly TranscriptMessage[],
+  coverage: Readonly<Record<string, CompactionCoverage>>,
   readFrom = -1,
-): { byKey: Map<string, RemovedRange>; boundary: number } {
-  const seqOfId = new Map(messages.map((message) => [message.id, message.seq]));
+): { byKey: Map<string, RemovedRange>; boundary: number; keptInForce: CompactionCoverage["kept"] } {
   const byKey = new Map<string, RemovedRange>();
   let boundary = 0;
+  let keptInForce: CompactionCoverage["kept"] = [];
   for (const notice of notices) {
-    if (notice.phase !== "completed") continue;
-    const cutoff = cutoffOf(notice, seqOfId, messages);
-    if (cutoff === undefined || cutoff <= boundary) continue;
+    if (notice.phase !== "completed" || !notice.compactionId) continue;
+    const covered = coverage[notice.compactionId];
+    if (!covered || covered.toSeq < covered.fromSeq) continue;
+    const kept = new Set(covered.kept.map((item) => item.seq));
+    let fromSeq = covered.fromSeq;
+    let toSeq = covered.toSeq;
+    while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
+    while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
     // Messages are in seq order: count by two binary searches, not a pass per compaction.
-    const count = lowerBound(messages, cutoff) - lowerBound(messages, boundary);
-    byKey.set(notice.key, { fromSeq: boundary, toSeq: cutoff - 1, count, complete: boundary > readFrom });
-    boundary = cutoff;
+    let count = lowerBound(messages, covered.toSeq + 1) - lowerBound(messages, covered.fromSeq);
+    for (const seq of kept)
+      if (seq >= covered.fromSeq && seq <= covered.toSeq && hasSeq(messages, seq)) count--;
+    byKey.set(notice.key, {
+      fromSeq,
+      toSeq,
+      kept: covered.kept,
+      count,
+      complete: covered.fromSeq > readFrom,
+    });
+    boundary = Math.max(boundary, covered.toSeq + 1);
+    keptInForce = covered.kept;
   }
-  return { byKey, boundary };
+  return { byKey, boundary, keptInForce };
 }
 
-/** The first seq a completed compaction kept in the context; undefined when it cannot be told yet. */
-function cutoffOf(
-  notice: CompactionNotice,
-  seqOfId: ReadonlyMap<string, number>,
-  messages: readonly TranscriptMessage[],
-): number | undefined {
-  // The event names the seq; older servers name only the message, which may not have been read yet.
-  if (notice.cutoffSeq !== undefined) return notice.cutoffSeq;
-  if (notice.cutoffMessageId) return seqOfId.get(notice.cutoffMessageId);
-  if (notice.strategy !== "full") return undefined;
-  // A full summary keeps nothing verbatim: everything written before it is out.
-  let last = -1;
-  for (const message of messages) if (message.at <= notice.at) last = message.seq;
-  return last + 1;
+function hasSeq(messages: readonly TranscriptMessage[], seq: number): boolean {
+  return messages[lowerBound(messages, seq)]?.seq === seq;
 }
 
 /** Index of the first message with seq >= `seq` in a seq-ordered list. */

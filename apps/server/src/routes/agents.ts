@@ -15,7 +15,7 @@ import {
   SpawnBody,
   SpawnResult,
 } from "@longrun/protocol";
-import { historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
+import { contextParts, historyFilePath, loadAgentContext, projectContext } from "@longrun/runtime";
 import { z } from "zod";
 import { requireAgent, requireThread } from "../auth.ts";
 import {
@@ -31,6 +31,7 @@ import {
 import { checkMessageSize } from "../message-size.ts";
 import { readBoundedPage } from "../paging.ts";
 import type { ServerDeps } from "../server-deps.ts";
+import { compactionCoverage } from "./compaction-coverage.ts";
 import { readHistoryPage } from "./history-page.ts";
 
 const AgentParams = z.object({ id: Id });
@@ -197,6 +198,7 @@ export function agentRoutes(deps: ServerDeps) {
       compaction: agentContext.compaction,
       state: agentContext.state,
       ...(agent.inherit === "fork" ? { forkPrefix: agentContext.prefix } : {}),
+      parts: contextParts(projection, deps.runtime.tokenizer),
     };
     return context.json(view, 200);
   });
@@ -216,7 +218,12 @@ export function agentRoutes(deps: ServerDeps) {
   app.openapi(listCompactions, async (context) => {
     const { id } = context.req.valid("param");
     const agent = await requireAgent(store, context.get("tenantId"), id);
-    return context.json({ compactions: await store.compactions.list(agent.id) }, 200);
+    const compactions = await store.compactions.list(agent.id);
+    const coverage = await compactionCoverage(deps, agent.id, compactions);
+    return context.json(
+      { compactions: compactions.map((compaction, index) => ({ ...compaction, coverage: coverage[index] })) },
+      200,
+    );
   });
 
   app.openapi(spawn, async (context) => {

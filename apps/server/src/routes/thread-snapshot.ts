@@ -37,6 +37,7 @@ export function agentActivity(agentId: string, latest: readonly LongrunEvent[]):
   const started = find("tool.started");
   const completed = find("tool.completed");
   const status = find("agent.status");
+  const compacted = find("compaction.completed");
   const last = own[own.length - 1];
   const toolOpen = started && (!completed || completed.seq < started.seq);
   return {
@@ -47,6 +48,9 @@ export function agentActivity(agentId: string, latest: readonly LongrunEvent[]):
     triggerTokens: measured?.data.triggerTokens ?? null,
     measuredSeq: measured?.seq ?? null,
     measurement: measured ? { ...measured.data, seq: measured.seq, at: measured.at } : null,
+    compacted: compacted
+      ? { tokensAfter: compacted.data.tokensAfter, seq: compacted.seq, at: compacted.at }
+      : null,
     tool:
       toolOpen && started
         ? { callId: started.data.callId, name: started.data.name, startedAt: started.at }

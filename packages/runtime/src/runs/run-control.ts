@@ -131,7 +131,14 @@ export class RunControl {
         return;
       case "wait":
         // Say what the agent waits for and until when, rather than looking busy.
-        await this.setAgentStatus(job.threadId, job.agentId, job.runId, "waiting", waitReason(outcome));
+        await this.setAgentStatus(
+          job.threadId,
+          job.agentId,
+          job.runId,
+          "waiting",
+          waitReason(outcome),
+          outcome.until,
+        );
         await scheduler.step(job, { delayMs: Math.max(0, outcome.until - this.deps.now()) });
         return;
       case "parked":
@@ -286,9 +293,10 @@ export class RunControl {
     runId: string,
     status: Agent["status"],
     reason?: string,
+    until?: number,
   ) {
     await commit(this.deps, (unit, announce) =>
-      agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason),
+      agentStatusIn(unit, announce, { threadId, agentId, runId }, status, reason, until),
     );
   }
 }

@@ -22,9 +22,14 @@ export async function agentStatusIn(
   target: { threadId: string; agentId: string; runId: string },
   status: Agent["status"],
   reason?: string,
+  until?: number,
 ): Promise<void> {
   await unit.setAgentStatus(target.agentId, status);
-  announce({ ...target, type: "agent.status", data: { status, reason } });
+  announce({
+    ...target,
+    type: "agent.status",
+    data: { status, reason, ...(until === undefined ? {} : { until }) },
+  });
 }
 
 /** Marks a run that cannot progress, with the reason, so it is visible instead of silent. */
