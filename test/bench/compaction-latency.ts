@@ -51,11 +51,17 @@ function stepIntervals(events: ScriptedAgentRun["events"]) {
 /** Every model call takes this long (a fast model); a summary takes `summaryDelayMs` more. */
 const CALL_DELAY_MS = 300;
 
-async function runOne(label: string, backgroundRatio: number, summaryDelayMs: number) {
+async function runOne(
+  label: string,
+  maxInputTokens: number,
+  backgroundRatio: number,
+  summaryDelayMs: number,
+) {
   return runScriptedAgent(
     {
-      maxInputTokens: 8_000,
-      simSteps: 60,
+      maxInputTokens,
+      // About the same number of compactions at either window.
+      simSteps: maxInputTokens > 8_000 ? 100 : 60,
       profile: { backgroundRatio },
       sim: { delayMs: CALL_DELAY_MS, summaryDelayMs },
     },
@@ -80,14 +86,18 @@ async function runOne(label: string, backgroundRatio: number, summaryDelayMs: nu
   );
 }
 
-/** The default agent at 8k, calls of 300 ms, summaries 2 s longer: background summaries on (0.8) and off. */
+/**
+ * The default agent at 8k and 16k, calls of 300 ms, summaries 2 s longer: background summaries from 0.6
+ * of the trigger (the default) and 0.8, and off.
+ */
 export async function runCompactionLatencyBench(summaryDelayMs = 2_000): Promise<CompactionLatencyFigures[]> {
-  const figures = [
-    await runOne("background summaries (0.8)", 0.8, summaryDelayMs),
-    await runOne("background summaries (0.7)", 0.7, summaryDelayMs),
-    await runOne("background summaries (0.6)", 0.6, summaryDelayMs),
-    await runOne("foreground only (0)", 0, summaryDelayMs),
-  ];
+  const figures: CompactionLatencyFigures[] = [];
+  for (const window of [8_000, 16_000]) {
+    const at = `${window / 1_000}k`;
+    figures.push(await runOne(`${at}, background from 0.6`, window, 0.6, summaryDelayMs));
+    figures.push(await runOne(`${at}, background from 0.8`, window, 0.8, summaryDelayMs));
+    figures.push(await runOne(`${at}, foreground only (0)`, window, 0, summaryDelayMs));
+  }
   console.log(
     renderTable(
       [
