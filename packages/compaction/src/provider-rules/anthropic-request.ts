@@ -64,6 +64,7 @@ function parseInput(text: string): unknown {
     const value: unknown = JSON.parse(text);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? value : { value };
   } catch {
+    // Arguments a model wrote that are not JSON go as they are, under one key: tool_use input must be an object.
     return { arguments: text };
   }
 }

@@ -34,6 +34,9 @@ describe("background prefix compaction", () => {
     // An applied compaction reports no summary call of its own; its summary message is the prepared text,
     // framed with the range it covers.
     for (const event of applied) expect(event.data.summaryCost).toBeUndefined();
+    // A summary ready when its compaction comes due is applied inside the step that needs it (the step's
+    // key), not by a job on the compaction queue (`job:` keys).
+    expect(applied.some((event) => event.data.compactionKey.startsWith("step:"))).toBe(true);
     const compactions = await harness.store.compactions.list(
       (await harness.store.agents.listByThread(threadId))[0]?.id ?? "",
     );
@@ -82,8 +85,8 @@ describe("background prefix compaction", () => {
   });
 
   it("a step due for compaction while its background summary is being made sends its request as it is when it fits, and a later compaction applies the summary", async () => {
-    // The trigger at 60 % of the window leaves room under the limit; summaries take 3 s more than a call.
-    harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 3_000 } });
+    // The trigger at 60 % of the window leaves room under the limit; summaries take 1.5 s more than a call.
+    harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 1_500 } });
     const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
       backgroundRatio: 0.7,
       triggerRatio: 0.6,

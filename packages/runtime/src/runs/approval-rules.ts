@@ -10,6 +10,7 @@ export function callSubject(toolName: string, argumentsJson: string): string | n
   try {
     parsed = JSON.parse(argumentsJson);
   } catch {
+    // Arguments that are not JSON have no command or path a rule could match: the call is asked about.
     return null;
   }
   if (typeof parsed !== "object" || parsed === null) return null;
