@@ -1,31 +1,20 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-// Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
-import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
-import { createClient, type LongrunClient } from "@longrun/client";
+import type { LongrunClient } from "@longrun/client";
 import type { LongrunEvent } from "@longrun/protocol";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
 
 // Approval rules over HTTP: embedded longrun with its sim model, whose `approval` script runs
 // `ls -la` at step 1 and `git status --short` at step 11 (run_command needs approval).
 
-let dataDir: string;
-let instance: EmbeddedInstance;
+let longrun: EmbeddedTestInstance;
 let client: LongrunClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "longrun-rules-"));
-  instance = await startEmbedded(
-    loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_LOG_LEVEL: "warn" }),
-  );
-  client = createClient({ baseUrl: instance.url, token: instance.token });
+  longrun = await startEmbeddedForTest({ LONGRUN_LOG_LEVEL: "warn" });
+  client = longrun.client;
 });
 
-afterAll(async () => {
-  await instance?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => longrun?.close());
 
 const runCommandEvents = (events: LongrunEvent[]) =>
   events.filter((event) => event.type === "approval.requested" || event.type === "approval.resolved");

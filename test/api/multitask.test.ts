@@ -1,31 +1,20 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-// Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
-import { type EmbeddedInstance, loadConfig, startEmbedded } from "@longrun/cli";
-import { createClient, type LongrunClient } from "@longrun/client";
+import type { LongrunClient } from "@longrun/client";
 import type { ThreadDetail } from "@longrun/protocol";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
 
 // A message while a run is active, per strategy. The active run is parked in a tool call (the sim's
 // approval script asks to run `ls -la` at its first step and waits for the decision).
 
-let dataDir: string;
-let instance: EmbeddedInstance;
+let longrun: EmbeddedTestInstance;
 let client: LongrunClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "longrun-multitask-"));
-  instance = await startEmbedded(
-    loadConfig({ PORT: "0", LONGRUN_DATA_DIR: dataDir, LONGRUN_LOG_LEVEL: "warn" }),
-  );
-  client = createClient({ baseUrl: instance.url, token: instance.token });
+  longrun = await startEmbeddedForTest({ LONGRUN_LOG_LEVEL: "warn" });
+  client = longrun.client;
 });
 
-afterAll(async () => {
-  await instance?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => longrun?.close());
 
 async function runStatus(threadId: string, runId: string, expected: string): Promise<ThreadDetail> {
   return vi.waitFor(

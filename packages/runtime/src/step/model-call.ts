@@ -4,25 +4,11 @@ import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { anthropicClientFor, callAnthropic, summarizeWithAnthropic } from "../upstream/anthropic-call.ts";
 import { callResponses, summarizeWithResponses } from "../upstream/responses-call.ts";
-import type { UpstreamTarget } from "../upstream/upstream-request.ts";
-import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "./model-deadline.ts";
+import type { UpstreamCall, UpstreamTarget } from "../upstream/upstream-request.ts";
+import { readAnswerStream, withModelDeadline } from "./model-deadline.ts";
 
-export interface ModelCallRequest extends UpstreamTarget {
-  model: string;
-  messages: ChatMessage[];
-  tools?: OpenAI.Chat.Completions.ChatCompletionTool[];
-  maxOutputTokens?: number;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-  /** First-byte and total timeouts (the profile's); none: only the client's own. */
-  timeouts?: ModelTimeouts;
-  /** Called with each visible text delta as it streams. */
-  onDelta?: (text: string) => void;
-  /** Anthropic Messages: extended thinking with this budget. */
-  thinkingBudgetTokens?: number;
-  /** A stable key per agent for the provider's prompt cache (OpenAI Responses). */
-  cacheKey?: string;
-}
+/** One agent model call (format-neutral) and the wire format it goes over. */
+export interface ModelCallRequest extends UpstreamCall, UpstreamTarget {}
 
 /**
  * One streaming Chat Completions call through the official client; returns the assistant message to
