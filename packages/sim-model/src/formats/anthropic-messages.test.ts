@@ -47,6 +47,23 @@ async function firstAnswer() {
   return { messages, answer, texts };
 }
 
+/** The conversation continued with `content` as the assistant's turn and an "ok" result for each tool call of `answer`. */
+function continuedWith(
+  messages: Anthropic.Messages.MessageParam[],
+  answer: Anthropic.Messages.Message,
+  content: Anthropic.Messages.ContentBlockParam[],
+): Anthropic.Messages.MessageParam[] {
+  const uses = answer.content.filter((block) => block.type === "tool_use");
+  return [
+    ...messages,
+    { role: "assistant", content },
+    {
+      role: "user",
+      content: uses.map((use) => ({ type: "tool_result" as const, tool_use_id: use.id, content: "ok" })),
+    },
+  ];
+}
+
 describe("the sim model on Anthropic Messages", () => {
   it("streams thinking, text and tool_use that the SDK's stream parser assembles", async () => {
     const { answer } = await firstAnswer();
@@ -60,21 +77,13 @@ describe("the sim model on Anthropic Messages", () => {
 
   it("accepts the in-flight tool loop with its thinking byte-exact, and reports cache reads", async () => {
     const { messages, answer } = await firstAnswer();
-    const uses = answer.content.filter((block) => block.type === "tool_use");
     const next = await client.messages.create({
       model: "sim",
       max_tokens: 4096,
       system: "You explore.",
       tools,
       thinking,
-      messages: [
-        ...messages,
-        { role: "assistant", content: answer.content },
-        {
-          role: "user",
-          content: uses.map((use) => ({ type: "tool_result" as const, tool_use_id: use.id, content: "ok" })),
-        },
-      ],
+      messages: continuedWith(messages, answer, answer.content),
     });
     expect(next.content[0]?.type).toBe("thinking");
     expect(next.usage.cache_read_input_tokens).toBeGreaterThan(0);
@@ -83,20 +92,12 @@ describe("the sim model on Anthropic Messages", () => {
   it("refuses the in-flight tool loop without its thinking (400, Anthropic's words)", async () => {
     const { messages, answer } = await firstAnswer();
     const withoutThinking = answer.content.filter((block) => block.type !== "thinking");
-    const uses = answer.content.filter((block) => block.type === "tool_use");
     const error = await rejection({
       model: "sim",
       max_tokens: 4096,
       tools,
       thinking,
-      messages: [
-        ...messages,
-        { role: "assistant", content: withoutThinking },
-        {
-          role: "user",
-          content: uses.map((use) => ({ type: "tool_result" as const, tool_use_id: use.id, content: "ok" })),
-        },
-      ],
+      messages: continuedWith(messages, answer, withoutThinking),
     });
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/Expected `thinking` or `redacted_thinking`, but found `(text|tool_use)`/);
@@ -105,7 +106,6 @@ describe("the sim model on Anthropic Messages", () => {
 
   it("refuses a thinking block whose text was changed (signature)", async () => {
     const { messages, answer } = await firstAnswer();
-    const uses = answer.content.filter((block) => block.type === "tool_use");
     const edited = answer.content.map((block) =>
       block.type === "thinking" ? { ...block, thinking: `${block.thinking} ` } : block,
     );
@@ -114,14 +114,7 @@ describe("the sim model on Anthropic Messages", () => {
       max_tokens: 4096,
       tools,
       thinking,
-      messages: [
-        ...messages,
-        { role: "assistant", content: edited },
-        {
-          role: "user",
-          content: uses.map((use) => ({ type: "tool_result" as const, tool_use_id: use.id, content: "ok" })),
-        },
-      ],
+      messages: continuedWith(messages, answer, edited),
     });
     expect(error.message).toMatch(/Invalid `signature` in `thinking` block/);
   });
