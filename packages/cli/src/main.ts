@@ -40,6 +40,8 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       // Checked (and the database migrated) before anything listens; startEmbedded reopens the file.
       await (await preflight(settings, "start", () => openLog(settings))).close();
       const instance = await startEmbedded(settings);
+      // Before the ready lines: whoever reads them may stop us at once, and a stop must release the data dir.
+      onSignal(() => instance.close());
       for (const notice of instance.notices) console.log(notice);
       console.log(`longrun is running (embedded mode${instance.simModelUrl ? ", sim model" : ""})`);
       console.log(`  dashboard: ${instance.dashboardUrl}`);
@@ -52,13 +54,13 @@ async function run(command: string, rest: string[], config: () => Config): Promi
         '  npx longrun threads create --max-input-tokens 8192 --task "Explore this project and report"',
       );
       console.log("  npx longrun follow <thread id it prints>");
-      onSignal(() => instance.close());
       return RUNNING;
     }
     case "serve": {
       const settings = config();
       const { startServe } = await import("./distributed.ts");
       const server = await startServe(settings);
+      onSignal(() => server.close());
       for (const notice of server.notices) console.log(notice);
       console.log(`longrun server listening on ${server.url}`);
       console.log(`  dashboard: ${server.url}/   (asks for a token)`);
@@ -67,17 +69,16 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       );
       console.log(`  WebSocket: ${server.url.replace(/^http/, "ws")}/v1/ws`);
       console.log(`  OpenAPI:   ${server.url}/v1/openapi.json`);
-      onSignal(() => server.close());
       return RUNNING;
     }
     case "worker": {
       const settings = config();
       const { startDistributedWorker } = await import("./distributed.ts");
       const worker = await startDistributedWorker(settings);
+      onSignal(() => worker.close());
       for (const notice of worker.notices) console.log(notice);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
       if (worker.metricsUrl) console.log(`  metrics: ${worker.metricsUrl}`);
-      onSignal(() => worker.close());
       return RUNNING;
     }
     case "token": {
@@ -98,8 +99,8 @@ async function run(command: string, rest: string[], config: () => Config): Promi
     case "sim": {
       const { startSimCommand } = await import("./sim-command.ts");
       const sim = await startSimCommand(rest);
-      console.log(`sim model listening on ${sim.url} (OpenAI-compatible API at ${sim.baseURL})`);
       onSignal(() => sim.close());
+      console.log(`sim model listening on ${sim.url} (OpenAI-compatible API at ${sim.baseURL})`);
       return RUNNING;
     }
     default:
