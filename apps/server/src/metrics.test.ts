@@ -66,3 +66,67 @@ describe("metrics of the prompt cache", () => {
     expect(text).toContain('longrun_projection_resent_tokens_total{cause="fit"} 300');
   });
 });
+
+describe("metrics of what model calls cost", () => {
+  const cost = (cacheRead: number, uncached: number, output: number) => ({
+    cacheRead,
+    uncached,
+    output,
+    billed: {
+      openai: cacheRead * 0.1 + uncached + output * 4,
+      anthropic: cacheRead * 0.1 + uncached * 1.25 + output * 4,
+    },
+    source: "estimate" as const,
+  });
+
+  it("count each step's and each summary's tokens and billed figure under its tenant", async () => {
+    const metrics = createMetrics({ tenantLabels: 1 });
+    const step = measured(null, 0);
+    metrics.observe(
+      { ...step, data: { ...step.data, cost: cost(1_000, 200, 50) } } as LongrunEvent,
+      "tenant-a",
+    );
+    metrics.observe(
+      { ...step, data: { ...step.data, cost: cost(3_000, 100, 10) } } as LongrunEvent,
+      "tenant-a",
+    );
+    metrics.observe(
+      {
+        ...where,
+        type: "compaction.prepared",
+        data: {
+          compactionKey: "k",
+          outcome: "ready",
+          cutoffMessageId: "m",
+          tokensAt: 9,
+          summaryCost: cost(900, 100, 300),
+        },
+      } as LongrunEvent,
+      "tenant-a",
+    );
+    // A second tenant past the label limit counts under `other`; a step without a cost counts nothing.
+    metrics.observe({ ...step, data: { ...step.data, cost: cost(0, 500, 0) } } as LongrunEvent, "tenant-b");
+    metrics.observe(measured(null, 0), "tenant-b");
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'longrun_model_tokens_total{tenant="tenant-a",purpose="step",kind="cache_read"} 4000',
+    );
+    expect(text).toContain(
+      'longrun_model_tokens_total{tenant="tenant-a",purpose="step",kind="uncached"} 300',
+    );
+    expect(text).toContain('longrun_model_tokens_total{tenant="tenant-a",purpose="step",kind="output"} 60');
+    expect(text).toContain(
+      'longrun_model_tokens_total{tenant="tenant-a",purpose="summary",kind="output"} 300',
+    );
+    // 0.1 × 4,000 + 300 + 4 × 60 = 940; the summary 90 + 100 + 1,200 = 1,390.
+    expect(text).toContain(
+      'longrun_billed_equivalent_tokens_total{tenant="tenant-a",purpose="step",profile="openai"} 940',
+    );
+    expect(text).toContain(
+      'longrun_billed_equivalent_tokens_total{tenant="tenant-a",purpose="summary",profile="openai"} 1390',
+    );
+    expect(text).toContain(
+      'longrun_billed_equivalent_tokens_total{tenant="other",purpose="step",profile="anthropic"} 625',
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import type { LongrunEvent } from "@longrun/protocol";
+import type { CallCost, LongrunEvent } from "@longrun/protocol";
 import type { RuntimeMetrics } from "@longrun/runtime";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -113,6 +113,26 @@ export function createMetrics(options: { tenantLabels?: number } = {}) {
     labelNames: ["cause"],
     registers: [registry],
   });
+  const modelTokens = new Counter({
+    name: "longrun_model_tokens_total",
+    help: "Tokens of model calls, by tenant (the first 50 seen, then `other`), purpose (step, summary) and kind: input read from the prefix cache (cache_read), input not read from it (uncached), output",
+    labelNames: ["tenant", "purpose", "kind"],
+    registers: [registry],
+  });
+  const billedTokens = new Counter({
+    name: "longrun_billed_equivalent_tokens_total",
+    help: "What model calls cost in units of one uncached input token (cache reads 0.1, writes 1 OpenAI-style or 1.25 Anthropic-style, output ×4), by tenant, purpose (step, summary) and price profile (openai, anthropic)",
+    labelNames: ["tenant", "purpose", "profile"],
+    registers: [registry],
+  });
+  const countCost = (cost: CallCost, purpose: "step" | "summary", tenantId: string) => {
+    const tenant = tenantLabel(tenantId || "unknown");
+    modelTokens.inc({ tenant, purpose, kind: "cache_read" }, cost.cacheRead);
+    modelTokens.inc({ tenant, purpose, kind: "uncached" }, cost.uncached);
+    modelTokens.inc({ tenant, purpose, kind: "output" }, cost.output);
+    billedTokens.inc({ tenant, purpose, profile: "openai" }, cost.billed.openai);
+    billedTokens.inc({ tenant, purpose, profile: "anthropic" }, cost.billed.anthropic);
+  };
   const breakersOpen = new Gauge({
     name: "longrun_breakers_open",
     help: "Agents whose compaction breaker is open",
@@ -137,10 +157,11 @@ export function createMetrics(options: { tenantLabels?: number } = {}) {
   });
   const openBreakers = new Set<string>();
 
-  function observe(event: LongrunEvent): void {
+  function observe(event: LongrunEvent, tenantId = ""): void {
     switch (event.type) {
       case "context.measured":
         steps.inc();
+        if (event.data.cost) countCost(event.data.cost, "step", tenantId);
         if (event.data.cache) {
           const { rewrite, resentTokens } = event.data.cache;
           projectionCache.inc({ outcome: rewrite ?? "extended" });
@@ -162,8 +183,12 @@ export function createMetrics(options: { tenantLabels?: number } = {}) {
       case "run.cancelled":
         runOutcomes.inc({ outcome: "cancelled" });
         break;
+      case "compaction.prepared":
+        if (event.data.summaryCost) countCost(event.data.summaryCost, "summary", tenantId);
+        break;
       case "compaction.completed":
         compactions.inc({ trigger: event.data.trigger, outcome: "completed" });
+        if (event.data.summaryCost) countCost(event.data.summaryCost, "summary", tenantId);
         tokensSaved.inc({ stage: "collapse" }, event.data.saved.collapse);
         tokensSaved.inc({ stage: "truncate" }, event.data.saved.truncate);
         tokensSaved.inc({ stage: "microcompact" }, event.data.saved.microcompact);

@@ -34,6 +34,7 @@ import {
   RunResult,
   SpawnBody,
   SpawnResult,
+  ThreadCost,
   ThreadDetail,
   ThreadList,
   type ThreadListItem,
@@ -72,6 +73,7 @@ export const restEndpoints = {
   },
   getThread: { method: "GET", path: "/v1/threads/{id}", response: ThreadDetail },
   getThreadSnapshot: { method: "GET", path: "/v1/threads/{id}/snapshot", response: ThreadSnapshot },
+  getThreadCost: { method: "GET", path: "/v1/threads/{id}/cost", response: ThreadCost },
   postMessage: {
     method: "POST",
     path: "/v1/threads/{id}/messages",
@@ -158,6 +160,8 @@ export interface RestApi {
     get(threadId: string, options?: RequestOptions): Promise<ThreadDetail>;
     /** The thread at its head seq (detail, per-agent activity, undecided approvals): apply events after it. */
     snapshot(threadId: string, options?: RequestOptions): Promise<ThreadSnapshot>;
+    /** What the thread's model calls cost so far, beside the plain way of compacting. */
+    cost(threadId: string, options?: RequestOptions): Promise<ThreadCost>;
     sendMessage(
       threadId: string,
       body: z.input<typeof PostMessageBody>,
@@ -285,6 +289,7 @@ export function createRestApi(http: HttpOptions): RestApi {
       list: async (query, options) => (await call("listThreads", { query }, options)).threads,
       get: (threadId, options) => call("getThread", { params: { id: threadId } }, options),
       snapshot: (threadId, options) => call("getThreadSnapshot", { params: { id: threadId } }, options),
+      cost: (threadId, options) => call("getThreadCost", { params: { id: threadId } }, options),
       sendMessage: (threadId, body, options) =>
         call("postMessage", { params: { id: threadId }, body }, options),
       fork: (threadId, body, options) => call("forkThread", { params: { id: threadId }, body }, options),

@@ -5,6 +5,7 @@ export {
   lockVerbatim,
   type RepairReport,
 } from "./assemble.ts";
+export { BillingChain, type PricedCall, RequestPartCounter } from "./billing-chain.ts";
 export { decodeText, looksBinaryText } from "./binary.ts";
 export { type Boundary, resolveBoundary } from "./boundary.ts";
 export {
@@ -72,6 +73,12 @@ export {
   type MicrocompactOptions,
   microcompact,
 } from "./microcompact.ts";
+export {
+  type CallPointCost,
+  type PlainBaselineInput,
+  type PlainCompaction,
+  plainBaseline,
+} from "./plain-baseline.ts";
 export {
   PLAIN_SUMMARY_INSTRUCTION,
   type PlainCallPoint,

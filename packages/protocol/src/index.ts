@@ -131,6 +131,7 @@ export {
   ThreadListQuery,
   ThreadProfileBody,
 } from "./rest.ts";
+export { ThreadCost } from "./thread-cost.ts";
 export { ApiKey, ApiKeyList, RevokedApiKey } from "./tokens.ts";
 export {
   AgentActivity,

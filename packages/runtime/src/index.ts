@@ -39,6 +39,7 @@ export { contextParts } from "./context/context-parts.ts";
 export { buildForkPrefix } from "./context/fork-prefix.ts";
 export { projectContext, restoredFilesOf } from "./context/projection.ts";
 export { DEFAULT_SYSTEM_PROMPT } from "./context/system-prompt.ts";
+export { threadCost } from "./context/thread-cost.ts";
 export type { EventSink } from "./events/event-sink.ts";
 export { createPersistingEventSink } from "./events/persisting-event-sink.ts";
 export { createRequestRate, type RequestRate } from "./fair-share/request-rate.ts";

@@ -8,12 +8,13 @@ import {
   PostMessageBody,
   PostMessageResult,
   type Thread,
+  ThreadCost,
   ThreadDetail,
   ThreadList,
   ThreadListQuery,
   ThreadSnapshot,
 } from "@longrun/protocol";
-import { admitWithMultitask, checkRunQuota, createThreadWithRoot } from "@longrun/runtime";
+import { admitWithMultitask, checkRunQuota, createThreadWithRoot, threadCost } from "@longrun/runtime";
 import { newId } from "@longrun/store";
 import { z } from "zod";
 import { requireThread } from "../auth.ts";
@@ -95,6 +96,24 @@ const getSnapshot = createRoute({
   request: { params: ThreadParams },
   responses: {
     200: jsonResponse("The snapshot; apply the events after `headSeq` to stay current", ThreadSnapshot),
+    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
+  },
+});
+
+const getCost = createRoute({
+  method: "get",
+  path: "/{id}/cost",
+  operationId: "getThreadCost",
+  summary:
+    "What the thread's model calls cost so far, beside the plain way of compacting on the same messages",
+  tags,
+  security: BEARER,
+  request: { params: ThreadParams },
+  responses: {
+    200: jsonResponse(
+      "Billed-equivalent tokens per price profile, and the plain strategy's figure",
+      ThreadCost,
+    ),
     ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: "no such thread in your tenant" }),
   },
 });
@@ -213,6 +232,12 @@ export function threadRoutes(deps: ServerDeps) {
     const { id } = context.req.valid("param");
     await requireThread(store, context.get("tenantId"), id);
     return context.json(await threadSnapshot(deps, id), 200);
+  });
+
+  app.openapi(getCost, async (context) => {
+    const { id } = context.req.valid("param");
+    await requireThread(store, context.get("tenantId"), id);
+    return context.json(await threadCost(deps.runtime, id), 200);
   });
 
   app.openapi(postMessage, async (context) => {

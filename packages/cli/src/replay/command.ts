@@ -33,7 +33,7 @@ Options:
   --time-zone ZONE         IANA time zone told to the summarizer (default: UTC)
   --output-ratio R         output tokens cost R input tokens in the cost figures (default: 4)
   --background-ratio R     share of the trigger at which the older prefix is summarized in the background,
-                           applied at the trigger if still valid (default: the profile's, 0.8; 0: never)
+                           applied at the trigger if still valid (default: the profile's, 0.6; 0: never)
   --unrecorded-status      the log recorded no tool status: read each result from its own words (exit
                            code, failure or success text), else unknown (default: a recorded result is ok
                            unless its words show a failure)

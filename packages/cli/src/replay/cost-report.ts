@@ -1,14 +1,5 @@
-import type { BillingProfile } from "@longrun/compaction";
+import type { BillingProfile, CallPointCost } from "@longrun/compaction";
 import type { ForwardUseCount } from "./forward-use.ts";
-import type { PricedCall } from "./request-cost.ts";
-
-/** What one strategy sent at one call point (main absent: no request was sent). */
-export interface CallPointCost {
-  index: number;
-  main?: PricedCall;
-  summary?: PricedCall;
-  compaction?: { tokensBefore: number; tokensAfter: number };
-}
 
 /** A billed-equivalent figure per pricing profile, in uncached input tokens. */
 export type ProfileFigures = Record<BillingProfile, number>;

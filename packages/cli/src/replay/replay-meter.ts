@@ -1,8 +1,14 @@
-import type { SummaryRequest, Tokenizer, ToolSpec } from "@longrun/compaction";
+import {
+  BillingChain,
+  type PricedCall,
+  RequestPartCounter,
+  type SummaryRequest,
+  type Tokenizer,
+  type ToolSpec,
+} from "@longrun/compaction";
 import type { ChatMessage } from "@longrun/protocol";
 import { ForwardUse } from "./forward-use.ts";
 import type { ReplayStep } from "./report.ts";
-import { BillingChain, type PricedCall, RequestPartCounter } from "./request-cost.ts";
 import type { Transcript } from "./transcript.ts";
 
 /** Input of ReplayMeter. */

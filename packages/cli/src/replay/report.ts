@@ -1,9 +1,8 @@
+import type { PlainCompaction, PricedCall } from "@longrun/compaction";
 import type { CompactionStrategy, CompactionTrigger, StageSavings } from "@longrun/protocol";
 import { type CacheShare, type CacheTotals, cacheTotalsOf } from "./cache-share.ts";
 import type { CostTotals, ForwardUseTotal } from "./cost-report.ts";
 import type { ForwardUseCount } from "./forward-use.ts";
-import type { PlainCompaction } from "./plain-replay.ts";
-import type { PricedCall } from "./request-cost.ts";
 import { RETENTION_CATEGORIES, type Retention, type RetentionCategory } from "./retention.ts";
 
 /** The compaction a call point ran before its request. */

@@ -33,7 +33,7 @@ function logEvent(log: Logger, event: LongrunEvent, tenantId: string): void {
 export function createPersistingEventSink(
   store: Store,
   bus: Pick<Bus, "publish">,
-  onEvent?: (event: LongrunEvent) => void,
+  onEvent?: (event: LongrunEvent, tenantId: string) => void,
   log?: Logger,
 ): EventSink {
   const tenants = new LRUCache<string, string>({ max: KNOWN_TENANTS });
@@ -48,10 +48,14 @@ export function createPersistingEventSink(
   // Live fan-out is best effort: the event is already in the log, and a subscriber fills any gap from
   // it. A bus that is down (Redis unreachable) must not fail the write that already committed.
   const publishOne = async (stored: LongrunEvent) => {
-    onEvent?.(stored);
+    // The thread's row is read once and cached. Unreadable (the store failing), the event still counts,
+    // under no tenant, and is not published: a subscriber fills the gap from the log.
+    const tenantId = await tenantOf(stored.threadId).catch(() => null);
+    onEvent?.(stored, tenantId ?? "");
+    if (tenantId === null) return;
     try {
-      const published: BusEvent = { ...stored, tenantId: await tenantOf(stored.threadId) };
-      if (log) logEvent(log, stored, published.tenantId);
+      const published: BusEvent = { ...stored, tenantId };
+      if (log) logEvent(log, stored, tenantId);
       await bus.publish("events", published);
     } catch {
       // Reported by the bus's connection health, once per outage.

@@ -1,14 +1,6 @@
-import {
-  type BillingProfile,
-  billRequest,
-  estimateMessageTokens,
-  estimateToolsTokens,
-  type RequestParts,
-  sharedPrefixParts,
-  type Tokenizer,
-  type ToolSpec,
-} from "@longrun/compaction";
 import type { ChatMessage } from "@longrun/protocol";
+import { type BillingProfile, billRequest, type RequestParts, sharedPrefixParts } from "./request-billing.ts";
+import { estimateMessageTokens, estimateToolsTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 
 /**
  * What one call cost: tokens read from cache, the rest, the output, and the billed sum per profile
