@@ -55,7 +55,7 @@ function pastTheLine(): { facts: StoredMessage[]; steps: number } {
     const facts = session(steps);
     const projection = project(inputOf(facts));
     if (projection.needsCompaction) break;
-    if (shouldPrepareSummary(projection, profile)) return { facts, steps };
+    if (shouldPrepareSummary(projection, profile, null)) return { facts, steps };
   }
   throw new Error("the session never passed the line before its trigger");
 }
@@ -69,16 +69,31 @@ describe("background summaries", () => {
     const projection = project(inputOf(facts));
     expect(projection.continuation.tokens).toBeGreaterThanOrEqual(Math.floor(projection.triggerTokens * 0.8));
     // One step earlier it was under the line.
-    expect(shouldPrepareSummary(project(inputOf(session(steps - 1))), profile)).toBe(false);
+    expect(shouldPrepareSummary(project(inputOf(session(steps - 1))), profile, null)).toBe(false);
     // Prepared on the compaction in force: not again; prepared on an earlier one: again.
     expect(preparedOnBase({ baseCompactionId: null }, null)).toBe(true);
     expect(preparedOnBase({ baseCompactionId: "c0" }, null)).toBe(false);
     expect(preparedOnBase({ baseCompactionId: "c0" }, { id: "c0" })).toBe(true);
-    expect(shouldPrepareSummary(projection, { ...profile, backgroundRatio: 0 })).toBe(false);
+    expect(shouldPrepareSummary(projection, { ...profile, backgroundRatio: 0 }, null)).toBe(false);
     // At the trigger the compaction runs in the foreground.
     let due = steps;
     while (!project(inputOf(session(due))).needsCompaction) due++;
-    expect(shouldPrepareSummary(project(inputOf(session(due))), profile)).toBe(false);
+    expect(shouldPrepareSummary(project(inputOf(session(due))), profile, null)).toBe(false);
+  });
+
+  it("before the first compaction start no earlier than 0.8 of the trigger; after one, at the profile's line", () => {
+    const early = { ...profile, backgroundRatio: 0.6 };
+    let steps = 1;
+    let projection = project(inputOf(session(steps)));
+    while (projection.continuation.tokens < Math.floor(projection.triggerTokens * 0.6)) {
+      steps++;
+      projection = project(inputOf(session(steps)));
+    }
+    expect(projection.continuation.tokens).toBeLessThan(Math.floor(projection.triggerTokens * 0.8));
+    expect(shouldPrepareSummary(projection, early, null)).toBe(false);
+    expect(shouldPrepareSummary(projection, early, { id: "c0" })).toBe(true);
+    const { facts } = pastTheLine();
+    expect(shouldPrepareSummary(project(inputOf(facts)), early, null)).toBe(true);
   });
 
   it("applied later, cut where the compaction cuts anyway; the messages after the summary's end are the ledger's alone, and the header says so", () => {

@@ -202,7 +202,7 @@ export class ReplayWalk {
    */
   private async prepareInBackground(input: ProjectionInput, projection: Projection, step: ReplayStep) {
     if (this.prepared !== null && preparedOnBase(this.prepared, this.compaction)) return;
-    if (!shouldPrepareSummary(projection, this.profile)) return;
+    if (!shouldPrepareSummary(projection, this.profile, this.compaction)) return;
     const plan = planCompaction(input, {
       strategy: "partial",
       timeZone: this.options.timeZone ?? "UTC",

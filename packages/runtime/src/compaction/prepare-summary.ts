@@ -36,7 +36,7 @@ export async function prepareSummary(
   if (!gate.allowed) return { kind: "skipped", reason: `breaker ${gate.state}` };
   // Projected only once the cheaper checks pass.
   const before = projectContext(deps, context);
-  if (!shouldPrepareSummary(before, context.profile)) {
+  if (!shouldPrepareSummary(before, context.profile, context.compaction)) {
     return { kind: "skipped", reason: "not needed: under the early line, or due now" };
   }
   const plan = planFor(deps, { strategy: "partial" }, context, before);

@@ -262,7 +262,7 @@ const PREPARE_ASK_GROWTH = 0.05;
  */
 function shouldAskForPreparedSummary(session: AgentSession, projection: Projection): boolean {
   const { context } = session;
-  if (!shouldPrepareSummary(projection, context.profile)) return false;
+  if (!shouldPrepareSummary(projection, context.profile, context.compaction)) return false;
   const ask = session.preparedAsk;
   if (ask === undefined || ask.on !== (context.compaction?.id ?? null)) return true;
   return projection.tokens >= ask.tokens + projection.triggerTokens * PREPARE_ASK_GROWTH;
