@@ -242,6 +242,41 @@ export class ReplayWalk {
       fromPrepared && !fromPrepared.progress.noProgress ? fromPrepared : planCompaction(input, options);
     if (!plan) return null;
     const applied = prepared !== null && plan === fromPrepared;
+    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+    const ledger = updateLedger({ previous: this.compaction?.ledger ?? null, messages: plan.ledgerSources });
+    const id = `compaction-${String(this.compactions + 1).padStart(4, "0")}`;
+    const fitOf = (summaryText: string, fixed: ReturnType<typeof compactionFields>) => {
+      const draft = (fields: FittedFields): CompactionEvent => ({
+        id,
+        agentId: AGENT_ID,
+        ...fixed,
+        summaryMessage: fields.summaryMessage,
+        ledger: fields.ledger,
+        shrunk: fields.shrunk,
+        historyFile: this.historyFile,
+        trigger: "auto",
+        tokensBefore: before.tokens,
+        tokensAfter: 0,
+        restored: fields.restored,
+        createdAt: now,
+      });
+      // As the runtime's compaction runner does it, without a workspace: nothing to restore.
+      const fit = fitCompaction({
+        plan,
+        summaryText,
+        ledger,
+        files: [],
+        restorationCap: DEFAULT_RESTORATION_BUDGETS,
+        historyFile: this.historyFile,
+        profile: this.profile,
+        tokenizer: this.tokenizer,
+        measure: (fields) => project({ ...input, messages: retained, compaction: draft(fields) }),
+      });
+      return { fit, event: draft(fit.fields) };
+    };
+    // What the cut must keep is over the limit with no summary at all: no summary can help, none is
+    // asked for, and nothing is recorded (the compaction in force keeps its summary), as the runtime does.
+    if (!fitOf("", compactionFields(plan, "")).fit.verdict.ok) return null;
     const summaryText = applied ? prepared.summaryText : await this.summarize(plan.request);
     if (!applied) this.meter.summarySent(plan.request, summaryText);
     // Offload the compacted source (sanitized, I5), as the runtime does into the workspace.
@@ -254,38 +289,8 @@ export class ReplayWalk {
     );
     await appendFile(this.historyFile, offloaded.map((line) => `${JSON.stringify(line)}\n`).join(""));
     this.compactions += 1;
-    const fixed = compactionFields(plan, summaryText);
-    const retained = this.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
-    const draft = (fields: FittedFields): CompactionEvent => ({
-      id: `compaction-${String(this.compactions).padStart(4, "0")}`,
-      agentId: AGENT_ID,
-      ...fixed,
-      summaryMessage: fields.summaryMessage,
-      ledger: fields.ledger,
-      shrunk: fields.shrunk,
-      historyFile: this.historyFile,
-      trigger: "auto",
-      tokensBefore: before.tokens,
-      tokensAfter: 0,
-      restored: fields.restored,
-      createdAt: now,
-    });
-    // As the runtime's compaction runner does it, without a workspace: nothing to restore.
-    const fit = fitCompaction({
-      plan,
-      summaryText,
-      ledger: updateLedger({ previous: this.compaction?.ledger ?? null, messages: plan.ledgerSources }),
-      files: [],
-      restorationCap: DEFAULT_RESTORATION_BUDGETS,
-      historyFile: this.historyFile,
-      profile: this.profile,
-      tokenizer: this.tokenizer,
-      measure: (fields) => project({ ...input, messages: retained, compaction: draft(fields) }),
-    });
-    const event = await this.store.compactions.insert({
-      ...draft(fit.fields),
-      tokensAfter: fit.projection.tokens,
-    });
+    const { fit, event: drafted } = fitOf(summaryText, compactionFields(plan, summaryText));
+    const event = await this.store.compactions.insert({ ...drafted, tokensAfter: fit.projection.tokens });
     this.compaction = event;
     this.facts = retained;
     // The request after a compaction is the cache-stable projection of the new epoch (as the runtime sends it).

@@ -15,6 +15,7 @@ describe("degrade before refusing", () => {
   it("shrinks summary and ledger when only they do not fit, and refuses only when the verbatim part is over", async () => {
     const limit = thresholds({ maxInputTokens: WINDOW }).limitTokens;
     let shrunkThenContinued = 0;
+    let refusals = 0;
     // Tasks of growing size leave less and less room next to the tools and the active tool loop.
     for (const words of [100, 150, 200, 250]) {
       harness = await createHarness({ simSteps: 14, maxInputTokens: WINDOW });
@@ -29,7 +30,20 @@ describe("degrade before refusing", () => {
         // A refusal names the verbatim part's size, and it is over the limit: nothing else was left.
         const verbatim = Number(data.reason.match(/the verbatim part .* is (\d+) tokens/)?.[1]);
         expect(verbatim, data.reason).toBeGreaterThan(limit);
+        refusals++;
       }
+      // A refusal made no summary call and recorded nothing: every summary call the model saw belongs to a
+      // recorded compaction or a background summary, and the compaction in force kept its summary.
+      const completed = harness.events.filter((event) => event.type === "compaction.completed");
+      const summaryCalls = harness.sim.log.entries.filter((entry) => entry.summary).length;
+      const madeBySummaryCall =
+        completed.filter((event) => (event as EventOf<"compaction.completed">).data.summaryCost).length +
+        harness.events.filter((event) => event.type === "compaction.prepared").length;
+      expect(summaryCalls).toBe(madeBySummaryCall);
+      const agentIds = new Set(completed.map((event) => event.agentId));
+      let recorded = 0;
+      for (const agentId of agentIds) recorded += (await harness.store.compactions.list(agentId as string)).length;
+      expect(recorded).toBe(completed.length);
       const entries = harness.sim.log.entries;
       harness.events.forEach((event, index) => {
         if (event.type !== "compaction.completed") return;
@@ -47,5 +61,6 @@ describe("degrade before refusing", () => {
       harness = undefined;
     }
     expect(shrunkThenContinued).toBeGreaterThan(0);
+    expect(refusals, "the largest tasks leave the active tool loop over the limit").toBeGreaterThan(0);
   }, 240_000);
 });

@@ -56,30 +56,7 @@ export async function recordFit(
   // Restored files are stamped with the event's time, as every rebuild of the projection does.
   const createdAt = deps.now();
   const files = read.map((file) => ({ ...file, readAt: createdAt }));
-  const provisional = (fields: FittedFields): CompactionEvent => ({
-    id: "provisional",
-    agentId: job.agentId,
-    ...draft.fixed,
-    summaryMessage: fields.summaryMessage,
-    ledger: fields.ledger,
-    shrunk: fields.shrunk,
-    historyFile: draft.historyFile,
-    trigger: job.trigger,
-    tokensBefore: before.tokens,
-    tokensAfter: 0,
-    restored: fields.restored,
-    createdAt,
-  });
-  const fit = draft.fit({
-    ledger: draft.ledger,
-    files,
-    restorationCap: restorationBudgetsFor(context.profile),
-    historyFile: draft.historyFile,
-    profile: context.profile,
-    tokenizer: deps.tokenizer,
-    measure: (fields) =>
-      projectContext(deps, { ...context, compaction: provisional(fields), facts: draft.retained }),
-  });
+  const { fit, provisional } = fitDraft(attempt, measured, draft, files, createdAt);
   const after = fit.projection;
   const { id: _provisionalId, ...eventFields } = provisional(fit.fields);
   // Cancelled meanwhile: the run is over, its compaction is not recorded.
@@ -130,6 +107,47 @@ export async function recordFit(
     tokensBefore: before.tokens,
     tokensAfter: after.tokens,
   };
+}
+
+/**
+ * Fits a draft compaction against the projection it would give (restored files, summary, ledger shrunk
+ * in that order while over the limit). With `files` empty and an empty summary text it tells whether
+ * any summary could make the request fit (the verbatim part and the tail the cut keeps, alone).
+ */
+export function fitDraft(
+  attempt: Pick<CompactionAttempt, "deps" | "job">,
+  measured: { before: Projection; context: AgentContext },
+  draft: Pick<CompactionDraft, "fixed" | "historyFile" | "ledger" | "retained" | "fit">,
+  files: FitCommon["files"],
+  createdAt: number,
+) {
+  const { deps, job } = attempt;
+  const { context, before } = measured;
+  const provisional = (fields: FittedFields): CompactionEvent => ({
+    id: "provisional",
+    agentId: job.agentId,
+    ...draft.fixed,
+    summaryMessage: fields.summaryMessage,
+    ledger: fields.ledger,
+    shrunk: fields.shrunk,
+    historyFile: draft.historyFile,
+    trigger: job.trigger,
+    tokensBefore: before.tokens,
+    tokensAfter: 0,
+    restored: fields.restored,
+    createdAt,
+  });
+  const fit = draft.fit({
+    ledger: draft.ledger,
+    files,
+    restorationCap: restorationBudgetsFor(context.profile),
+    historyFile: draft.historyFile,
+    profile: context.profile,
+    tokenizer: deps.tokenizer,
+    measure: (fields) =>
+      projectContext(deps, { ...context, compaction: provisional(fields), facts: draft.retained }),
+  });
+  return { fit, provisional };
 }
 
 /** The visible record of a manual `/compact` (a fact), so the transcript shows what happened. */

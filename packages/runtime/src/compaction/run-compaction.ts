@@ -26,7 +26,7 @@ import {
   type LeasedCompactJob,
 } from "./compaction-attempt.ts";
 import { historyFilePath, offloadHistory } from "./history-file.ts";
-import { economyFields, recordFit, recordManualCompaction } from "./record-compaction.ts";
+import { economyFields, fitDraft, recordFit, recordManualCompaction } from "./record-compaction.ts";
 import { summarize } from "./summarize.ts";
 
 export type { CompactionOutcome } from "./compaction-attempt.ts";
@@ -92,6 +92,39 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
     return noProgress(attempt, plan);
   }
 
+  // The working-state ledger: the compacted facts folded into the previous ledger (pure code).
+  const ledger = updateLedger({
+    previous: context.compaction?.ledger ?? null,
+    messages: plan.ledgerSources,
+    state: {
+      plan: context.state.plan,
+      todos: context.state.todos,
+      pendingApprovals: context.state.pendingApprovals,
+    },
+  });
+  const retained = context.facts.filter((fact) => fact.seq >= plan.cutoffIndex);
+  // What the cut must keep (system prompt, latest user message, active tool loop, the tail with it) is
+  // over the limit with no summary at all: no summary can make it fit, so none is asked for, and nothing
+  // is recorded — the compaction in force keeps its summary.
+  const alone = fitDraft(
+    attempt,
+    { before, context },
+    {
+      fixed: compactionFields(plan, ""),
+      historyFile: null,
+      ledger,
+      retained,
+      fit: (common) => fitCompaction({ ...common, plan, summaryText: "" }),
+    },
+    [],
+    deps.now(),
+  ).fit;
+  if (!alone.verdict.ok) {
+    if (job.trigger === "manual") await recordManualCompaction(attempt, alone.verdict.reason);
+    await attempt.reportFailure(alone.verdict.reason, "closed", true, alone.fields.shrunk);
+    return { kind: "exhausted", reason: alone.verdict.reason };
+  }
+
   const summary = prepared
     ? { text: prepared.text, cost: undefined }
     : await summarize(attempt, plan, context);
@@ -111,16 +144,6 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
     })),
     compactionKey,
   );
-  // The working-state ledger: the compacted facts folded into the previous ledger (pure code).
-  const ledger = updateLedger({
-    previous: context.compaction?.ledger ?? null,
-    messages: plan.ledgerSources,
-    state: {
-      plan: context.state.plan,
-      todos: context.state.todos,
-      pendingApprovals: context.state.pendingApprovals,
-    },
-  });
   return recordFit(
     attempt,
     { before, context },
@@ -128,7 +151,7 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
       fixed: compactionFields(plan, summary.text),
       historyFile: offload.ok ? historyFile : null,
       ledger,
-      retained: context.facts.filter((fact) => fact.seq >= plan.cutoffIndex),
+      retained,
       warnings: offload.ok ? [] : [`history offload failed: ${offload.error}`],
       fit: (common) => fitCompaction({ ...common, plan, summaryText: summary.text }),
       summaryForm: plan.request.form,
