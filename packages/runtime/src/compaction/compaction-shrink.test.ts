@@ -42,7 +42,8 @@ describe("degrade before refusing", () => {
       expect(summaryCalls).toBe(madeBySummaryCall);
       const agentIds = new Set(completed.map((event) => event.agentId));
       let recorded = 0;
-      for (const agentId of agentIds) recorded += (await harness.store.compactions.list(agentId as string)).length;
+      for (const agentId of agentIds)
+        recorded += (await harness.store.compactions.list(agentId as string)).length;
       expect(recorded).toBe(completed.length);
       const entries = harness.sim.log.entries;
       harness.events.forEach((event, index) => {
