@@ -28,14 +28,26 @@ function onSignal(close: () => Promise<void>) {
   process.on("SIGTERM", handler);
 }
 
+/**
+ * Starts this process's tracing when an OTLP endpoint is configured (the SDK is loaded only then) and
+ * says where its spans go; the returned shutdown exports what is still buffered.
+ */
+async function traceProcess(role: "start" | "serve" | "worker", settings: Config) {
+  const { startTracing, tracesUrl } = await import("./tracing.ts");
+  const tracing = await startTracing(role, settings);
+  if (tracing.enabled) console.log(`  traces:    ${tracesUrl(settings)} (OTLP/HTTP)`);
+  return tracing;
+}
+
 async function run(command: string, rest: string[], config: () => Config): Promise<number> {
   switch (command) {
     case "start": {
       const settings = config();
-      const [{ openLog }, { preflight }, { startEmbedded }] = await Promise.all([
+      const [{ openLog }, { preflight }, { startEmbedded }, tracing] = await Promise.all([
         import("./compose.ts"),
         import("./preflight.ts"),
         import("./embedded.ts"),
+        traceProcess("start", settings),
       ]);
       // Checked (and the database migrated) before anything listens; startEmbedded reopens the file.
       await (await preflight(settings, "start", () => openLog(settings))).close();
@@ -52,11 +64,12 @@ async function run(command: string, rest: string[], config: () => Config): Promi
         '  npx longrun threads create --max-input-tokens 8192 --task "Explore this project and report"',
       );
       console.log("  npx longrun follow <thread id it prints>");
-      onSignal(() => instance.close());
+      onSignal(() => instance.close().finally(tracing.shutdown));
       return RUNNING;
     }
     case "serve": {
       const settings = config();
+      const tracing = await traceProcess("serve", settings);
       const { startServe } = await import("./distributed.ts");
       const server = await startServe(settings);
       for (const notice of server.notices) console.log(notice);
@@ -67,17 +80,18 @@ async function run(command: string, rest: string[], config: () => Config): Promi
       );
       console.log(`  WebSocket: ${server.url.replace(/^http/, "ws")}/v1/ws`);
       console.log(`  OpenAPI:   ${server.url}/v1/openapi.json`);
-      onSignal(() => server.close());
+      onSignal(() => server.close().finally(tracing.shutdown));
       return RUNNING;
     }
     case "worker": {
       const settings = config();
+      const tracing = await traceProcess("worker", settings);
       const { startDistributedWorker } = await import("./distributed.ts");
       const worker = await startDistributedWorker(settings);
       for (const notice of worker.notices) console.log(notice);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
       if (worker.metricsUrl) console.log(`  metrics: ${worker.metricsUrl}`);
-      onSignal(() => worker.close());
+      onSignal(() => worker.close().finally(tracing.shutdown));
       return RUNNING;
     }
     case "token": {

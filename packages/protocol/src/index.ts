@@ -132,6 +132,7 @@ export {
   ThreadProfileBody,
 } from "./rest.ts";
 export { ApiKey, ApiKeyList, RevokedApiKey } from "./tokens.ts";
+export { TraceCarrier } from "./trace-carrier.ts";
 export {
   AgentActivity,
   ApprovalInbox,
