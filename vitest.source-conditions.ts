@@ -8,5 +8,11 @@ import { defaultClientConditions, defaultServerConditions } from "vite";
  */
 export const sourceConditions = {
   resolve: { conditions: ["@longrun/source", ...defaultClientConditions] },
-  ssr: { resolve: { conditions: ["@longrun/source", ...defaultServerConditions] } },
+  // Not "module": Node never reads it, and @opentelemetry/api's "module" build has extensionless
+  // imports that Node cannot load; tests resolve dependencies as the processes they test do.
+  ssr: {
+    resolve: {
+      conditions: ["@longrun/source", ...defaultServerConditions.filter((name) => name !== "module")],
+    },
+  },
 };

@@ -13,6 +13,7 @@ import { createRouter, registerSecuritySchemes } from "./contract.ts";
 import type { FailureLog } from "./failure-log.ts";
 import { gatewayTurnOptions } from "./gateway-turn-options.ts";
 import { errorResponse } from "./http-error.ts";
+import { httpSpan } from "./http-span.ts";
 import { openAiGatewayRoutes } from "./openai-gateway/index.ts";
 import { registerDocumentRoute, registerWebSocketRoute } from "./openapi-document.ts";
 import { requestLog } from "./request-log.ts";
@@ -54,6 +55,8 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   registerSecuritySchemes(app);
   // Every answer names its request (`X-Request-Id`), so a client's error can be matched to the server's log.
   app.use("*", requestId());
+  // The request's span (when tracing is on) is in force for everything below, its log line included.
+  app.use("*", httpSpan());
   app.use(
     "*",
     requestLog(() => deps.runtime.log),

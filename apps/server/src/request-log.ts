@@ -1,4 +1,5 @@
 import { errorFields, type Logger } from "@longrun/protocol";
+import { trace } from "@opentelemetry/api";
 import type { MiddlewareHandler } from "hono";
 
 /**
@@ -13,8 +14,10 @@ export function requestLog(logger: () => Logger): MiddlewareHandler {
     const startedAt = performance.now();
     await next();
     const status = context.res.status;
+    const traceId = trace.getActiveSpan()?.spanContext().traceId;
     const fields = {
       requestId: context.get("requestId") as string | undefined,
+      ...(traceId ? { traceId } : {}),
       tenantId: context.get("tenantId") as string | undefined,
       method: context.req.method,
       path: context.req.path,

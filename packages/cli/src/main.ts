@@ -28,20 +28,32 @@ function onSignal(close: () => Promise<void>) {
   process.on("SIGTERM", handler);
 }
 
+/**
+ * Starts this process's tracing when an OTLP endpoint is configured (the SDK is loaded only then) and
+ * says where its spans go; the returned shutdown exports what is still buffered.
+ */
+async function traceProcess(role: "start" | "serve" | "worker", settings: Config) {
+  const { startTracing, tracesUrl } = await import("./tracing.ts");
+  const tracing = await startTracing(role, settings);
+  if (tracing.enabled) console.log(`  traces:    ${tracesUrl(settings)} (OTLP/HTTP)`);
+  return tracing;
+}
+
 async function run(command: string, rest: string[], config: () => Config): Promise<number> {
   switch (command) {
     case "start": {
       const settings = config();
-      const [{ openLog }, { preflight }, { startEmbedded }] = await Promise.all([
+      const [{ openLog }, { preflight }, { startEmbedded }, tracing] = await Promise.all([
         import("./compose.ts"),
         import("./preflight.ts"),
         import("./embedded.ts"),
+        traceProcess("start", settings),
       ]);
       // Checked (and the database migrated) before anything listens; startEmbedded reopens the file.
       await (await preflight(settings, "start", () => openLog(settings))).close();
       const instance = await startEmbedded(settings);
       // Before the ready lines: whoever reads them may stop us at once, and a stop must release the data dir.
-      onSignal(() => instance.close());
+      onSignal(() => instance.close().finally(tracing.shutdown));
       for (const notice of instance.notices) console.log(notice);
       console.log(`longrun is running (embedded mode${instance.simModelUrl ? ", sim model" : ""})`);
       console.log(`  dashboard: ${instance.dashboardUrl}`);
@@ -58,9 +70,10 @@ async function run(command: string, rest: string[], config: () => Config): Promi
     }
     case "serve": {
       const settings = config();
+      const tracing = await traceProcess("serve", settings);
       const { startServe } = await import("./distributed.ts");
       const server = await startServe(settings);
-      onSignal(() => server.close());
+      onSignal(() => server.close().finally(tracing.shutdown));
       for (const notice of server.notices) console.log(notice);
       console.log(`longrun server listening on ${server.url}`);
       console.log(`  dashboard: ${server.url}/   (asks for a token)`);
@@ -73,9 +86,10 @@ async function run(command: string, rest: string[], config: () => Config): Promi
     }
     case "worker": {
       const settings = config();
+      const tracing = await traceProcess("worker", settings);
       const { startDistributedWorker } = await import("./distributed.ts");
       const worker = await startDistributedWorker(settings);
-      onSignal(() => worker.close());
+      onSignal(() => worker.close().finally(tracing.shutdown));
       for (const notice of worker.notices) console.log(notice);
       console.log(`longrun worker ${worker.worker.id} processing jobs`);
       if (worker.metricsUrl) console.log(`  metrics: ${worker.metricsUrl}`);

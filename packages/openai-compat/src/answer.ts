@@ -97,7 +97,9 @@ export function createAnswerReader() {
           type: "function",
           function: { name: call.name, arguments: call.arguments },
         }));
-      const hasState = reasoningDetails.length > 0 || reasoningContent.length > 0;
+      // The provider's response id is kept with the fact even without reasoning: it names the answer in
+      // the provider's own logs (and the trace's model call span).
+      const hasState = reasoningDetails.length > 0 || reasoningContent.length > 0 || Boolean(responseId);
       return {
         message: {
           role: "assistant",

@@ -133,6 +133,7 @@ export {
 } from "./rest.ts";
 export { ThreadCost } from "./thread-cost.ts";
 export { ApiKey, ApiKeyList, RevokedApiKey } from "./tokens.ts";
+export { TraceCarrier } from "./trace-carrier.ts";
 export {
   AgentActivity,
   ApprovalInbox,

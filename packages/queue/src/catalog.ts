@@ -1,4 +1,4 @@
-import { backoffDelay, CompactionTrigger } from "@longrun/protocol";
+import { backoffDelay, CompactionTrigger, TraceCarrier } from "@longrun/protocol";
 import { z } from "zod";
 
 /** The BullMQ queues (one Queue + one Worker each); jobs of one queue share its concurrency. */
@@ -37,9 +37,16 @@ const id = z.string().min(1);
 
 /**
  * What every agent job names: its thread, agent and run, and the thread's tenant, stamped by the
- * scheduler (the job's share of the workers is this tenant's: fair-share.ts).
+ * scheduler (the job's share of the workers is this tenant's: fair-share.ts); and the trace context of
+ * the work that asked for it, so the worker's spans join the same trace (absent when tracing is off).
  */
-const AgentJobTarget = z.object({ threadId: id, agentId: id, runId: id, tenantId: z.string().optional() });
+const AgentJobTarget = z.object({
+  threadId: id,
+  agentId: id,
+  runId: id,
+  tenantId: z.string().optional(),
+  trace: TraceCarrier.optional(),
+});
 
 /** Run one step of an agent (one model call and its tool calls). */
 export const AgentStepPayload = AgentJobTarget.extend({

@@ -1,8 +1,15 @@
+import { trace } from "@opentelemetry/api";
 import type { Bus } from "./bus.ts";
+import { activeTraceCarrier, traceContextOf } from "./trace-context.ts";
 
-/** Publishes a cancel on the control channel, so whichever worker runs a step of the run aborts it. */
+const tracer = trace.getTracer("longrun-queue");
+
+/**
+ * Publishes a cancel on the control channel, so whichever worker runs a step of the run aborts it; the
+ * cancel carries its request's trace context, so the worker's abort shows in the same trace.
+ */
 export function publishCancel(bus: Bus, runId: string): Promise<void> {
-  return bus.publish("control", { type: "cancel", runId });
+  return bus.publish("control", { type: "cancel", runId, ...activeTraceCarrier() });
 }
 
 /**
@@ -17,7 +24,17 @@ export class CancelRegistry {
   async start(bus: Bus): Promise<void> {
     // The bus parses every control message against its schema before it gets here.
     this.unsubscribe = await bus.subscribe("control", (control) => {
-      if (control.type === "cancel") this.abort(control.runId);
+      if (control.type !== "cancel") return;
+      if (!control.trace) return this.abort(control.runId);
+      // One short span in the sender's trace: which process received the cancel, and how many jobs it stopped.
+      const span = tracer.startSpan(
+        "longrun.run.cancel.received",
+        { attributes: { "longrun.run.id": control.runId } },
+        traceContextOf(control.trace),
+      );
+      span.setAttribute("longrun.jobs.aborted", this.running.get(control.runId)?.size ?? 0);
+      this.abort(control.runId);
+      span.end();
     });
   }
 

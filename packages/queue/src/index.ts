@@ -52,6 +52,7 @@ export {
 export { type KeepLeaseOptions, keepLease, type LeaseKeeper } from "./lease-keeper.ts";
 export { createRedisHealth, isRedisUnavailable, type RedisHealth } from "./redis-health.ts";
 export { createScheduler, type Scheduler, type SchedulingQueue, type StepOptions } from "./scheduler.ts";
+export { activeTraceCarrier, traceContextOf } from "./trace-context.ts";
 export {
   createMemoryWorkerRegistry,
   createRedisWorkerRegistry,

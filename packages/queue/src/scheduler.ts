@@ -1,5 +1,6 @@
 import type { CompactJob, PrepareJob, StepJob } from "./catalog.ts";
 import type { JobQueue } from "./job-queue.ts";
+import { activeTraceCarrier } from "./trace-context.ts";
 
 /** Options of one step enqueue. */
 export interface StepOptions {
@@ -12,8 +13,10 @@ export interface StepOptions {
 
 /** The jobs the runtime asks for, on top of a job queue (BullMQ or in-process). */
 export interface Scheduler {
-  step(job: StepJob, options?: StepOptions): Promise<void>;
-  compact(job: CompactJob): Promise<void>;
+  /** Enqueues a step; resolves to the id of the job that will run it. */
+  step(job: StepJob, options?: StepOptions): Promise<string>;
+  /** Enqueues a compaction; resolves to the id of the job that will run it (an existing one when deduplicated). */
+  compact(job: CompactJob): Promise<string>;
   /** A background summary of the agent's older prefix (dropped while one is queued or running). */
   prepareSummary(job: PrepareJob): Promise<void>;
   /** Drops queued (not running) jobs of a run; returns how many went. */
@@ -50,15 +53,19 @@ export function createScheduler(
     tenants.set(job.threadId, tenant);
     return tenant;
   };
-  /** The job stamped with its thread's tenant (when known), whose fair share it uses. */
+  /**
+   * The job stamped with its thread's tenant (when known), whose fair share it uses, and with the trace
+   * context of the caller (a request, a step), which the worker that takes the job continues.
+   */
   const withTenant = async <Job extends { threadId: string; tenantId?: string | undefined }>(job: Job) => {
     const tenantId = await tenantOf(job);
-    return tenantId === undefined ? job : { ...job, tenantId };
+    const stamped = { ...job, ...activeTraceCarrier() };
+    return tenantId === undefined ? stamped : { ...stamped, tenantId };
   };
   return {
     async step(job, options = {}) {
       const expectSeq = options.expectSeq ?? (await log.lastSeq(job.agentId));
-      await queue.enqueue(
+      const { id } = await queue.enqueue(
         "agent.step",
         { ...(await withTenant(job)), expectSeq },
         {
@@ -66,9 +73,10 @@ export function createScheduler(
           ...(options.delayMs ? { delayMs: options.delayMs } : {}),
         },
       );
+      return id;
     },
     async compact(job) {
-      await queue.enqueue("agent.compact", await withTenant(job));
+      return (await queue.enqueue("agent.compact", await withTenant(job))).id;
     },
     async prepareSummary(job) {
       await queue.enqueue("agent.prepare-summary", await withTenant(job));

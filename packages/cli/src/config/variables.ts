@@ -315,6 +315,25 @@ export const VARIABLES = {
     description: "least level of the JSON log lines on stdout (pretty when stdout is a terminal)",
     commands: RUNNING,
   }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: variable({
+    key: "otlpEndpoint",
+    schema: url(["http:", "https:"]).optional(),
+    description: "OTLP/HTTP collector base URL: traces are exported to it (`/v1/traces`); unset: tracing off",
+    commands: RUNNING,
+  }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: variable({
+    key: "otlpTracesEndpoint",
+    schema: url(["http:", "https:"]).optional(),
+    description: "full OTLP/HTTP traces URL, instead of the base URL above",
+    commands: RUNNING,
+  }),
+  OTEL_SERVICE_NAME: variable({
+    key: "serviceName",
+    schema: text().optional(),
+    description: "service name on the traces",
+    defaultText: "longrun-embedded, longrun-server, longrun-worker",
+    commands: RUNNING,
+  }),
 } as const;
 
 export type VariableName = keyof typeof VARIABLES;

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ChatMessage } from "@longrun/protocol";
+import { compactionStage } from "../tracing/compaction-span.ts";
 
 /** Where an agent's compacted source messages accumulate (DESIGN §5 step 10). */
 export function historyFilePath(workspaceDir: string, threadId: string, agentId: string): string {
@@ -11,7 +12,15 @@ export function historyFilePath(workspaceDir: string, threadId: string, agentId:
  * Appends compacted source messages (already sanitized: no provider state, I5) to the history file.
  * Returns the path, or the error; a failure must not block the summary.
  */
-export async function offloadHistory(
+export function offloadHistory(
+  file: string,
+  messages: Array<ChatMessage & { id?: string; seq?: number }>,
+  compactionKey: string,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  return compactionStage("offload", () => appendHistory(file, messages, compactionKey));
+}
+
+async function appendHistory(
   file: string,
   messages: Array<ChatMessage & { id?: string; seq?: number }>,
   compactionKey: string,

@@ -10,6 +10,7 @@ import type { CallCost, CompactionEvent, Ledger } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { projectContext, restorationBudgetsFor } from "../context/projection.ts";
 import { appendFact } from "../events/append-fact.ts";
+import { compactionStage } from "../tracing/compaction-span.ts";
 import type { CompactionAttempt, CompactionOutcome } from "./compaction-attempt.ts";
 import { readRecentFiles } from "./read-recent-files.ts";
 
@@ -39,7 +40,15 @@ export interface CompactionDraft {
  * this worker holds the lease, and reports it: completed, or refused when even the verbatim part
  * and the tail the cut kept are over the limit.
  */
-export async function recordFit(
+export function recordFit(
+  attempt: CompactionAttempt,
+  measured: { before: Projection; context: AgentContext },
+  draft: CompactionDraft,
+): Promise<CompactionOutcome> {
+  return compactionStage("record", () => fitAndRecord(attempt, measured, draft));
+}
+
+async function fitAndRecord(
   attempt: CompactionAttempt,
   measured: { before: Projection; context: AgentContext },
   draft: CompactionDraft,

@@ -19,6 +19,7 @@ import { projectContext } from "../context/projection.ts";
 import { waitForEvent } from "../events/event-waiter.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { toolsFor } from "../step/agent-tools.ts";
+import { compactionSpan, noteProjection } from "../tracing/compaction-span.ts";
 import {
   beginAttempt,
   type CompactionAttempt,
@@ -38,7 +39,11 @@ export type { CompactionOutcome } from "./compaction-attempt.ts";
  * compaction event and the post-compaction check, I6 (record-compaction.ts). A manual compaction also
  * appends the visible `/compact` record and nothing else (I7).
  */
-export async function runCompaction(deps: RuntimeDeps, job: LeasedCompactJob): Promise<CompactionOutcome> {
+export function runCompaction(deps: RuntimeDeps, job: LeasedCompactJob): Promise<CompactionOutcome> {
+  return compactionSpan(job, () => compactAttempt(deps, job));
+}
+
+async function compactAttempt(deps: RuntimeDeps, job: LeasedCompactJob): Promise<CompactionOutcome> {
   const attempt = beginAttempt(deps, job, job.compactionKey ?? newId());
   try {
     return await compactOnce(attempt);
@@ -74,6 +79,7 @@ async function compactOnce(attempt: CompactionAttempt): Promise<CompactionOutcom
 
   const context = await loadAgentContext(deps, job.agentId);
   const before = projectContext(deps, context);
+  noteProjection(before);
   attempt.started = true;
   await deps.events.emit({
     ...where,

@@ -1,9 +1,11 @@
 import { DEFAULT_LEASE_MS, type JobContext, type JobHandlers } from "@longrun/queue";
+import { trace } from "@opentelemetry/api";
 import { SessionCache } from "../context/agent-session.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RunControl } from "../runs/run-control.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { runCompactJob } from "./compact-job.ts";
+import { type JobTarget, jobSpan } from "./job-span.ts";
 import { runPrepareJob } from "./prepare-job.ts";
 import { runStepJob } from "./step-job.ts";
 
@@ -32,12 +34,12 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
   const compactEnv = { ...options, leaseMs };
   /** Runs one job with a signal that a cancel of its run also aborts. */
   const tracked =
-    <Payload extends { runId: string }, Context extends { signal: AbortSignal }>(
+    <Payload extends JobTarget, Context extends { signal: AbortSignal }>(
       work: (payload: Payload, context: Context) => Promise<unknown>,
     ) =>
     async (
       payload: Payload,
-      context: Context & Pick<JobContext, "name" | "attempt" | "readyAt" | "redelivered">,
+      context: Context & Pick<JobContext, "jobId" | "name" | "attempt" | "readyAt" | "redelivered">,
     ) => {
       // A first attempt's wait: a retry's would include its earlier attempts and its backoff.
       if (context.readyAt !== undefined && context.attempt === 1 && !context.redelivered) {
@@ -45,7 +47,9 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
       }
       const cancel = options.track?.(payload.runId, context.signal);
       try {
-        return await work(payload, cancel ? { ...context, signal: cancel.signal } : context);
+        return await jobSpan(payload, context, () =>
+          work(payload, cancel ? { ...context, signal: cancel.signal } : context),
+        );
       } finally {
         cancel?.done();
       }
@@ -69,7 +73,10 @@ function withJobLog<Env extends { deps: RuntimeDeps }>(
   payload: { threadId: string; agentId: string; runId: string },
   context: JobContext,
 ): Env {
+  // The job's trace, when traced: its log lines and its spans can be looked up from each other.
+  const traceId = trace.getActiveSpan()?.spanContext().traceId;
   const log = env.deps.log.child({
+    ...(traceId ? { traceId } : {}),
     jobId: context.jobId,
     job: context.name,
     attempt: context.attempt,

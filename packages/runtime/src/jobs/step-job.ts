@@ -1,10 +1,12 @@
 import type { AgentStepPayload, JobContext, StepJob } from "@longrun/queue";
+import { SpanStatusCode } from "@opentelemetry/api";
 import { openSession, type SessionCache, sessionIsCurrent } from "../context/agent-session.ts";
 import { holdAgentLease } from "../runs/agent-lease.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RunControl } from "../runs/run-control.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { runAgentStep } from "../step/agent-step.ts";
+import { runAgentStep, type StepOutcome } from "../step/agent-step.ts";
+import { idAttributes, inSpan } from "../tracing/spans.ts";
 import { isFinishedStatus, settleJobError } from "./job-failure.ts";
 
 /** What the step job needs besides the shared resources. */
@@ -71,7 +73,9 @@ export async function runStepJob(
       const signal = AbortSignal.any([context.signal, lease.lost]);
       const startedAt = performance.now();
       try {
-        outcome = await runAgentStep(deps, env.coordinator, { ...job, fence: lease.fence, signal, session });
+        outcome = await stepSpan(job, lease.fence, () =>
+          runAgentStep(deps, env.coordinator, { ...job, fence: lease.fence, signal, session }),
+        );
         deps.metrics?.step((performance.now() - startedAt) / 1000, outcome.kind);
       } catch (error) {
         deps.metrics?.step((performance.now() - startedAt) / 1000, "error");
@@ -91,4 +95,19 @@ export async function runStepJob(
     sessions.drop(job.agentId);
     return settleJobError(deps, runControl, error, job, context, "step_failed");
   }
+}
+
+/** One agent step as a span (its model call and tool calls are its children), with how it ended. */
+function stepSpan(job: StepJob, fence: number, step: () => Promise<StepOutcome>): Promise<StepOutcome> {
+  return inSpan(
+    "longrun.step",
+    { attributes: { ...idAttributes(job), "longrun.lease.fence": fence } },
+    async (span) => {
+      const outcome = await step();
+      span.setAttribute("longrun.step.outcome", outcome.kind);
+      if (outcome.kind === "compact") span.setAttribute("longrun.compaction.trigger", outcome.trigger);
+      if (outcome.kind === "failed") span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.reason });
+      return outcome;
+    },
+  );
 }

@@ -88,7 +88,7 @@ export function createReconciler(
 
   async function reconcileRun(run: RunRecord, live: Set<string>, report: ReconcileReport, seen: Set<string>) {
     const agents = await deps.store.agents.listByThread(run.threadId);
-    const recover = async (agent: Agent, action: string, issue: () => Promise<void>) => {
+    const recover = async (agent: Agent, action: string, issue: () => Promise<unknown>) => {
       const last = await deps.store.messages.last(agent.id);
       const key = `${agent.id}:${last?.seq ?? -1}`;
       seen.add(key);

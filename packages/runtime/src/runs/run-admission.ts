@@ -4,7 +4,24 @@ import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import { withinRunQuota } from "../fair-share/run-quota.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { idAttributes, inSpan } from "../tracing/spans.ts";
 import { agentStatusIn, threadStatusIn } from "./run-status.ts";
+
+/**
+ * A run's admission as a span — a child of the request that asked for it, the parent of its first
+ * job — named by the run it admitted (`runOf` reads it from what `admit` returns).
+ */
+export function admissionSpan<T>(
+  ids: { threadId?: string; agentId?: string },
+  admit: () => Promise<T>,
+  runOf: (admitted: T) => string,
+): Promise<T> {
+  return inSpan("longrun.run.admit", { attributes: idAttributes(ids) }, async (span) => {
+    const admitted = await admit();
+    span.setAttribute("longrun.run.id", runOf(admitted));
+    return admitted;
+  });
+}
 
 /**
  * Creates a run; when another is active in the thread it waits behind it (position > 0). The tenant's

@@ -16,7 +16,7 @@ import { finishApiTeam } from "./api-team-run.ts";
 import { decideApproval } from "./approval-decision.ts";
 import { planRuleFromDecision } from "./approval-rules.ts";
 import type { Coordinator } from "./coordinator.ts";
-import { admitRun, recordRunStart } from "./run-admission.ts";
+import { admissionSpan, admitRun, recordRunStart } from "./run-admission.ts";
 import { endCompactionRun, endRootRun, recordCancel } from "./run-ending.ts";
 import { agentStatusIn, markRunMoving, markRunStuck, threadStatusIn } from "./run-status.ts";
 
@@ -31,7 +31,15 @@ export class RunControl {
   ) {}
 
   /** Admits a user message; `/compact` is a manual compaction, its own turn. */
-  async admitMessage(input: {
+  admitMessage(input: { threadId: string; content: string; agentId?: string }): Promise<PostMessageResult> {
+    return admissionSpan(
+      { threadId: input.threadId },
+      () => this.admitMessageNow(input),
+      (result) => result.runId,
+    );
+  }
+
+  private async admitMessageNow(input: {
     threadId: string;
     content: string;
     agentId?: string;
@@ -50,7 +58,18 @@ export class RunControl {
   }
 
   /** Admits a manual compaction of one agent (POST /v1/agents/:id/compact). */
-  async admitCompaction(agentId: string, options: { strategy?: "partial" | "full" } = {}): Promise<Run> {
+  admitCompaction(agentId: string, options: { strategy?: "partial" | "full" } = {}): Promise<Run> {
+    return admissionSpan(
+      { agentId },
+      () => this.admitCompactionNow(agentId, options),
+      (run) => run.id,
+    );
+  }
+
+  private async admitCompactionNow(
+    agentId: string,
+    options: { strategy?: "partial" | "full" },
+  ): Promise<Run> {
     const agent = await this.deps.store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
     const { run, position } = await admitRun(this.deps, {
@@ -65,7 +84,18 @@ export class RunControl {
   }
 
   /** Admits a team spawned through the API: queued behind an active run like any other. */
-  async admitSpawn(agentId: string, specs: SpawnAgentSpec[]): Promise<{ run: Run; agents: Agent[] }> {
+  admitSpawn(agentId: string, specs: SpawnAgentSpec[]): Promise<{ run: Run; agents: Agent[] }> {
+    return admissionSpan(
+      { agentId },
+      () => this.admitSpawnNow(agentId, specs),
+      (result) => result.run.id,
+    );
+  }
+
+  private async admitSpawnNow(
+    agentId: string,
+    specs: SpawnAgentSpec[],
+  ): Promise<{ run: Run; agents: Agent[] }> {
     const agent = await this.deps.store.agents.get(agentId);
     if (!agent) throw new LongrunError("not_found", `agent ${agentId} not found`);
     const { run, position } = await admitRun(this.deps, {
@@ -99,20 +129,29 @@ export class RunControl {
     return messageId;
   }
 
-  /** The first job of a started run (also what the reconciler re-issues when it was lost). */
+  /**
+   * The first job of a started run (also what the reconciler re-issues when it was lost), recorded as
+   * the run's `jobId` so an operator can find it in the queue. A spawn run's jobs are its members'.
+   */
   async scheduleRunStart(run: Run): Promise<void> {
     const job = { threadId: run.threadId, agentId: run.agentId, runId: run.id };
-    if (run.kind === "compact") {
-      const strategy = parseJson<{ strategy?: "partial" | "full" }>(run.input)?.strategy;
-      await this.deps.scheduler.compact({ ...job, trigger: "manual", ...(strategy ? { strategy } : {}) });
-      return;
-    }
     if (run.kind === "spawn") {
       const specs = parseJson<{ agents?: SpawnAgentSpec[] }>(run.input)?.agents ?? [];
       await this.coordinator.spawnFromApi(run.agentId, run.id, specs);
       return;
     }
-    await this.deps.scheduler.step(job);
+    let jobId: string;
+    if (run.kind === "compact") {
+      const strategy = parseJson<{ strategy?: "partial" | "full" }>(run.input)?.strategy;
+      jobId = await this.deps.scheduler.compact({
+        ...job,
+        trigger: "manual",
+        ...(strategy ? { strategy } : {}),
+      });
+    } else {
+      jobId = await this.deps.scheduler.step(job);
+    }
+    await this.deps.store.runs.update(run.id, { jobId });
   }
 
   /**

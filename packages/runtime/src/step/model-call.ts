@@ -2,6 +2,7 @@ import type { ToolSpec } from "@longrun/compaction";
 import { type UpstreamChunk, usageFromChat } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
+import { modelCallSpan, setFinishReason } from "../tracing/model-call-span.ts";
 import { anthropicClientFor, callAnthropic, summarizeWithAnthropic } from "../upstream/anthropic-call.ts";
 import { callResponses, summarizeWithResponses } from "../upstream/responses-call.ts";
 import type { UpstreamCall, UpstreamTarget } from "../upstream/upstream-request.ts";
@@ -12,9 +13,13 @@ export interface ModelCallRequest extends UpstreamCall, UpstreamTarget {}
 
 /**
  * One streaming Chat Completions call through the official client; returns the assistant message to
- * append (provider-private reasoning kept apart in `providerState`).
+ * append (provider-private reasoning kept apart in `providerState`). Each attempt is one GenAI span.
  */
-export async function callModel(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
+export function callModel(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
+  return modelCallSpan("step", request, () => sendModelCall(client, request));
+}
+
+async function sendModelCall(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
   // Another wire format: its own caller (upstream/), the same request and the same fact back.
   if (request.api === "responses") return callResponses(client, request);
   if (request.api === "anthropic-messages")
@@ -34,6 +39,7 @@ export async function callModel(client: OpenAI, request: ModelCallRequest): Prom
     const answer = await readAnswerStream(stream as AsyncIterable<UpstreamChunk>, deadline, (event) => {
       if (event.type === "text") request.onDelta?.(event.delta);
     });
+    setFinishReason(answer.finishReason);
     return answer.message;
   });
 }
@@ -43,23 +49,33 @@ export async function callModel(client: OpenAI, request: ModelCallRequest): Prom
  * agent's tools (so a provider's prefix cache serves it) with `tool_choice: "none"`: they cannot be
  * called. Returns the text.
  */
-export async function callSummarizer(
+export function callSummarizer(
   client: OpenAI,
-  request: UpstreamTarget & {
-    model: string;
-    messages: ChatMessage[];
-    tools?: readonly ToolSpec[];
-    toolChoice?: "none";
-    maxOutputTokens?: number;
-    signal?: AbortSignal;
-    headers?: Record<string, string>;
-    /**
-     * Not streamed: the first byte comes with the whole answer, which a long summary takes a while to
-     * write, so one timer (the profile's total) bounds it.
-     */
-    timeoutMs?: number;
-  },
-): Promise<{ text: string; usage: Usage | undefined }> {
+  request: SummaryRequest,
+): Promise<{ text: string; usage: Usage | undefined; responseId?: string }> {
+  return modelCallSpan("summary", request, () => sendSummaryCall(client, request));
+}
+
+/** A summary call's request: the model, its messages, the agent's tools (never called) and limits. */
+type SummaryRequest = UpstreamTarget & {
+  model: string;
+  messages: ChatMessage[];
+  tools?: readonly ToolSpec[];
+  toolChoice?: "none";
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /**
+   * Not streamed: the first byte comes with the whole answer, which a long summary takes a while to
+   * write, so one timer (the profile's total) bounds it.
+   */
+  timeoutMs?: number;
+};
+
+async function sendSummaryCall(
+  client: OpenAI,
+  request: SummaryRequest,
+): Promise<{ text: string; usage: Usage | undefined; responseId?: string }> {
   if (request.api === "responses") return summarizeWithResponses(client, summaryCall(request));
   if (request.api === "anthropic-messages")
     return summarizeWithAnthropic(anthropicClientFor(client, request.anthropic), summaryCall(request));
@@ -81,13 +97,19 @@ export async function callSummarizer(
       { signal: deadline.signal, headers: request.headers },
     ),
   );
-  const text = completion.choices[0]?.message?.content;
+  const choice = completion.choices[0];
+  setFinishReason(choice?.finish_reason);
+  const text = choice?.message?.content;
   if (!text || text.trim().length === 0) throw new Error("summarizer returned no text");
-  return { text, usage: usageFromChat(completion.usage) };
+  return {
+    text,
+    usage: usageFromChat(completion.usage),
+    ...(completion.id ? { responseId: completion.id } : {}),
+  };
 }
 
 /** A summary request in the format-neutral shape of the other wire formats' callers. */
-function summaryCall(request: Parameters<typeof callSummarizer>[1]) {
+function summaryCall(request: SummaryRequest) {
   const { tools, toolChoice: _none, ...rest } = request;
   return { ...rest, ...(tools ? { tools: [...tools] as OpenAI.Chat.Completions.ChatCompletionTool[] } : {}) };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolSpan } from "../tracing/tool-span.ts";
 import { spawnAgentsTool, todoWriteTool, updatePlanTool } from "./agent-state-tools.ts";
 import { type ApprovalPolicy, createApprovalPolicy, denialResult } from "./approval.ts";
 import { editFileTool } from "./edit-file.ts";
@@ -145,6 +146,6 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
     has: (name) => byName.has(name),
     needsApproval: (name) => policy.needsApproval(name),
     denialResult: (reason) => denialResult(reason).output,
-    execute,
+    execute: (call, context, signal) => toolSpan(call, () => execute(call, context, signal)),
   };
 }

@@ -3,6 +3,7 @@ import { ANTHROPIC_REASONING_FORMAT, toAnthropicRequest } from "@longrun/compact
 import type { NewMessage, ReasoningDetail, ToolCall, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { withModelDeadline } from "../step/model-deadline.ts";
+import { setFinishReason } from "../tracing/model-call-span.ts";
 import { functionTools, type UpstreamCall } from "./upstream-request.ts";
 
 /** Anthropic requires max_tokens; this when the profile names none. */
@@ -53,7 +54,14 @@ export function messageFromAnthropic(message: Anthropic.Messages.Message): NewMe
     content: text.length > 0 ? text : null,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
     usage: usageFromAnthropic(message.usage),
-    ...(details.length > 0 ? { providerState: { reasoningDetails: details } } : {}),
+    ...(details.length > 0 || message.id
+      ? {
+          providerState: {
+            ...(details.length > 0 ? { reasoningDetails: details } : {}),
+            ...(message.id ? { responseId: message.id } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -102,7 +110,9 @@ export async function callAnthropic(client: Anthropic, call: UpstreamCall): Prom
         call.onDelta?.(event.delta.text);
     }
     if (deadline.signal.aborted) throw deadline.signal.reason;
-    return messageFromAnthropic(await stream.finalMessage());
+    const final = await stream.finalMessage();
+    setFinishReason(final.stop_reason);
+    return messageFromAnthropic(final);
   });
 }
 

@@ -58,7 +58,14 @@ export function messageFromResponse(response: Response): NewMessage {
     content: text.length > 0 ? text : null,
     ...(toolCalls.length > 0 ? { toolCalls } : {}),
     ...(usage ? { usage } : {}),
-    ...(details.length > 0 ? { providerState: { reasoningDetails: details } } : {}),
+    ...(details.length > 0 || response.id
+      ? {
+          providerState: {
+            ...(details.length > 0 ? { reasoningDetails: details } : {}),
+            ...(response.id ? { responseId: response.id } : {}),
+          },
+        }
+      : {}),
   };
 }
 
