@@ -82,6 +82,9 @@ describe("materializeWorkspace", () => {
     expect(result.unrestorable).toEqual(["big.bin"]);
     // Left as copied, never replaced by something it was not.
     expect(new Uint8Array(await readFile(path.join(targetDir, "big.bin")))).toEqual(new Uint8Array([2]));
+    // When the current file is the content over the cap, the copy is right and nothing is reported.
+    await writeFile(path.join(source, "big.bin"), big);
+    expect((await materialize(2)).result.unrestorable).toEqual([]);
 
     // Before the first change: neither file existed.
     const before = await materialize(1);

@@ -1,10 +1,11 @@
 import { constants } from "node:fs";
-import { cp, stat, unlink } from "node:fs/promises";
+import { cp, readFile, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { StoredMessage } from "@longrun/protocol";
 import type { FileSnapshot, Store } from "@longrun/store";
 import { rewrite } from "../tools/text-file.ts";
 import { openWorkspace, type Workspace } from "../tools/workspace.ts";
+import { contentHash } from "./file-content.ts";
 
 /** What a fork's workspace holds beside the copy of the source's current files. */
 export interface MaterializedWorkspace {
@@ -88,6 +89,16 @@ export async function materializeWorkspace(
   return result;
 }
 
+/** sha256 of a file of the new folder as copied; null when there is none. */
+async function currentHash(file: string): Promise<string | null> {
+  try {
+    return contentHash(await readFile(file));
+  } catch {
+    // No file (or not a readable one) there: it cannot be the content wanted.
+    return null;
+  }
+}
+
 /** Puts one path back to a snapshot's content (or removes it when the snapshot says "no file"). */
 async function putBack(
   store: Store,
@@ -104,8 +115,8 @@ async function putBack(
     return "removed";
   }
   const bytes = await store.fileSnapshots.blob(tenantId, state.hash);
-  // Over the size cap: only the hash was kept.
-  if (!bytes) return "unrestorable";
+  // Over the size cap only the hash was kept: fine when the copy already is that content.
+  if (!bytes) return (await currentHash(target.absolute)) === state.hash ? "restored" : "unrestorable";
   const { handle } = await workspace.createFile(target);
   try {
     await rewrite(handle, bytes);
