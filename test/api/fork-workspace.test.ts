@@ -183,4 +183,44 @@ describe("a fork starts from the workspace as it was", () => {
     expect(afterFirst.rows).toBe(6);
     expect(afterSecond.rows).toBe(6);
   });
+
+  it("equals, hash for hash, the files the agent's calls made up to each point (50 changes)", async () => {
+    // 75 writer steps: 25 files written, 25 edited. The oracle replays the calls' own arguments.
+    const created = await client.threads.create({
+      model: "sim",
+      simScript: "writer",
+      simSteps: 75,
+      task: "Write the long handbook",
+    });
+    const detail = await finished(created.id, created.runs[0]!.id);
+    const facts = (await client.agents.messages(rootOf(detail).id, { afterSeq: -1, limit: 1000 })).messages;
+    const calls = new Map(facts.flatMap((message) => message.toolCalls ?? []).map((call) => [call.id, call]));
+    const expectedAt = (point: StoredMessage) => {
+      const files = new Map<string, string>();
+      for (const result of facts) {
+        if (result.seq > point.seq || result.role !== "tool" || result.toolStatus !== "ok") continue;
+        const call = calls.get(result.toolCallId ?? "");
+        const args = JSON.parse(call?.function.arguments ?? "{}");
+        if (call?.function.name === "write_file") files.set(args.path, args.content);
+        if (call?.function.name === "edit_file")
+          files.set(args.path, files.get(args.path)!.replace(args.oldText, args.newText));
+      }
+      return files;
+    };
+    const changes = facts.filter(
+      (message) =>
+        message.role === "tool" &&
+        ["write_file", "edit_file"].includes(calls.get(message.toolCallId ?? "")?.function.name ?? ""),
+    );
+    expect(changes).toHaveLength(50);
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    for (const point of [changes[0]!, changes[9]!, changes[24]!, changes[37]!, facts.at(-1)!]) {
+      const fork = await client.threads.fork(detail.id, { atMessageId: point.id });
+      const actual = await hashes(join(fork.workspaceDir, WRITER_DIR)).catch(() => ({}));
+      const expected = Object.fromEntries(
+        [...expectedAt(point)].map(([path, text]) => [relative(WRITER_DIR, path), sha(text)]),
+      );
+      expect(actual).toEqual(expected);
+    }
+  });
 });
