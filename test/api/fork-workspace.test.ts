@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
@@ -221,6 +221,41 @@ describe("a fork starts from the workspace as it was", () => {
         [...expectedAt(point)].map(([path, text]) => [relative(WRITER_DIR, path), sha(text)]),
       );
       expect(actual).toEqual(expected);
+    }
+  });
+
+  it("a compaction's restored files name their version: current, or the agent's last write once an editor changed the file", async () => {
+    const created = await client.threads.create({
+      model: "sim",
+      simScript: "writer",
+      simSteps: 90,
+      maxInputTokens: 32_768,
+      task: "Write the compacted handbook",
+    });
+    const detail = await finished(created.id, created.runs[0]!.id);
+    const compactions = await client.agents.compactions(rootOf(detail).id);
+    const restored = compactions
+      .flatMap((compaction) => compaction.restored)
+      .filter((item) => item.kind === "file");
+    expect(restored.length).toBeGreaterThan(0);
+    expect(new Set(restored.map((item) => item.version))).toEqual(new Set(["current"]));
+
+    // An editor changes every file after the run; a manual compaction then restores the agent's last
+    // write of a file it wrote last (the snapshot), the current file where the agent read it since.
+    for (const name of await readdir(join(detail.workspaceDir, WRITER_DIR)))
+      await appendFile(join(detail.workspaceDir, WRITER_DIR, name), "\nexternal edit\n");
+    const posted = await client.threads.sendMessage(detail.id, { content: "/compact" });
+    await finished(detail.id, posted.runId);
+    const last = (await client.agents.compactions(rootOf(detail).id)).at(-1)!;
+    const files = last.restored.filter((item) => item.kind === "file");
+    const snapshots = files.filter((item) => item.version?.startsWith("as of message #"));
+    expect(snapshots.length).toBeGreaterThan(0);
+    for (const item of files) {
+      if (item.version === "current") expect(item.content).toContain("external edit");
+      else {
+        expect(item.version).toMatch(/^as of message #\d+, the agent's last write; changed since$/);
+        expect(item.content).not.toContain("external edit");
+      }
     }
   });
 });
