@@ -8,6 +8,9 @@ const WriteFileArgs = z.object({
   content: z.string().describe("The complete new content of the file."),
 });
 
+/** Largest earlier content read for a snapshot before an overwrite (64 MiB). */
+const PREVIOUS_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
  * The file's bytes before it is overwritten, for its snapshot; null when there is none, undefined when
  * it could not be read (the write below then fails or overwrites something not a readable file).
@@ -24,6 +27,8 @@ async function previousBytes(
     return ToolError.hasCode(error, "not_found") ? null : undefined;
   }
   try {
+    // A huge file is not read into memory for its snapshot: its earlier content stays unknown.
+    if ((await handle.stat()).size > PREVIOUS_MAX_BYTES) return undefined;
     return await readAll(handle);
   } finally {
     await handle.close();
