@@ -151,10 +151,11 @@ describe("forking a thread", () => {
     expect(fork).toMatchObject({
       title: "second try",
       tenantId: source.detail.tenantId,
-      workspaceDir: source.detail.workspaceDir,
       forkedFromThreadId: source.detail.id,
       rewoundToThreadId: null,
     });
+    // Its own workspace folder, holding the source's workspace as it was at the point (fork-workspace.test.ts).
+    expect(fork.workspaceDir).toBe(join(dataDir, "workspaces", fork.id));
     expect(rootOf(fork)).toMatchObject({
       inherit: "fork",
       forkMessageId: at.id,

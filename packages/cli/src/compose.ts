@@ -108,6 +108,7 @@ export function buildRuntime(
   infra: Infrastructure,
   config: Pick<Config, "timeZone" | "searchUrl"> &
     Partial<TenantLimitSettings> &
+    Partial<Pick<Config, "snapshotMaxBytes">> &
     Partial<Pick<Config, "anthropicApiKey" | "anthropicBaseUrl">>,
   options: { breaker?: { baseCooldownMs?: number; threshold?: number } } = {},
 ): Runtime {
@@ -135,6 +136,7 @@ export function buildRuntime(
     now: () => Date.now(),
     timeZone: config.timeZone,
     tenantLimits: tenantLimitsOf(config),
+    ...(config.snapshotMaxBytes === undefined ? {} : { snapshotMaxBytes: config.snapshotMaxBytes }),
   };
   const coordinator = new Coordinator(deps);
   const runControl = new RunControl(deps, coordinator);

@@ -34,4 +34,33 @@ describe("planRestoration", () => {
     expect(plan.messages.every((message) => message.role === "user")).toBe(true);
     expect(String(plan.messages[2]?.content)).toContain("- [~] write tests");
   });
+
+  it("names the version it restores in the block and the item (a snapshot or the current file)", () => {
+    const plan = planRestoration({
+      tokenizer,
+      files: [
+        { path: "a.ts", content: "export const a = 1;", readAt: 2, version: "current" },
+        {
+          path: "b.ts",
+          content: "export const b = 1;",
+          readAt: 1,
+          version: "as of message #12, the agent's last write; changed since",
+        },
+        { path: "c.ts", content: "export const c = 1;", readAt: 0 },
+      ],
+    });
+    expect(plan.messages.map((message) => String(message.content).split("\n")[0])).toEqual([
+      expect.stringMatching(/^\[Restored after compaction: a\.ts \(current\) \(last read /),
+      expect.stringMatching(
+        /^\[Restored after compaction: b\.ts \(as of message #12, the agent's last write; changed since\)/,
+      ),
+      // No version named (events recorded before versions were): the block reads as it always did.
+      expect.stringMatching(/^\[Restored after compaction: current contents of c\.ts \(last read /),
+    ]);
+    expect(plan.items.map((item) => item.version)).toEqual([
+      "current",
+      "as of message #12, the agent's last write; changed since",
+      undefined,
+    ]);
+  });
 });

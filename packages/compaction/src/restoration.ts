@@ -12,6 +12,11 @@ export interface RestoredFile {
    * outside the budgets, so every rebuild of the projection is the same.
    */
   fitted?: boolean;
+  /**
+   * Which version `content` is, named in the restored block: `current`, or the snapshot the agent last
+   * saw (`as of message #N …`). Unset: the block reads as before versions were named.
+   */
+  version?: string;
 }
 
 /** Plan and TODO list to restore. */
@@ -77,11 +82,16 @@ function fittedBody(text: string, cutLines: number): string {
 
 function fileMessage(file: RestoredFile, body: string): ChatMessage {
   const when = new Date(file.readAt).toISOString();
+  const what =
+    file.version === undefined ? `current contents of ${file.path}` : `${file.path} (${file.version})`;
   return {
     role: "user",
-    content: `[Restored after compaction: current contents of ${file.path} (last read ${when})]\n<file path="${file.path}">\n${body}\n</file>`,
+    content: `[Restored after compaction: ${what} (last read ${when})]\n<file path="${file.path}">\n${body}\n</file>`,
   };
 }
+
+/** The item's version field, when the file names one. */
+const versionOf = (file: RestoredFile) => (file.version === undefined ? {} : { version: file.version });
 
 function stateMessage(state: RestorableState): ChatMessage | null {
   const parts: string[] = [];
@@ -119,7 +129,14 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
       const tokens = estimateMessageTokens(message, input.tokenizer);
       total += tokens;
       plan.messages.push(message);
-      plan.items.push({ kind: "file", path: file.path, tokens, content: body, fitted: true });
+      plan.items.push({
+        kind: "file",
+        path: file.path,
+        tokens,
+        content: body,
+        fitted: true,
+        ...versionOf(file),
+      });
       continue;
     }
     const text = decodeText(file.content);
@@ -142,7 +159,14 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
     const tokens = estimateMessageTokens(message, input.tokenizer);
     total += tokens;
     plan.messages.push(message);
-    plan.items.push({ kind: "file", path: file.path, tokens, content: body, fitted: true });
+    plan.items.push({
+      kind: "file",
+      path: file.path,
+      tokens,
+      content: body,
+      fitted: true,
+      ...versionOf(file),
+    });
   }
   const state = input.state ? stateMessage(input.state) : null;
   if (state && input.state) {

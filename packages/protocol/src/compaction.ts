@@ -40,6 +40,11 @@ export const RestoredItem = z.object({
   content: z.string().optional(),
   /** `content` is already cut to its budget (events since the ledger); older events hold whole files. */
   fitted: z.boolean().optional(),
+  /**
+   * Which version of the file was restored: `current` (as read at compaction time) or `as of message
+   * #N …` (the snapshot of the agent's last write, the file having changed since). Absent in older events.
+   */
+  version: z.string().optional(),
 });
 export type RestoredItem = z.infer<typeof RestoredItem>;
 

@@ -47,6 +47,11 @@ export interface RuntimeDeps {
   counter?: MessageCounter;
   /** Each tenant's share (runs at once, runs queued, request rate); the defaults when absent. */
   tenantLimits?: TenantLimitsConfig;
+  /**
+   * Largest file content (bytes) a workspace snapshot keeps (LONGRUN_SNAPSHOT_MAX_BYTES); a larger
+   * one keeps its hash and size only. Default 1 MiB.
+   */
+  snapshotMaxBytes?: number;
   /** Provider retry policy; tests shorten it. */
   retry?: { maxAttempts?: number; baseMs?: number; maxMs?: number };
 }

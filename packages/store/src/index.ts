@@ -8,6 +8,13 @@ export type { CompactionRepository, NewCompaction } from "./compactions.ts";
 export type { Database } from "./connection.ts";
 export { estimateTokens, type Transaction } from "./context.ts";
 export type { EventRepository } from "./events.ts";
+export type {
+  FileChange,
+  FileChangesInput,
+  FileContent,
+  FileSnapshot,
+  FileSnapshotRepository,
+} from "./file-snapshots.ts";
 export { idTime, newId } from "./ids.ts";
 export type { AppendOptions, Boundary, MessageInput, MessageRepository } from "./messages.ts";
 export { MIGRATIONS_FOLDER } from "./migrate.ts";

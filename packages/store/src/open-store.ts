@@ -9,6 +9,7 @@ import { type CompactionRepository, createCompactionRepository } from "./compact
 import { Connection, type Database, resolveLocation } from "./connection.ts";
 import { createContext, estimateTokens } from "./context.ts";
 import { createEventRepository, type EventRepository } from "./events.ts";
+import { createFileSnapshotRepository, type FileSnapshotRepository } from "./file-snapshots.ts";
 import { createMessageRepository, type MessageRepository } from "./messages.ts";
 import { runMigrations } from "./migrate.ts";
 import { createPreparedSummaryRepository, type PreparedSummaryRepository } from "./prepared-summaries.ts";
@@ -50,6 +51,8 @@ export interface Store {
   readonly toolRuns: ToolRunRepository;
   readonly approvals: ApprovalRepository;
   readonly approvalRules: ApprovalRuleRepository;
+  /** Content-addressed snapshots of the files the agents' tools changed (issue 37). */
+  readonly fileSnapshots: FileSnapshotRepository;
   /**
    * One write transaction: facts and the events that describe them commit together. Events returned
    * by `unit.appendEvents` are persisted but not published: the caller publishes after commit.
@@ -110,6 +113,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     toolRuns: createToolRunRepository(context),
     approvals: createApprovalRepository(context),
     approvalRules: createApprovalRuleRepository(context),
+    fileSnapshots: createFileSnapshotRepository(context),
     transact: (work) => context.transact(work),
     get db() {
       return connection.db;

@@ -18,7 +18,7 @@ import type {
   ToolStatus,
   Usage,
 } from "@longrun/protocol";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 // References between tables are logical (no FOREIGN KEY clauses): SQLite leaves them unenforced by
 // default, and the log must accept facts in whatever order concurrent writers commit them.
@@ -281,6 +281,47 @@ export const toolRuns = sqliteTable(
   (table) => [primaryKey({ columns: [table.agentId, table.callId] })],
 );
 
+/**
+ * File contents the agents' tools wrote or replaced, addressed by the sha256 of their bytes: stored
+ * once per tenant and content however many snapshots name them. `bytes` is null when the content was
+ * over the size cap (LONGRUN_SNAPSHOT_MAX_BYTES): only its hash and size are kept.
+ */
+export const blobs = sqliteTable(
+  "blobs",
+  {
+    tenantId: text("tenant_id").notNull(),
+    hash: text("hash").notNull(),
+    size: integer("size").notNull(),
+    bytes: blob("bytes", { mode: "buffer" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.tenantId, table.hash] })],
+);
+
+/**
+ * Append-only: a file of the thread's workspace as a tool call left it (`after`), and as it was before
+ * the thread first changed it (`before`). Written in the transaction of the call's result fact
+ * (`message_id`, `seq`). `hash` null: the file did not exist (or was deleted).
+ */
+export const fileSnapshots = sqliteTable(
+  "file_snapshots",
+  {
+    id: text("id").primaryKey(),
+    threadId: text("thread_id").notNull(),
+    agentId: text("agent_id").notNull(),
+    messageId: text("message_id").notNull(),
+    seq: integer("seq").notNull(),
+    callId: text("call_id").notNull(),
+    path: text("path").notNull(),
+    phase: text("phase").$type<"before" | "after">().notNull(),
+    hash: text("hash"),
+    size: integer("size"),
+    tooLarge: integer("too_large", { mode: "boolean" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (table) => [index("file_snapshots_thread_path_idx").on(table.threadId, table.path)],
+);
+
 /** Every table, for `drizzle(client, { schema })`. */
 export const schema = {
   threads,
@@ -295,4 +336,6 @@ export const schema = {
   approvals,
   apiKeys,
   toolRuns,
+  blobs,
+  fileSnapshots,
 };

@@ -21,6 +21,7 @@ import type { NewCompaction } from "./compactions.ts";
 import type { StoreContext } from "./context.ts";
 import { appendEventsIn } from "./events.ts";
 import { checkFence } from "./fence.ts";
+import { type FileChangesInput, recordFileChangesIn } from "./file-snapshots.ts";
 import { newId } from "./ids.ts";
 import { appendMessagesIn, type MessageInput } from "./messages.ts";
 import { agentFromRow, approvalFromRow, json, parsed, runFromRow } from "./rows.ts";
@@ -82,12 +83,15 @@ export interface UnitOfWork {
   writeAgentState(state: Omit<AgentState, "pendingApprovals" | "updatedAt">): Promise<number>;
   /** Persists a compaction; with `fence`, only while the writer still holds the agent's lease. */
   insertCompaction(event: NewCompaction, options?: { fence?: number }): Promise<CompactionEvent>;
+  /** Records a tool call's file changes (content-addressed snapshots) with the call's result fact. */
+  recordFileChanges(input: FileChangesInput): Promise<void>;
 }
 
 /** Binds the write operations to one open transaction. */
 export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
   return {
     checkFence: (agentId, fence) => checkFence(tx, agentId, fence),
+    recordFileChanges: (input) => recordFileChangesIn(tx, context.now(), input),
     async claimAgent(agentId, fence, runId) {
       const claimed = await tx.execute(claimStatement(agentId, fence, runId));
       const row = claimed.rows[0];

@@ -1,6 +1,8 @@
+import { rm } from "node:fs/promises";
 import { createRoute } from "@hono/zod-openapi";
 import { ForkThreadBody, Id, ThreadDetail } from "@longrun/protocol";
 import { forkThread } from "@longrun/runtime";
+import { newId } from "@longrun/store";
 import { z } from "zod";
 import { requireThread } from "../auth.ts";
 import {
@@ -13,6 +15,7 @@ import {
   jsonResponse,
 } from "../contract.ts";
 import type { ServerDeps } from "../server-deps.ts";
+import { resolveWorkspace } from "../workspace.ts";
 import { threadDetail } from "./thread-detail.ts";
 
 const ThreadParams = z.object({ id: Id });
@@ -53,8 +56,22 @@ const rewind = createRoute({
 export function threadForkRoutes(deps: ServerDeps) {
   const app = createRouter();
   const handle = (isRewind: boolean) => async (id: string, tenantId: string, body: ForkThreadBody) => {
-    await requireThread(deps.store, tenantId, id);
-    const { thread } = await forkThread(deps.runtime, {
+    const source = await requireThread(deps.store, tenantId, id);
+    const forkId = newId();
+    // The fork gets its own folder under the data dir, filled with the source's workspace as it was at
+    // the point; a gateway thread's fork shares its folder (its tools run on the client).
+    const workspace = source.modelProfile.gateway
+      ? null
+      : await resolveWorkspace(undefined, {
+          dataDir: deps.dataDir,
+          roots: deps.workspaceRoots,
+          threadId: forkId,
+          tenantId,
+          store: deps.store,
+        });
+    const forking = forkThread(deps.runtime, {
+      id: forkId,
+      ...(workspace ? { workspaceDir: workspace.dir } : {}),
       sourceThreadId: id,
       point:
         "atCompactionId" in body
@@ -62,6 +79,11 @@ export function threadForkRoutes(deps: ServerDeps) {
           : { atMessageId: body.atMessageId },
       ...(body.title ? { title: body.title } : {}),
       rewind: isRewind,
+    });
+    // A refused fork (an unknown point) leaves no folder behind.
+    const { thread } = await forking.catch(async (error: unknown) => {
+      if (workspace) await rm(workspace.dir, { recursive: true, force: true });
+      throw error;
     });
     return threadDetail(deps, thread.id);
   };

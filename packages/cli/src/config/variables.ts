@@ -168,6 +168,13 @@ export const VARIABLES = {
     description: "folders (: or , separated) inside which a thread may name an existing workspace",
     commands: RUNNING,
   }),
+  LONGRUN_SNAPSHOT_MAX_BYTES: variable({
+    key: "snapshotMaxBytes",
+    schema: integer(0).default(1_048_576),
+    description:
+      "largest file content (bytes) kept in a workspace snapshot; a larger one keeps only its hash and size",
+    commands: RUNNING,
+  }),
   LONGRUN_SEARCH_URL: variable({
     key: "searchUrl",
     schema: url(["http:", "https:"]).optional(),

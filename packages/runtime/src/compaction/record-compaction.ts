@@ -10,6 +10,7 @@ import type { CallCost, CompactionEvent, Ledger } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { projectContext, restorationBudgetsFor } from "../context/projection.ts";
 import { appendFact } from "../events/append-fact.ts";
+import { lastWriteSeen } from "../snapshots/last-write.ts";
 import { compactionStage } from "../tracing/compaction-span.ts";
 import type { CompactionAttempt, CompactionOutcome } from "./compaction-attempt.ts";
 import { readRecentFiles } from "./read-recent-files.ts";
@@ -61,6 +62,7 @@ async function fitAndRecord(
     context.thread.workspaceDir,
     working.map((file, index) => ({ path: file.path, readAt: working.length - index })),
     RESTORE_CANDIDATES,
+    lastWriteSeen(deps.store, context.thread, job.agentId, context.state.recentFiles),
   );
   // Restored files are stamped with the event's time, as every rebuild of the projection does.
   const createdAt = deps.now();

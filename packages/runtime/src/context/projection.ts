@@ -59,6 +59,7 @@ export function restoredFilesOf(compaction: CompactionEvent | null): RestoredFil
       readAt: compaction.createdAt,
       // Since the ledger, the event holds the text as fitted at compaction time (older: whole files).
       ...(item.fitted ? { fitted: true } : {}),
+      ...(item.version === undefined ? {} : { version: item.version }),
     }));
 }
 

@@ -1,5 +1,6 @@
 import { type CompactionEvent, LongrunError, type StoredMessage, type Thread } from "@longrun/protocol";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { type MaterializedWorkspace, materializeWorkspace } from "../snapshots/materialize.ts";
 
 /** Where a fork starts: after one message of the source's root agent, or where a compaction was made. */
 export type ForkPoint = { atMessageId: string } | { atCompactionId: string };
@@ -10,6 +11,14 @@ export interface ForkThreadInput {
   title?: string;
   /** A rewind: the source thread points to the fork afterwards (messages posted to it go there). */
   rewind?: boolean;
+  /** The fork's id (its workspace folder may be named after it). */
+  id?: string;
+  /**
+   * The fork's own workspace: a new, empty folder, filled with the source's workspace as it was at the
+   * point (materializeWorkspace). Unset, or for a gateway thread (its tools run on the client): the
+   * fork shares the source's folder.
+   */
+  workspaceDir?: string;
 }
 
 export interface ForkedThread {
@@ -17,6 +26,8 @@ export interface ForkedThread {
   rootAgentId: string;
   forkMessageId: string;
   forkCompactionId: string | null;
+  /** What the fork's workspace was rebuilt from; null when it shares the source's folder. */
+  workspace: MaterializedWorkspace | null;
 }
 
 /**
@@ -34,10 +45,29 @@ export async function forkThread(deps: RuntimeDeps, input: ForkThreadInput): Pro
   const root = (await store.agents.listByThread(source.id)).find((agent) => !agent.parentAgentId);
   if (!root) throw new LongrunError("conflict", `thread ${source.id} has no root agent`);
   const { message, compaction } = await resolveForkPoint(deps, root.id, input.point);
+  const ownWorkspace = input.workspaceDir !== undefined && !source.modelProfile.gateway;
+  let workspace: MaterializedWorkspace | null = null;
+  if (ownWorkspace && input.workspaceDir) {
+    workspace = await materializeWorkspace(store, {
+      sourceThreadId: source.id,
+      tenantId: source.tenantId,
+      sourceDir: source.workspaceDir,
+      rootAgentId: root.id,
+      point: message,
+      targetDir: input.workspaceDir,
+    });
+    if (workspace.unrestorable.length > 0) {
+      deps.log.warn(
+        { sourceThreadId: source.id, paths: workspace.unrestorable.slice(0, 20) },
+        "fork workspace: some files could not be put back as of the fork point",
+      );
+    }
+  }
   const thread = await store.threads.create({
+    ...(input.id ? { id: input.id } : {}),
     tenantId: source.tenantId,
     title: input.title ?? `${source.title} (fork)`,
-    workspaceDir: source.workspaceDir,
+    workspaceDir: ownWorkspace && input.workspaceDir ? input.workspaceDir : source.workspaceDir,
     modelProfile: source.modelProfile,
     forkedFromThreadId: source.id,
   });
@@ -62,6 +92,7 @@ export async function forkThread(deps: RuntimeDeps, input: ForkThreadInput): Pro
     rootAgentId: forkRoot.id,
     forkMessageId: message.id,
     forkCompactionId: compaction?.id ?? null,
+    workspace,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { AgentState, StoredMessage, TodoItem, ToolCall } from "@longrun/protocol";
-import type { UnitOfWork } from "@longrun/store";
+import type { FileChange, UnitOfWork } from "@longrun/store";
 import type { AgentContext } from "../context/agent-context.ts";
 import { type AgentSession, recordFact } from "../context/agent-session.ts";
 import { appendFactIn } from "../events/append-fact.ts";
@@ -7,6 +7,7 @@ import { type Announce, commit } from "../events/commit.ts";
 import { approveByRule, matchingRule } from "../runs/approval-rules.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { fileChange, recordChangesIn } from "../snapshots/record-changes.ts";
 import { limitOutput, outputLimitFor } from "../tools/index.ts";
 
 export type ToolPhaseResult = "done" | "parked_approval" | "parked_children";
@@ -59,6 +60,8 @@ export async function startCallIn(
 /** What a call changed in the agent's working state; written with the call's result. */
 interface StateEffects {
   recentFiles?: AgentState["recentFiles"];
+  /** Files the call changed: snapshotted with its result (snapshots/record-changes.ts). */
+  files?: FileChange[];
   todos?: TodoItem[];
   plan?: string;
 }
@@ -125,7 +128,7 @@ export async function runToolPhase(
     const effects: StateEffects = {};
     const result = await deps.tools.execute(
       { id: call.id, name, arguments: call.function.arguments },
-      toolContext(session.context, effects, deps.now),
+      toolContext(session.context, effects, deps),
       signal,
     );
     if (signal.aborted && result.status !== "ok") {
@@ -192,6 +195,8 @@ async function finishCall(
       name: call.function.name,
     });
     const updatedAt = changed ? await unit.writeAgentState(nextState) : null;
+    if (effects.files)
+      await recordChangesIn(unit, session.context.thread, where.agentId, fact, effects.files);
     announce({
       threadId: where.threadId,
       agentId: where.agentId,
@@ -249,7 +254,11 @@ async function approvalDecision(
 }
 
 /** What a tool may change besides its result: collected here, written with the result. */
-function toolContext(context: AgentContext, effects: StateEffects, now: () => number) {
+function toolContext(
+  context: AgentContext,
+  effects: StateEffects,
+  { now, snapshotMaxBytes }: Pick<RuntimeDeps, "now" | "snapshotMaxBytes">,
+) {
   return {
     workspaceDir: context.thread.workspaceDir,
     async recordRead(path: string) {
@@ -258,6 +267,9 @@ function toolContext(context: AgentContext, effects: StateEffects, now: () => nu
         0,
         20,
       );
+    },
+    recordChange(path: string, before: Uint8Array | null | undefined, after: Uint8Array | null) {
+      effects.files = [...(effects.files ?? []), fileChange(path, before, after, snapshotMaxBytes)];
     },
     async setTodos(todos: TodoItem[]) {
       effects.todos = todos;

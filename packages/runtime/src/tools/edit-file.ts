@@ -29,8 +29,11 @@ export const editFileTool = defineTool({
     const handle = await workspace.openFile(target, "readWrite");
     let text: string;
     let index: number;
+    let before: Buffer;
+    let after: Buffer;
     try {
       const buffer = await readAll(handle);
+      before = buffer;
       if (looksBinary(buffer))
         throw new ToolError("binary_file", `${target.relative} is a binary file; it cannot be edited.`);
       text = buffer.toString("utf8");
@@ -49,11 +52,16 @@ export const editFileTool = defineTool({
       }
       index = text.indexOf(args.oldText);
       // Slicing, not String.replace: "$&" and friends in newText must stay literal.
-      await rewrite(handle, text.slice(0, index) + args.newText + text.slice(index + args.oldText.length));
+      after = Buffer.from(
+        text.slice(0, index) + args.newText + text.slice(index + args.oldText.length),
+        "utf8",
+      );
+      await rewrite(handle, after);
     } finally {
       await handle.close();
     }
     await context.recordRead(target.relative);
+    context.recordChange(target.relative, before, after);
     const line = text.slice(0, index).split("\n").length;
     return ok(`Edited ${target.relative} at line ${line}: replaced 1 occurrence.`);
   },

@@ -162,6 +162,12 @@ describe("write_file and edit_file", () => {
     expect((await call("write_file", { path: "deep/er/notes.md", content: "c" })).output).toMatch(
       /^Overwrote/,
     );
+    // Each write reports the bytes before and after, for the workspace snapshots.
+    const text = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(bytes).toString() : bytes);
+    expect(ws.changes.map((change) => [change.path, text(change.before), text(change.after)])).toEqual([
+      ["deep/er/notes.md", null, "a\nb"],
+      ["deep/er/notes.md", "a\nb", "c"],
+    ]);
   });
 
   it("replaces a unique occurrence literally and fails clearly on absent or ambiguous text", async () => {
@@ -180,6 +186,10 @@ describe("write_file and edit_file", () => {
     expect(edited).toMatchObject({ status: "ok" });
     expect(edited.output).toContain("line 2");
     expect(await readFile(path.join(ws.dir, "code.ts"), "utf8")).toBe("const a = 1;\nconst b = '$&';\n");
+    // Only the edit that took effect is reported as a change.
+    expect(ws.changes.map((change) => Buffer.from(change.after ?? []).toString())).toEqual([
+      "const a = 1;\nconst b = '$&';\n",
+    ]);
   });
 });
 

@@ -10,6 +10,8 @@ export interface TestWorkspace {
   outside: string;
   context: ToolContext;
   reads: string[];
+  /** What the file tools reported changing (recordChange), in order. */
+  changes: { path: string; before: Uint8Array | null | undefined; after: Uint8Array | null }[];
   todos: TodoItem[][];
   plans: string[];
   spawns: { specs: SpawnAgentSpec[]; callId: string }[];
@@ -27,6 +29,7 @@ export async function createTestWorkspace(
   await mkdir(dir);
   await mkdir(outside);
   const reads: string[] = [];
+  const changes: { path: string; before: Uint8Array | null | undefined; after: Uint8Array | null }[] = [];
   const todos: TodoItem[][] = [];
   const plans: string[] = [];
   const spawns: { specs: SpawnAgentSpec[]; callId: string }[] = [];
@@ -34,12 +37,14 @@ export async function createTestWorkspace(
     dir,
     outside,
     reads,
+    changes,
     todos,
     plans,
     spawns,
     context: {
       workspaceDir: dir,
       recordRead: async (file) => void reads.push(file),
+      recordChange: (file, before, after) => void changes.push({ path: file, before, after }),
       setTodos: async (list) => void todos.push(list),
       setPlan: async (plan) => void plans.push(plan),
       spawnAgents: async (specs, callId) => {

@@ -29,9 +29,9 @@ export async function readAll(handle: FileHandle, limit?: number): Promise<Buffe
   return buffer.subarray(0, filled);
 }
 
-/** Replaces the whole content of an open file. */
-export async function rewrite(handle: FileHandle, content: string): Promise<void> {
-  const buffer = Buffer.from(content, "utf8");
+/** Replaces the whole content of an open file (text is written as UTF-8). */
+export async function rewrite(handle: FileHandle, content: string | Uint8Array): Promise<void> {
+  const buffer = typeof content === "string" ? Buffer.from(content, "utf8") : content;
   await handle.truncate(0);
   for (let written = 0; written < buffer.length; ) {
     const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, written);

@@ -8,6 +8,12 @@ export interface ToolContext {
   workspaceDir: string;
   /** Remember a file the agent read or wrote (workspace-relative), for restoration after compaction. */
   recordRead(path: string): Promise<void>;
+  /**
+   * Remember what a tool did to a file (workspace-relative): its bytes before (`null`: it did not
+   * exist; `undefined`: not known) and after (`null`: deleted). Recorded as a content-addressed
+   * snapshot with the call's result, so a fork can rebuild the workspace as of any fact.
+   */
+  recordChange(path: string, before: Uint8Array | null | undefined, after: Uint8Array | null): void;
   setTodos(todos: TodoItem[]): Promise<void>;
   setPlan(plan: string): Promise<void>;
   /** Start sub-agents; `parked` means the calling agent now waits for their reports. */
