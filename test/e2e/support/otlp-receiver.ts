@@ -48,7 +48,7 @@ interface ExportRequest {
   }>;
 }
 
-function valueOf(value: AnyValue): unknown {
+function attributeValueOf(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
@@ -58,7 +58,7 @@ function valueOf(value: AnyValue): unknown {
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((entry) => [entry.key, valueOf(entry.value)]));
+  return Object.fromEntries((list ?? []).map((entry) => [entry.key, attributeValueOf(entry.value)]));
 }
 
 /** Starts the receiver on a free loopback port. */
