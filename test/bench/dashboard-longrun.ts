@@ -19,6 +19,7 @@ import { formatMs, quantile, renderTable } from "./stats.ts";
 const RESULTS = fileURLToPath(new URL("./results/dashboard-longrun.json", import.meta.url));
 const VIEWPORT = { width: 1440, height: 900 };
 const SCROLL_MS = 5000;
+const IDLE_MS = 2000;
 const TASK = "Survey the inventory service and report its modules, tests and docs.";
 
 interface OpenFigures {
@@ -128,9 +129,71 @@ const SCROLL_SCRIPT = `async (duration) => {
   return gaps.slice(1);
 }`;
 
+/** Runs in the page: frame intervals for `duration` ms while nothing is done (the page's idle frame time). */
+const IDLE_SCRIPT = `async (duration) => {
+  const gaps = [];
+  let last = performance.now();
+  const end = last + duration;
+  await new Promise((resolve) => {
+    const frame = (now) => {
+      gaps.push(now - last);
+      last = now;
+      if (now < end) requestAnimationFrame(frame);
+      else resolve();
+    };
+    requestAnimationFrame(frame);
+  });
+  return gaps.slice(1);
+}`;
+
+/**
+ * Runs in the page: presses the navigator's button `testId` and returns the ms until the focus is on a
+ * transcript entry the predicate accepts (checked every frame; the jump may read older messages first).
+ */
+const JUMP_SCRIPT = `async ({ testId, minSeq, error }) => {
+  const button = document.querySelector('[data-testid="' + testId + '"]');
+  if (!button || button.disabled) return -1;
+  const started = performance.now();
+  const reached = () => {
+    const element = document.activeElement;
+    if (!element || !element.hasAttribute("data-entry")) return false;
+    if (error) return element.querySelector('[data-testid="tool-call"][data-status="error"]') !== null || element.matches(".phase-failed");
+    return Number(element.getAttribute("data-seq")) >= minSeq;
+  };
+  const done = new Promise((resolve) => {
+    const check = () => (reached() ? resolve(performance.now() - started) : requestAnimationFrame(check));
+    requestAnimationFrame(check);
+  });
+  button.click();
+  return Promise.race([done, new Promise((resolve) => setTimeout(() => resolve(-2), 60000))]);
+}`;
+
+/** Time (ms) for the navigator to reach step `step` (typed into "Go to step"), -1 without a navigator. */
+async function jumpToStep(page: Page, step: number): Promise<number> {
+  await page.locator('[data-testid="jump-step-input"]').fill(String(step));
+  return (await page.evaluate(
+    `(${JUMP_SCRIPT})(${JSON.stringify({ testId: "jump-step", minSeq: step })})`,
+  )) as number;
+}
+
+/** Time (ms) for "First error" to focus the entry with the first error; -1 when the run has none. */
+async function jumpToFirstError(page: Page): Promise<number> {
+  return (await page.evaluate(
+    `(${JUMP_SCRIPT})(${JSON.stringify({ testId: "jump-first-error", minSeq: 0, error: true })})`,
+  )) as number;
+}
+
+/** Frame intervals while the page does nothing, for IDLE_MS. */
+async function idleFrames(page: Page): Promise<FrameFigures> {
+  return frameFigures((await page.evaluate(`(${IDLE_SCRIPT})(${IDLE_MS})`)) as number[]);
+}
+
 /** Scrolls the transcript up and down for SCROLL_MS, one step per frame, and returns frame intervals. */
 async function scrollFrames(page: Page): Promise<FrameFigures> {
-  const intervals = (await page.evaluate(`(${SCROLL_SCRIPT})(${SCROLL_MS})`)) as number[];
+  return frameFigures((await page.evaluate(`(${SCROLL_SCRIPT})(${SCROLL_MS})`)) as number[]);
+}
+
+function frameFigures(intervals: number[]): FrameFigures {
   return {
     frames: intervals.length,
     p50: quantile(intervals, 0.5),
@@ -169,6 +232,21 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     const baseOpen = await openFigures(page, origin, base.id);
     const longOpen = await openFigures(page, origin, long.id);
     const baseFrames = await scrollFrames(await reopen(page, origin, base.id));
+    // The long thread at rest: the page's idle frame time, scrolling, and the navigator's jumps (to the
+    // start of the log, which is read on demand, and to the first error when there is one).
+    await reopen(page, origin, long.id);
+    const idle = await idleFrames(page);
+    const restFrames = await scrollFrames(page);
+    await reopen(page, origin, long.id);
+    const jumpStartMs = await jumpToStep(page, 1);
+    await reopen(page, origin, long.id);
+    const jumpErrorMs = await jumpToFirstError(page);
+    console.log(
+      `  long thread at rest: idle frame p50 ${formatMs(idle.p50)} p95 ${formatMs(idle.p95)}; scrolling p50 ${formatMs(restFrames.p50)} p95 ${formatMs(restFrames.p95)} p99 ${formatMs(restFrames.p99)} max ${formatMs(restFrames.max)} (${restFrames.frames} frames, ${restFrames.over50ms} over 50 ms)`,
+    );
+    console.log(
+      `  navigator: jump to step 1 ${jumpStartMs < 0 ? "n/a" : formatMs(jumpStartMs)}; first error ${jumpErrorMs === -1 ? "none in this run" : jumpErrorMs === -2 ? "not reached in 60 s" : formatMs(jumpErrorMs)}`,
+    );
 
     // During a run: the long thread gets another task and keeps working while the reader scrolls.
     await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
@@ -235,7 +313,19 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await writeFile(
       RESULTS,
       `${JSON.stringify(
-        { steps: options.steps, events: head, runMs, baseOpen, longOpen, baseFrames, longFrames },
+        {
+          steps: options.steps,
+          events: head,
+          runMs,
+          baseOpen,
+          longOpen,
+          baseFrames,
+          longFrames,
+          idle,
+          restFrames,
+          jumpStartMs,
+          jumpErrorMs,
+        },
         null,
         2,
       )}\n`,

@@ -1,6 +1,8 @@
 import type {
   AgentInherit,
   ApprovalInbox,
+  ApprovalRule,
+  ApprovalRuleScope,
   CompactionList,
   ContextView,
   CreateThreadBody,
@@ -16,6 +18,9 @@ import type {
   ThreadListItem,
   ThreadSnapshot,
 } from "@longrun/protocol";
+
+/** Where a fork or rewind starts (exactly one of the two), and the new thread's title. */
+export type ForkBody = ({ atMessageId: string } | { atCompactionId: string }) & { title?: string };
 
 /** What the SDK reports about its WebSocket: anything but "open" shows the banner. */
 export type SubscriptionStatus = "connecting" | "open" | "reconnecting" | "closed";
@@ -60,15 +65,26 @@ export interface LongrunApi {
       query: { since: number; limit?: number; types?: string },
     ): Promise<EventsPage>;
     sendMessage(threadId: string, body: { content: string; agentId?: string }): Promise<PostMessageResult>;
+    /** A new thread continuing this one from a message or compaction of its root agent. */
+    fork(threadId: string, body: ForkBody): Promise<ThreadDetail>;
+    /** The same fork, and this thread then points to it (its next message continues there). */
+    rewind(threadId: string, body: ForkBody): Promise<ThreadDetail>;
   };
   runs: { cancel(runId: string): Promise<Run> };
   approvals: {
     resolve(
       agentId: string,
       callId: string,
-      body: { decision: "approve" | "deny"; reason?: string },
+      body: {
+        decision: "approve" | "deny";
+        reason?: string;
+        /** With approve: also approve later matching calls, in this thread or the whole tenant. */
+        rule?: { scope: ApprovalRuleScope; pattern?: string };
+      },
     ): Promise<unknown>;
     pending(): Promise<ApprovalInbox["approvals"]>;
+    /** Live "always approve" rules (with threadId: those that apply to that thread). */
+    rules(query?: { threadId?: string }): Promise<ApprovalRule[]>;
   };
   agents: {
     compact(agentId: string): Promise<{ runId: string; queued: boolean }>;

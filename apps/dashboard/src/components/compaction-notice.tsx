@@ -3,6 +3,7 @@ import { memo } from "react";
 import { formatTokens, shortPath, textOf } from "../lib/format.ts";
 import type { CompactionNotice } from "../state/thread-state.ts";
 import type { RemovedRange } from "../state/transcript.ts";
+import { FromHere, type TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { LedgerView } from "./ledger-view.tsx";
 
@@ -23,12 +24,14 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
   detail,
   asOfStep,
   onOpenHistory,
+  travel = null,
 }: {
   notice: CompactionNotice;
   removed: RemovedRange | null;
   detail: CompactionEvent | null;
   asOfStep: number | null;
   onOpenHistory: (range: HistoryRange | null) => void;
+  travel?: TimeTravel | null;
 }) {
   const saved = notice.saved ? notice.saved.collapse + notice.saved.truncate + notice.saved.microcompact : 0;
   return (
@@ -43,7 +46,10 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
     >
       <div className="compaction-head">
         <strong>{headline(notice)}</strong>
-        <span className="muted small"> · {TRIGGER_TEXT[notice.trigger]}</span>
+        <span className="muted small"> · {TRIGGER_TEXT[notice.trigger]}</span>{" "}
+        {travel && notice.phase === "completed" && notice.compactionId && (
+          <FromHere point={{ atCompactionId: notice.compactionId }} travel={travel} what="this compaction" />
+        )}
       </div>
       {notice.phase === "completed" && (
         <>

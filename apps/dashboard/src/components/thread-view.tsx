@@ -10,6 +10,7 @@ import { BlockedOn } from "./blocked-on.tsx";
 import { Composer } from "./composer.tsx";
 import { ContextGauge } from "./context-gauge.tsx";
 import { ContextInspector } from "./context-inspector.tsx";
+import { ForkOrigin } from "./fork-origin.tsx";
 import { HistoryPanel, type HistoryRange } from "./history-panel.tsx";
 import { LiveAnnouncer } from "./live-announcer.tsx";
 import { RunBar } from "./run-bar.tsx";
@@ -145,6 +146,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               {agent.name} failed: {agent.statusReason}
             </p>
           )}
+          <ForkOrigin threadId={threadId} />
           {agentId ? (
             <Transcript
               key={agentId}

@@ -69,7 +69,8 @@ export function TokenChart({
         aria-label={`Context tokens over steps ${geometry.firstStep ?? "–"} to ${geometry.lastStep ?? "–"}, up to ${formatTokens(geometry.yTop)}`}
         data-testid="token-chart"
         data-points={geometry.points.length}
-        data-compactions={geometry.compactionMarks.length}
+        data-compactions={geometry.compactionMarks.reduce((sum, mark) => sum + mark.count, 0)}
+        data-marks={geometry.compactionMarks.length}
         onMouseMove={(event) => setHover(nearest(event.clientX, event.currentTarget))}
         onMouseLeave={() => setHover(null)}
         onClick={(event) => {
@@ -128,6 +129,8 @@ export function TokenChart({
               key={mark.key}
               className="chart-compaction"
               data-testid="chart-compaction-mark"
+              data-count={mark.count}
+              style={mark.count > 1 ? { strokeWidth: Math.min(4, 2 + Math.log2(mark.count)) } : undefined}
               x1={mark.x}
               x2={mark.x}
               y1={BOX.padding}

@@ -1,6 +1,8 @@
 import type { AgentNode, ThreadState } from "../state/thread-state.ts";
-import type { TranscriptEntry } from "../state/transcript.ts";
+import type { ShownEntry } from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
+import { CompactionRunRow } from "./compaction-run.tsx";
+import type { TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { RunMarker } from "./run-marker.tsx";
 import { TranscriptMessageView } from "./transcript-message.tsx";
@@ -16,14 +18,28 @@ export function Entry({
   details,
   onOpenHistory,
   onSelectAgent,
+  onExpand,
+  travel,
 }: {
-  entry: TranscriptEntry;
+  entry: ShownEntry;
   thread: ThreadState;
   spawned: Record<string, AgentNode[]>;
   details: ReturnType<typeof useCompactionDetails>["details"];
   onOpenHistory: (range: HistoryRange | null) => void;
   onSelectAgent: (agentId: string) => void;
+  /** Unfolds a row of consecutive compaction notices. */
+  onExpand: (key: string) => void;
+  /** Fork or rewind from an entry; null where that is not possible (a sub-agent's transcript). */
+  travel: TimeTravel | null;
 }) {
+  if (entry.kind === "compactions") {
+    return (
+      <CompactionRunRow
+        notices={entry.entries.map((inner) => inner.notice)}
+        onExpand={() => onExpand(entry.key)}
+      />
+    );
+  }
   if (entry.kind === "message") {
     // Live tool activity only matters to calls without a result yet: the others get a constant, so a
     // tool event elsewhere does not re-render every message on screen.
@@ -37,6 +53,7 @@ export function Entry({
         decisions={thread.decisions}
         spawned={spawned}
         onSelectAgent={onSelectAgent}
+        travel={travel}
       />
     );
   }
@@ -48,6 +65,7 @@ export function Entry({
       detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
       asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
       onOpenHistory={onOpenHistory}
+      travel={travel}
     />
   );
 }

@@ -1,6 +1,7 @@
 import { memo, useState } from "react";
 import { clip, formatTokens, textOf } from "../lib/format.ts";
 import type { AgentNode, ThreadState, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import { FromHere, type TimeTravel } from "./from-here.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 
 const TEXT_LIMIT = 4000;
@@ -17,6 +18,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
   decisions,
   spawned,
   onSelectAgent,
+  travel = null,
 }: {
   message: TranscriptMessage;
   results: Record<string, TranscriptMessage>;
@@ -25,6 +27,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
   decisions: ThreadState["decisions"];
   spawned: Record<string, AgentNode[]>;
   onSelectAgent: (agentId: string) => void;
+  travel?: TimeTravel | null;
 }) {
   const [expanded, setExpanded] = useState(false);
   const text = textOf(message.content);
@@ -54,6 +57,9 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
         )}
         {message.toolStatus && message.toolStatus !== "ok" && (
           <span className={`badge tool-${message.toolStatus}`}>{message.toolStatus}</span>
+        )}
+        {travel && (
+          <FromHere point={{ atMessageId: message.id }} travel={travel} what={`message #${message.seq}`} />
         )}
         {message.usage && (
           <span className="muted small" title="provider usage of the request that produced this message">

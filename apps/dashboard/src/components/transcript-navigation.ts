@@ -1,9 +1,9 @@
 import type { KeyboardEvent } from "react";
 import type { AgentNode, ThreadState } from "../state/thread-state.ts";
-import type { TranscriptEntry } from "../state/transcript.ts";
+import type { ShownEntry } from "../state/transcript.ts";
 
 /** Entries after the one last seen (by key); none when it is no longer shown. */
-export function newSince(shown: readonly TranscriptEntry[], lastKey: string | null): number {
+export function newSince(shown: readonly ShownEntry[], lastKey: string | null): number {
   if (lastKey === null) return 0;
   for (let index = shown.length - 1; index >= 0; index--) {
     if (shown[index]?.key === lastKey) return shown.length - 1 - index;
@@ -26,7 +26,35 @@ export function spawnedByCall(agents: ThreadState["agents"]): Record<string, Age
   return byCall;
 }
 
-/** Arrow keys (and j/k) move focus between entries; Home and End go to the first and last. */
+/** What arrow keys move between: every entry, and every tool call inside one (its one-line summary). */
+const ITEMS = '[data-entry], [data-testid="tool-call"] > summary';
+/** Controls inside entries: only those of the entry the reader is on stay in the tab order. */
+const CONTROLS = "button, summary, a[href], input, select, textarea";
+
+/**
+ * Roving tab stops: the transcript is one tab stop (arrow keys move inside it); the controls of the entry
+ * the reader is on are reachable with Tab, those of every other drawn entry are not (tabindex -1), so Tab
+ * leaves the transcript in a few presses whatever its length.
+ */
+export function roveTabStops(list: HTMLElement | null, activeKey: string | null) {
+  if (!list) return;
+  for (const control of list.querySelectorAll<HTMLElement>(CONTROLS)) {
+    if (control.hasAttribute("data-entry")) continue;
+    const inActive =
+      activeKey !== null && control.closest("[data-vkey]")?.getAttribute("data-vkey") === activeKey;
+    if (inActive) {
+      if (control.hasAttribute("data-roved")) {
+        control.removeAttribute("tabindex");
+        control.removeAttribute("data-roved");
+      }
+    } else if (control.getAttribute("tabindex") !== "-1") {
+      control.setAttribute("tabindex", "-1");
+      control.setAttribute("data-roved", "");
+    }
+  }
+}
+
+/** Arrow keys (and j/k) move focus between entries and tool calls; Home and End go to the first and last. */
 export function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
   const keys: Record<string, number> = {
     ArrowDown: 1,
@@ -38,7 +66,7 @@ export function moveFocus(event: KeyboardEvent<HTMLDivElement>) {
   };
   const step = keys[event.key];
   if (step === undefined || inField(event.target)) return;
-  const items = [...event.currentTarget.querySelectorAll<HTMLElement>("[data-entry]")];
+  const items = [...event.currentTarget.querySelectorAll<HTMLElement>(ITEMS)];
   if (items.length === 0) return;
   event.preventDefault();
   const current = items.indexOf(document.activeElement as HTMLElement);

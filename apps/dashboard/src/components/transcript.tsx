@@ -1,12 +1,16 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
+import { binTimeline, navigatorMarks } from "../state/navigator.ts";
+import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
-import { runningTools } from "../state/transcript.ts";
+import { compactionNotices, locateEntry, runningTools } from "../state/transcript.ts";
+import type { TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
+import { type JumpTarget, RunNavigator } from "./run-navigator.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 import { Entry } from "./transcript-entry.tsx";
-import { inField, moveFocus, newSince, spawnedByCall } from "./transcript-navigation.ts";
+import { inField, moveFocus, newSince, roveTabStops, spawnedByCall } from "./transcript-navigation.ts";
 import { TranscriptToolbar } from "./transcript-toolbar.tsx";
 import { useCompactionDetails } from "./use-compaction-details.ts";
 import { useTranscriptEntries } from "./use-transcript-entries.ts";
@@ -41,8 +45,44 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
-  const { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter } =
+  const { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
     useTranscriptEntries(thread, agentId, earlier, coverage);
+  // Absent when the transcript is rendered on its own (server-side tests): no fork buttons then.
+  const store = useOptionalStore();
+  const { measurements: allMeasurements, runs, decisions, approvals, compactions } = thread;
+  const measurements = allMeasurements[agentId];
+  const marks = useMemo(
+    () =>
+      navigatorMarks(
+        { measurements: allMeasurements, runs, decisions, approvals },
+        agentId,
+        compactionNotices({ compactions }, agentId),
+        entries,
+      ),
+    [allMeasurements, runs, decisions, approvals, compactions, entries, agentId],
+  );
+  const bins = useMemo(() => binTimeline(measurements ?? [], marks), [measurements, marks]);
+  // Forks and rewinds are of the thread's root agent (sub-agents cannot be forked this way).
+  const isRoot = thread.agents[agentId]?.parentAgentId === null;
+  const threads = useRef(store?.state.threads ?? []);
+  threads.current = store?.state.threads ?? [];
+  const api = store?.api;
+  const dispatch = store?.dispatch;
+  const travel = useCallback<TimeTravel>(
+    async (point, rewind) => {
+      if (!api || !dispatch) return;
+      const detail = await (rewind ? api.threads.rewind : api.threads.fork)(thread.threadId, point);
+      dispatch({
+        type: "threads.loaded",
+        threads: [
+          { ...detail, pendingApprovals: 0, stuckRuns: 0 },
+          ...threads.current.filter((item) => item.id !== detail.id),
+        ],
+      });
+      window.location.hash = `#/threads/${encodeURIComponent(detail.id)}`;
+    },
+    [api, dispatch, thread.threadId],
+  );
   const spawned = useMemo(() => spawnedByCall(thread.agents), [thread.agents]);
   const [following, setFollowing] = useState(true);
   /** While the reader is scrolled up: the last entry there was when they did, by key. */
@@ -99,22 +139,40 @@ export function Transcript({
     virtual.scrollToIndex(index);
     setPendingFocus(target.key);
   };
-  const handledPick = useRef<number | null>(null);
-  // Only a new pick moves the view (once its part of the log is read); the shown entries changing under
-  // it must not.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs once per pick
+  /** A jump asked for (navigator, chart) and not reached yet: its part of the log may still be read. */
+  const [jump, setJump] = useState<{ target: JumpTarget; at: number } | null>(null);
   useEffect(() => {
-    if (!pickedStep || handledPick.current === pickedStep.at || readFrom === undefined) return;
-    if (pickedStep.step <= readFrom) {
-      earlier.load(pickedStep.step - 1);
-      return;
+    if (pickedStep) setJump({ target: { step: pickedStep.step, key: null }, at: pickedStep.at });
+  }, [pickedStep]);
+  // Runs again as the log is read and entries unfold, until the target is drawn.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reach reads the current render's entries
+  useEffect(() => {
+    if (!jump || readFrom === undefined) return;
+    let target = jump.target;
+    if (target === "first-error") {
+      // Errors in the part not read yet are not known: read the whole log first.
+      if (unread) return earlier.load(null);
+      const error = marks.find((mark) => mark.kind === "error");
+      if (!error) return setJump(null);
+      target = { step: error.step, key: error.entryKey };
     }
-    handledPick.current = pickedStep.at;
-    const index = shown.findIndex(
-      (entry) => entry.kind === "message" && entry.message.seq >= pickedStep.step,
-    );
-    if (index >= 0) reach(index);
-  }, [pickedStep, readFrom]);
+    if (target.step <= readFrom) return earlier.load(target.step - 1);
+    if (target.key) {
+      const found = locateEntry(shown, target.key);
+      if (found?.folded) return expand(found.folded);
+      if (found) {
+        setJump(null);
+        return reach(found.index);
+      }
+    }
+    setJump(null);
+    const step = target.step;
+    const index = shown.findIndex((entry) => entry.kind === "message" && entry.message.seq >= step);
+    reach(index >= 0 ? index : shown.length - 1);
+  }, [jump, readFrom, shown, unread, marks]);
+  /** The entry the reader is on: its controls are the transcript's only ones in the tab order. */
+  const [activeKey, setActiveKey] = useState<string | null>(null);
+  useLayoutEffect(() => roveTabStops(items.current, activeKey));
   useEffect(() => {
     if (pendingFocus === null) return;
     const element = drawnItem(items.current, pendingFocus)?.querySelector<HTMLElement>("[data-entry]");
@@ -128,6 +186,12 @@ export function Transcript({
   const jumpToLatest = () => follow(true);
   return (
     <section className="transcript-pane" aria-label="Transcript">
+      <RunNavigator
+        bins={bins}
+        marks={marks}
+        unread={unread}
+        onJump={(target) => setJump({ target, at: Date.now() })}
+      />
       <TranscriptToolbar
         query={query}
         filter={filter}
@@ -155,6 +219,14 @@ export function Transcript({
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable log must be reachable by keyboard to scroll it
         tabIndex={0}
         ref={scroller}
+        onFocus={(event) => {
+          const key = (event.target as HTMLElement).closest<HTMLElement>("[data-vkey]")?.dataset.vkey;
+          if (key === undefined) return;
+          // The reader is on an older entry (a click, Tab, a jump): following new output would pull it
+          // away, between a press and its release, too.
+          if (followingNow.current && key !== shown.at(-1)?.key) follow(false);
+          if (key !== activeKey) setActiveKey(key);
+        }}
         onKeyDown={(event) => {
           markIntent();
           // Home and End reach the list's ends, drawn or not; arrows move between drawn entries (the
@@ -218,6 +290,8 @@ export function Transcript({
                   details={details}
                   onOpenHistory={onOpenHistory}
                   onSelectAgent={onSelectAgent}
+                  onExpand={expand}
+                  travel={isRoot && store ? travel : null}
                 />
               </div>
             ))}

@@ -1,9 +1,16 @@
 import type { CompactionCoverage } from "@longrun/protocol";
-import { useDeferredValue, useEffect, useMemo, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
 import type { ThreadState, TranscriptMessage } from "../state/thread-state.ts";
-import { buildTranscript, entryText, passesFilter, type TranscriptFilter } from "../state/transcript.ts";
+import {
+  buildTranscript,
+  entryText,
+  foldCompactions,
+  passesFilter,
+  type ShownEntry,
+  type TranscriptFilter,
+} from "../state/transcript.ts";
 
 const messageText = (message: TranscriptMessage) => textOf(message.content);
 
@@ -42,19 +49,23 @@ export function useTranscriptEntries(
   );
   const [query, setQuery] = useState("");
   const [filter, setFilter] = useState<TranscriptFilter>("all");
-  const shown = useMemo(() => {
+  /** Rows of consecutive compaction notices the reader unfolded, by row key. */
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const shown = useMemo((): ShownEntry[] => {
     const needle = query.trim().toLowerCase();
-    if (!needle && filter === "all") return entries;
+    // Unnarrowed, runs of compaction notices fold into one row; a search or filter lists each match.
+    if (!needle && filter === "all") return foldCompactions(entries, expanded);
     return entries.filter(
       (entry) =>
         passesFilter(entry, filter) &&
         (!needle || entryText(entry, messageText).toLowerCase().includes(needle)),
     );
-  }, [entries, query, filter]);
+  }, [entries, query, filter, expanded]);
   // Searching or filtering covers the whole log: read what is not read yet.
   const narrowed = query.trim() !== "" || filter !== "all";
   useEffect(() => {
     if (narrowed && unread) earlier.load(null);
   }, [narrowed, unread, earlier]);
-  return { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter };
+  const expand = useCallback((key: string) => setExpanded((current) => new Set(current).add(key)), []);
+  return { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand };
 }

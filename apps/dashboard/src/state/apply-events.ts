@@ -153,6 +153,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       delete draft.record("approvals")[event.data.callId];
       draft.record("decisions")[`${agentId}:${event.data.callId}`] = {
         decision: event.data.decision,
+        eventSeq: event.seq,
         ...(event.data.reason === undefined ? {} : { reason: event.data.reason }),
       };
       return;

@@ -22,12 +22,16 @@ export interface ChartGeometry {
   points: ChartPoint[];
   triggerY: number | null;
   maxY: number | null;
-  compactionMarks: { x: number; key: string; label: string }[];
+  /** Compactions closer than MARK_GAP_PX are one mark with their count: 1,000 stay readable. */
+  compactionMarks: { x: number; key: string; label: string; count: number }[];
   yTop: number;
   /** First and last step drawn: the x axis is in real steps, not in positions. */
   firstStep: number | null;
   lastStep: number | null;
 }
+
+/** Compaction marks closer than this (in chart units) are drawn as one, with their count. */
+export const MARK_GAP_PX = 4;
 
 /** Points drawn at most when the whole run is shown; longer series keep every n-th point. */
 export const MAX_POINTS = 600;
@@ -85,7 +89,7 @@ export function chartGeometry(
   }));
   const rawPoints = series.map((point, index) => ({ x: round(xOf(index)), y: round(yOf(point.rawTokens)) }));
   const firstSeq = series[0]?.eventSeq ?? Number.NEGATIVE_INFINITY;
-  const compactionMarks = compactions
+  const singleMarks = compactions
     .filter((notice) => notice.phase === "completed" && notice.eventSeq >= firstSeq && series.length > 0)
     .map((notice) => {
       // Between the last measurement before the compaction and the first after it.
@@ -99,6 +103,14 @@ export function chartGeometry(
         label: `${notice.strategy ?? ""} ${notice.trigger}: ${notice.tokensBefore} → ${notice.tokensAfter ?? "?"}`,
       };
     });
+  const compactionMarks: ChartGeometry["compactionMarks"] = [];
+  for (const mark of singleMarks.sort((left, right) => left.x - right.x)) {
+    const previous = compactionMarks[compactionMarks.length - 1];
+    if (previous && mark.x - previous.x < MARK_GAP_PX) {
+      previous.count++;
+      previous.label = `${previous.count} compactions here`;
+    } else compactionMarks.push({ ...mark, count: 1 });
+  }
   return {
     projectedPath: pathOf(points),
     rawPath: pathOf(rawPoints),

@@ -177,7 +177,7 @@ export interface ThreadState {
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
   /** Decisions taken on tool calls, by `agentId:callId` (a denied call is not a failure). */
-  decisions: Record<string, { decision: "approve" | "deny"; reason?: string }>;
+  decisions: Record<string, { decision: "approve" | "deny"; reason?: string; eventSeq?: number }>;
 }
 
 /** An empty thread state. */

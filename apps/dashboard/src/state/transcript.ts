@@ -225,3 +225,61 @@ export function passesFilter(entry: TranscriptEntry, filter: TranscriptFilter): 
       return entry.kind === "run";
   }
 }
+
+type CompactionEntry = Extract<TranscriptEntry, { kind: "compaction" }>;
+
+/** What the transcript draws: its entries, with consecutive compaction notices folded into one row. */
+export type ShownEntry = TranscriptEntry | { kind: "compactions"; key: string; entries: CompactionEntry[] };
+
+/** Part of a row of compactions: a notice, or the end of the /compact run that made one. */
+function inCompactionRun(entry: TranscriptEntry | undefined): boolean {
+  return entry?.kind === "compaction" || (entry?.kind === "run" && entry.run.kind === "compact");
+}
+
+/**
+ * Folds every run of two or more consecutive compaction notices (with the ends of the /compact runs
+ * between them) into one row — a long log read from its end starts with hundreds of them in a row —
+ * except the runs whose row key is in `expanded`.
+ */
+export function foldCompactions(
+  entries: readonly TranscriptEntry[],
+  expanded: ReadonlySet<string>,
+): ShownEntry[] {
+  const shown: ShownEntry[] = [];
+  let index = 0;
+  while (index < entries.length) {
+    const entry = entries[index] as TranscriptEntry;
+    let end = index;
+    while (entry.kind === "compaction" && inCompactionRun(entries[end])) end++;
+    const key = `compactions:${entry.key}`;
+    const notices = entries
+      .slice(index, end)
+      .filter((inner): inner is CompactionEntry => inner.kind === "compaction");
+    if (notices.length >= 2 && !expanded.has(key)) {
+      shown.push({ kind: "compactions", key, entries: notices });
+      index = end;
+    } else if (notices.length >= 2) {
+      // Unfolded: its later notices must not start a row of their own.
+      for (const inner of entries.slice(index, end)) shown.push(inner);
+      index = end;
+    } else {
+      shown.push(entry);
+      index++;
+    }
+  }
+  return shown;
+}
+
+/** Where an entry is drawn: its own row, or the folded row that holds it (`folded`: that row's key). */
+export function locateEntry(
+  shown: readonly ShownEntry[],
+  key: string,
+): { index: number; folded: string | null } | null {
+  for (let index = 0; index < shown.length; index++) {
+    const entry = shown[index] as ShownEntry;
+    if (entry.key === key) return { index, folded: null };
+    if (entry.kind === "compactions" && entry.entries.some((inner) => inner.key === key))
+      return { index, folded: entry.key };
+  }
+  return null;
+}

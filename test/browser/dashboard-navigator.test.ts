@@ -1,0 +1,200 @@
+import type { LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
+import { screenshot, UI_TIMEOUT } from "./support/page-helpers.ts";
+import type { BrowserServer } from "./support/servers.ts";
+import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
+
+// A long run you can navigate: the navigator's jumps, folded compaction rows, one tab stop for the
+// transcript with arrow keys reaching every tool call; and acting from the transcript: an approval made
+// into a scoped rule, fork and rewind from a message or a compaction. The tests share one thread (the
+// sim's approval script: `ls -la` at step 1, `git status --short` at step 11, which fails outside a git
+// repository) and run in order.
+
+const TEST_TIMEOUT = 240_000;
+
+let session: DashboardSession | undefined;
+let server: BrowserServer | undefined;
+let client: LongrunClient;
+let page: Page;
+let pageErrors: string[] = [];
+/** The approval thread of the first test, finished, reused by the next ones. */
+let source: { threadId: string; agentId: string } | undefined;
+
+beforeAll(async () => {
+  session = await openDashboardSession({ simDelayMs: 5, home: true });
+  ({ server, client, page, pageErrors } = session);
+}, 300_000);
+
+afterAll(async () => {
+  await session?.close();
+}, 60_000);
+
+async function showThread(threadId: string): Promise<void> {
+  await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+  await openThread(page, threadId);
+}
+
+function sourceThread(): { threadId: string; agentId: string } {
+  if (!source) throw new Error("the first test did not finish its thread");
+  return source;
+}
+
+/** The thread the page shows once the address moved away from `fromThreadId`. */
+async function threadOpenedFrom(fromThreadId: string): Promise<string> {
+  // Expressions run in the page (the test tsconfig has no DOM types).
+  await page.waitForFunction(
+    `/#\\/threads\\/[^/]+/.test(location.hash) && !location.hash.includes(${JSON.stringify(fromThreadId)})`,
+    undefined,
+    { timeout: UI_TIMEOUT },
+  );
+  return decodeURIComponent(new URL(page.url()).hash.replace("#/threads/", ""));
+}
+
+describe("navigating a long run and acting from its transcript", () => {
+  it(
+    "turns an approval into a rule for this thread, with the pattern the person gave",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Navigator source",
+        model: "sim",
+        simScript: "approval",
+        simSteps: 14,
+        maxInputTokens: 8000,
+        task: "List the workspace files with a shell command, then report.",
+      });
+      await showThread(thread.id);
+      const request = page.locator(byTestId("approval-request")).first();
+      await request.waitFor({ timeout: UI_TIMEOUT });
+      const choice = request.locator(byTestId("rule-choice"));
+      const pattern = choice.locator(byTestId("rule-pattern"));
+      // The pattern starts as the call's own subject.
+      expect(await pattern.inputValue()).toBe("ls -la");
+      await pattern.fill("ls *");
+      await screenshot(page, "nav-rule-wide");
+      await choice.locator(byTestId("rule-thread")).click();
+      await page
+        .locator(byTestId("approval-request"))
+        .first()
+        .waitFor({ state: "detached", timeout: UI_TIMEOUT });
+      const rules = await client.approvals.rules({ threadId: thread.id });
+      expect(rules).toHaveLength(1);
+      expect(rules[0]).toMatchObject({
+        scope: "thread",
+        threadId: thread.id,
+        toolName: "run_command",
+        pattern: "ls *",
+      });
+
+      // `git status --short` at step 11 is not `ls *`: it is asked about, approved here over the API.
+      const pending = await vi.waitFor(
+        async () => {
+          const found = (await client.approvals.pending()).find((item) => item.threadId === thread.id);
+          expect(found).toBeDefined();
+          return found!;
+        },
+        { timeout: UI_TIMEOUT, interval: 200 },
+      );
+      expect(JSON.parse(pending.arguments).command).toBe("git status --short");
+      await client.approvals.resolve(pending.agentId, pending.callId, { decision: "approve" });
+      await waitForIdle(client, thread.id);
+      source = { threadId: thread.id, agentId: pending.agentId };
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "jumps from the navigator to the first error",
+    async () => {
+      const { threadId } = sourceThread();
+      await showThread(threadId);
+      const navigator = page.locator(byTestId("run-navigator"));
+      const button = navigator.locator(byTestId("jump-first-error"));
+      await expect.poll(() => button.textContent(), { timeout: UI_TIMEOUT }).toMatch(/First error \(1\)/);
+      expect(
+        Number(await navigator.locator(byTestId("navigator-bins")).getAttribute("data-bins")),
+      ).toBeGreaterThan(0);
+      await button.click();
+      // The focus lands on the entry holding the failed call.
+      await page.waitForFunction(
+        `document.activeElement?.hasAttribute("data-entry") === true &&
+          document.activeElement.querySelector('[data-testid="tool-call"][data-status="error"]') !== null`,
+        undefined,
+        { timeout: UI_TIMEOUT },
+      );
+      await screenshot(page, "nav-first-error-wide");
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "keeps the transcript one tab stop: arrow keys reach the tool calls, Tab leaves in a few presses",
+    async () => {
+      const { threadId } = sourceThread();
+      await showThread(threadId);
+      const transcript = page.locator(byTestId("transcript"));
+      expect(await transcript.locator(byTestId("tool-call")).count()).toBeGreaterThan(5);
+      await transcript.focus();
+      await page.keyboard.press("Home");
+      let onToolCall = false;
+      for (let press = 0; press < 10 && !onToolCall; press++) {
+        await page.keyboard.press("ArrowDown");
+        onToolCall = (await page.evaluate(
+          `document.activeElement?.matches('[data-testid="tool-call"] > summary') === true`,
+        )) as boolean;
+      }
+      expect(onToolCall).toBe(true);
+      // Only the controls of the entry the reader is on are tab stops.
+      const tabbable = (await page.evaluate(
+        `[...document.querySelector('[data-testid="transcript"]').querySelectorAll("button, summary, a[href], input, select, textarea")]
+          .filter((control) => control.tabIndex >= 0 && !control.disabled).length`,
+      )) as number;
+      expect(tabbable).toBeLessThanOrEqual(6);
+      let left = false;
+      for (let press = 0; press < 10 && !left; press++) {
+        await page.keyboard.press("Tab");
+        left = (await page.evaluate(
+          `!document.querySelector('[data-testid="transcript"]').contains(document.activeElement)`,
+        )) as boolean;
+      }
+      expect(left).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "forks from a message: the new thread opens and starts with the messages it inherited",
+    async () => {
+      const { threadId, agentId } = sourceThread();
+      await showThread(threadId);
+      const entry = page.locator(`${byTestId("transcript-entry")}[data-role="assistant"]`).nth(2);
+      const messageId = (await entry.getAttribute("data-message-id")) ?? "";
+      const seq = Number(await entry.getAttribute("data-seq"));
+      await entry.locator(byTestId("fork-here")).click();
+      const forkId = await threadOpenedFrom(threadId);
+      await page.locator(`${byTestId("thread-view")}[data-thread-id="${forkId}"]`).waitFor();
+      const origin = page.locator(byTestId("fork-origin"));
+      await origin.waitFor({ timeout: UI_TIMEOUT });
+      expect(await origin.getAttribute("data-source-thread-id")).toBe(threadId);
+      const carried = (await client.agents.messages(agentId, { limit: 5000 })).messages.filter(
+        (message) => message.seq <= seq,
+      );
+      expect(Number(await origin.getAttribute("data-inherited"))).toBe(carried.length);
+      expect(await origin.locator(byTestId("inherited-message")).last().getAttribute("data-message-id")).toBe(
+        messageId,
+      );
+      expect(await origin.textContent()).toMatch(new RegExp(`after message #${seq}`));
+      expect((await client.threads.get(forkId)).forkedFromThreadId).toBe(threadId);
+      await screenshot(page, "nav-fork-wide");
+      // The link goes back to the source.
+      await origin.locator(byTestId("fork-source-link")).click();
+      await page.locator(`${byTestId("thread-view")}[data-thread-id="${threadId}"]`).waitFor();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+});
