@@ -53,7 +53,7 @@ function attributeValueOf(value: AnyValue): unknown {
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(attributeValueOf);
   return undefined;
 }
 

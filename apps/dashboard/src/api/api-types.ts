@@ -14,6 +14,7 @@ import type {
   PostMessageResult,
   Run,
   StoredMessage,
+  ThreadCost,
   ThreadDetail,
   ThreadListItem,
   ThreadSnapshot,
@@ -60,6 +61,8 @@ export interface LongrunApi {
     list(): Promise<ThreadListItem[]>;
     get(threadId: string): Promise<ThreadDetail>;
     snapshot(threadId: string): Promise<ThreadSnapshot>;
+    /** What the thread's model calls cost so far, beside the plain way of compacting. */
+    cost(threadId: string): Promise<ThreadCost>;
     eventsPage(
       threadId: string,
       query: { since: number; limit?: number; types?: string },

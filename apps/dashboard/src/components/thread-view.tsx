@@ -15,6 +15,7 @@ import { HistoryPanel, type HistoryRange } from "./history-panel.tsx";
 import { LiveAnnouncer } from "./live-announcer.tsx";
 import { RunBar } from "./run-bar.tsx";
 import { RunHistory } from "./run-history.tsx";
+import { ThreadCostPanel } from "./thread-cost.tsx";
 import { Transcript } from "./transcript.tsx";
 
 /** One thread: agent tree, the selected agent's transcript, context gauge and inspector, and actions. */
@@ -133,6 +134,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
             />
           )}
           <RunHistory thread={thread} />
+          <ThreadCostPanel thread={thread} />
         </aside>
         <section className="col-center">
           {agent?.status === "context_exhausted" && (

@@ -1,0 +1,83 @@
+import type { ThreadCost } from "@longrun/protocol";
+import { useEffect, useState } from "react";
+import { useStore } from "../state/store-context.tsx";
+import type { ThreadState } from "../state/thread-state.ts";
+
+const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/**
+ * What the thread's model calls cost so far (billed-equivalent tokens, OpenAI-style pricing) and what the
+ * plain way of compacting would have cost on the same messages. Read again whenever a run or a compaction
+ * of the thread changes state.
+ */
+export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
+  const { api } = useStore();
+  const [cost, setCost] = useState<ThreadCost | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const runs = Object.values(thread.runs)
+    .map((run) => `${run.id}:${run.status}`)
+    .join(",");
+  const compactions = Object.keys(thread.compactions).length;
+  // Read again after each run or compaction change (runs, compactions): the figures are the server's.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs and compactions are the refresh keys
+  useEffect(() => {
+    let current = true;
+    api.threads.cost(thread.threadId).then(
+      (found) => {
+        if (current) {
+          setCost(found);
+          setFailed(null);
+        }
+      },
+      (error: unknown) => {
+        if (current) setFailed(error instanceof Error ? error.message : String(error));
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [api, thread.threadId, runs, compactions]);
+  if (failed && !cost) {
+    return (
+      <p className="muted small" data-testid="thread-cost-error">
+        Cost not available: {failed}
+      </p>
+    );
+  }
+  if (!cost || cost.source === "none") return null;
+  const saved =
+    cost.saved && cost.plain && cost.plain.compared.openai > 0
+      ? cost.saved.openai / cost.plain.compared.openai
+      : null;
+  return (
+    <section className="panel thread-cost" data-testid="thread-cost" aria-label="What this thread cost">
+      <h2>Cost so far</h2>
+      <p>
+        <strong data-testid="thread-cost-billed">{number.format(cost.billed.openai)}</strong>{" "}
+        billed-equivalent tokens{" "}
+        <span
+          className="muted small"
+          title="Units of one uncached input token at OpenAI-style prices: cache reads 0.1, other input 1, output 4"
+        >
+          (OpenAI-style prices; Anthropic-style {number.format(cost.billed.anthropic)})
+        </span>
+      </p>
+      <p className="muted small">
+        {cost.calls.steps} model calls and {cost.calls.summaries} summary calls;{" "}
+        {number.format(cost.tokens.cacheRead)} input tokens read from cache,{" "}
+        {number.format(cost.tokens.uncached)} not, {number.format(cost.tokens.output)} output
+        {cost.source === "estimate" ? " (estimated)" : ""}.
+      </p>
+      {cost.plain && saved !== null && (
+        <p data-testid="thread-cost-plain">
+          Input and summaries: {number.format(cost.compared.openai)} against{" "}
+          {number.format(cost.plain.compared.openai)} with plain compaction (one summary at 75 %,{" "}
+          {cost.plain.compactions} compaction{cost.plain.compactions === 1 ? "" : "s"}):{" "}
+          <strong data-testid="thread-cost-saved">
+            {saved >= 0 ? `${(saved * 100).toFixed(1)} % saved` : `${(-saved * 100).toFixed(1)} % more`}
+          </strong>
+        </p>
+      )}
+    </section>
+  );
+}
