@@ -117,6 +117,21 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
   const files = [...(input.files ?? [])].sort((left, right) => right.readAt - left.readAt);
   const seen = new Set<string>();
   let total = 0;
+  /** Puts one file's body (already within its budget) into the plan. */
+  const restore = (file: RestoredFile, body: string) => {
+    const message = fileMessage(file, body);
+    const tokens = estimateMessageTokens(message, input.tokenizer);
+    total += tokens;
+    plan.messages.push(message);
+    plan.items.push({
+      kind: "file",
+      path: file.path,
+      tokens,
+      content: body,
+      fitted: true,
+      ...versionOf(file),
+    });
+  };
   for (const file of files) {
     if (seen.has(file.path)) {
       plan.skipped.push({ path: file.path, reason: "duplicate" });
@@ -125,18 +140,7 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
     seen.add(file.path);
     if (file.fitted) {
       const body = typeof file.content === "string" ? file.content : (decodeText(file.content) ?? "");
-      const message = fileMessage(file, body);
-      const tokens = estimateMessageTokens(message, input.tokenizer);
-      total += tokens;
-      plan.messages.push(message);
-      plan.items.push({
-        kind: "file",
-        path: file.path,
-        tokens,
-        content: body,
-        fitted: true,
-        ...versionOf(file),
-      });
+      restore(file, body);
       continue;
     }
     const text = decodeText(file.content);
@@ -154,19 +158,7 @@ export function planRestoration(input: RestorationInput): RestorationPlan {
       continue;
     }
     const [fitted, cutLines] = fitText(text, budget, input.tokenizer);
-    const body = fittedBody(fitted, cutLines);
-    const message = fileMessage(file, body);
-    const tokens = estimateMessageTokens(message, input.tokenizer);
-    total += tokens;
-    plan.messages.push(message);
-    plan.items.push({
-      kind: "file",
-      path: file.path,
-      tokens,
-      content: body,
-      fitted: true,
-      ...versionOf(file),
-    });
+    restore(file, fittedBody(fitted, cutLines));
   }
   const state = input.state ? stateMessage(input.state) : null;
   if (state && input.state) {
