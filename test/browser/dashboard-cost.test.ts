@@ -50,6 +50,11 @@ describe("the thread's cost", () => {
     expect(await page.locator(byTestId("thread-cost-saved")).textContent()).toBe(
       saved >= 0 ? `${(saved * 100).toFixed(1)} % saved` : `${(-saved * 100).toFixed(1)} % more`,
     );
+    // Provider-reported figures may include a prefix other threads cached: the panel says so.
+    expect(await page.locator(byTestId("thread-cost-caveat")).count()).toBe(
+      cost.source === "estimate" ? 0 : 1,
+    );
+    await page.locator(`${byTestId("thread-cost")} summary`).click();
     await screenshot(page, "thread-cost");
     expect(pageErrors).toEqual([]);
   }, 240_000);

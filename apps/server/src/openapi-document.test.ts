@@ -121,7 +121,7 @@ describe("the OpenAPI document", () => {
         if ((op.security ?? []).length > 0) expect(statuses, where).toContain("401");
       }
     }
-    expect(ids.size).toBe(35);
+    expect(ids.size).toBe(36);
   });
 
   it("declares every query parameter with its bounds", () => {

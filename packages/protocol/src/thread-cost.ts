@@ -40,7 +40,11 @@ export const ThreadCost = z
         summaryCalls: z.number().int().nonnegative(),
       })
       .nullable(),
-    /** plain − compared (negative: longrun cost more); null without a plain figure. */
+    /**
+     * plain − compared (negative: longrun cost more); null without a plain figure. The plain figure is
+     * estimated within the thread; with `source` "provider" longrun's may include a prefix cached by
+     * other threads' requests.
+     */
     saved: ByProfile.nullable(),
     /**
      * Where the token counts come from: the provider's reported cached tokens, the runtime's estimate of

@@ -34,7 +34,7 @@ export function FromHere({ point, travel, what }: { point: ForkPoint; travel: Ti
         data-testid="fork-here"
         disabled={busy}
         title={`A new thread that continues from ${what}; this one stays as it is`}
-        aria-label={`Fork a new thread from ${what}`}
+        aria-label={`Fork here: a new thread from ${what}`}
         onClick={() => void go(false)}
       >
         Fork here
@@ -45,7 +45,7 @@ export function FromHere({ point, travel, what }: { point: ForkPoint; travel: Ti
         data-testid="rewind-here"
         disabled={busy}
         title={`Continue from ${what}: this thread's next message goes to a new thread that starts there (nothing is deleted)`}
-        aria-label={`Rewind this thread to ${what}`}
+        aria-label={`Rewind here: this thread back to ${what}`}
         onClick={() => void go(true)}
       >
         Rewind here

@@ -50,22 +50,17 @@ export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
       ? cost.saved.openai / cost.plain.compared.openai
       : null;
   return (
-    <section className="panel thread-cost" data-testid="thread-cost" aria-label="What this thread cost">
-      <h2>Cost so far</h2>
-      <p>
-        <strong data-testid="thread-cost-billed">{number.format(cost.billed.openai)}</strong>{" "}
-        billed-equivalent tokens{" "}
-        <span
-          className="muted small"
-          title="Units of one uncached input token at OpenAI-style prices: cache reads 0.1, other input 1, output 4"
-        >
-          (OpenAI-style prices; Anthropic-style {number.format(cost.billed.anthropic)})
-        </span>
-      </p>
+    <details className="panel thread-cost" data-testid="thread-cost" aria-label="What this thread cost">
+      <summary>
+        <h2>
+          Cost so far: <strong data-testid="thread-cost-billed">{number.format(cost.billed.openai)}</strong>
+        </h2>
+      </summary>
       <p className="muted small">
-        {cost.calls.steps} model calls and {cost.calls.summaries} summary calls;{" "}
-        {number.format(cost.tokens.cacheRead)} input tokens read from cache,{" "}
-        {number.format(cost.tokens.uncached)} not, {number.format(cost.tokens.output)} output
+        Billed-equivalent tokens at OpenAI-style prices: cache reads 0.1, other input 1, output 4
+        (Anthropic-style {number.format(cost.billed.anthropic)}). {cost.calls.steps} model calls and{" "}
+        {cost.calls.summaries} summary calls; {number.format(cost.tokens.cacheRead)} input tokens read from
+        cache, {number.format(cost.tokens.uncached)} not, {number.format(cost.tokens.output)} output
         {cost.source === "estimate" ? " (estimated)" : ""}.
       </p>
       {cost.plain && saved !== null && (
@@ -76,8 +71,15 @@ export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
           <strong data-testid="thread-cost-saved">
             {saved >= 0 ? `${(saved * 100).toFixed(1)} % saved` : `${(-saved * 100).toFixed(1)} % more`}
           </strong>
+          {cost.source !== "estimate" && (
+            <span className="muted small" data-testid="thread-cost-caveat">
+              {" "}
+              (longrun's figure is what the provider reported, whose cache may hold prefixes other threads
+              sent; plain's is estimated within this thread alone)
+            </span>
+          )}
         </p>
       )}
-    </section>
+    </details>
   );
 }
