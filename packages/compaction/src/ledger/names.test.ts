@@ -32,6 +32,11 @@ describe("names index", () => {
       expect(isName(word), word).toBe(false);
     for (const word of ["setup.cfg", "test_parse", "getUserName", "QuerySet", "MAX_RETRIES"])
       expect(isName(word), word).toBe(true);
+    // Dotted references whose last part is up to eight characters: modules, methods, tasks.
+    for (const word of ["os.makedirs", "cursor.execute", "ecto.migrate", "module.coffee"])
+      expect(isName(word), word).toBe(true);
+    expect(isName("astroid.manager.AstroidManager")).toBe(true);
+    expect(isName("release.candidate")).toBe(false);
   });
 
   it("reads a call's arguments as the values it carries, not as JSON text", () => {
@@ -69,6 +74,29 @@ describe("names index", () => {
     expect(rendered).toMatch(/Names in use \(file: names\): .*src\/lexer\.py: tokenize_line, CommentToken/);
     // A path the ledger lists as read is not repeated as a name.
     expect(rendered.match(/src\/lexer\.py/g)?.length).toBe(2);
+  });
+
+  it("does not repeat a listed file as a name, whether named by its base name, a tail of its path or the path without its slash", () => {
+    const sources = [
+      call("c1", "edit_file", { path: "/repo/lib/app/session_live.ex" }, 1),
+      result("c1", "The file /repo/lib/app/session_live.ex has been updated.", 2),
+      {
+        message: {
+          role: "assistant",
+          content:
+            "Edited lib/app/session_live.ex and session_live.ex (repo/lib/app/session_live.ex); next handle_event in app/other_live.ex.",
+        },
+        step: 3,
+      } as LedgerSource,
+    ];
+    const ledger = updateLedger({ messages: sources });
+    const line =
+      renderLedger(ledger, { budgetTokens: 800, tokenizer })
+        .text.split("\n")
+        .find((text) => text.startsWith("Names in use")) ?? "";
+    expect(line).toContain("handle_event");
+    expect(line).toContain("app/other_live.ex");
+    expect(line).not.toContain("session_live.ex");
   });
 
   it("stays within its share of the budget, and small budgets hold no names", () => {

@@ -3,8 +3,12 @@ import type { Ledger } from "@longrun/protocol";
 /** One identifier the compacted part holds, where it was first seen, and how the agent used it. */
 export type LedgerName = NonNullable<Ledger["names"]>[number];
 
-/** Names a ledger keeps (the rendering keeps far fewer: what its share of the budget holds). */
-export const NAMES_KEPT = 200;
+/**
+ * Names a ledger keeps (the rendering keeps fewer where its share of the budget is smaller). At 64k
+ * the rendering shows them all: 280 instead of 200 raised forward-use recall on the corpus from
+ * 0.948 to 0.959 for 0.3 % more billed input (400: 0.969 for 1.4 % more).
+ */
+export const NAMES_KEPT = 280;
 
 /** Characters of one message searched for names: a huge tool result is not read to its end. */
 const SCAN_CHARS = 60_000;
@@ -21,7 +25,8 @@ export function isName(word: string): boolean {
   if (word.includes("://") || word.startsWith("www.")) return false;
   if (/^[A-Z0-9_]+$/.test(word) && !word.includes("_")) return false;
   if (word.includes("_")) return /[A-Za-z]/.test(word) && !/^_+$/.test(word);
-  if (/\.[A-Za-z][A-Za-z0-9]{0,5}$/.test(word)) return !/^\d/.test(word) && !/\.\./.test(word);
+  // A dotted tail of up to eight characters: a file (`setup.cfg`) or a reference (`os.makedirs`).
+  if (/\.[A-Za-z][A-Za-z0-9]{0,7}$/.test(word)) return !/^\d/.test(word) && !/\.\./.test(word);
   if (word.includes("/")) return false;
   return /[a-z][A-Z]/.test(word) || /^[A-Z][a-z0-9]+[A-Z]/.test(word);
 }
