@@ -99,6 +99,8 @@ export const Run = z
     finishedAt: z.number().int().nullable(),
     /** A queued message run's text, appended when the run starts (so it never splits a tool loop). */
     input: z.string().nullable().default(null),
+    /** When a new message asked the run to stop at its next step boundary (multitask: interrupt). */
+    interruptRequestedAt: z.number().int().nullable().optional(),
   })
   .meta({ id: "Run" });
 export type Run = z.infer<typeof Run>;

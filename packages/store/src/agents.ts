@@ -38,6 +38,8 @@ export interface AgentProbe {
   runStatus: string | null;
   /** Kind of the given run, null when it does not exist. */
   runKind: string | null;
+  /** When the given run was asked to stop at its next step boundary, null when it was not. */
+  runInterruptRequestedAt: number | null;
 }
 
 export interface AgentRepository {
@@ -56,7 +58,7 @@ export interface AgentRepository {
   setStatus(id: string, status: AgentStatus): Promise<AgentRecord>;
 }
 
-/** Maps the probe's columns (agent_status, fence, last_seq, compaction_id, state_updated_at, run_status). */
+/** Maps the probe's columns (agent_status, fence, last_seq, compaction_id, state_updated_at, run_status, run_kind, run_interrupt_requested_at). */
 export function probeFromRow(row: Row): AgentProbe {
   return {
     agentStatus: String(row.agent_status) as AgentStatus,
@@ -67,6 +69,10 @@ export function probeFromRow(row: Row): AgentProbe {
       row.state_updated_at === null || row.state_updated_at === undefined ? 0 : Number(row.state_updated_at),
     runStatus: typeof row.run_status === "string" ? row.run_status : null,
     runKind: typeof row.run_kind === "string" ? row.run_kind : null,
+    runInterruptRequestedAt:
+      row.run_interrupt_requested_at === null || row.run_interrupt_requested_at === undefined
+        ? null
+        : Number(row.run_interrupt_requested_at),
   };
 }
 
@@ -79,8 +85,9 @@ export function claimStatement(agentId: string, fence: number, runId: string): S
             (SELECT id FROM compactions WHERE agent_id = agents.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
             (SELECT updated_at FROM agent_state WHERE agent_id = agents.id) AS state_updated_at,
             (SELECT status FROM runs WHERE id = ?) AS run_status,
-            (SELECT kind FROM runs WHERE id = ?) AS run_kind`,
-    args: [fence, agentId, fence, runId, runId],
+            (SELECT kind FROM runs WHERE id = ?) AS run_kind,
+            (SELECT interrupt_requested_at FROM runs WHERE id = ?) AS run_interrupt_requested_at`,
+    args: [fence, agentId, fence, runId, runId, runId],
   };
 }
 
@@ -99,9 +106,10 @@ export function createAgentRepository(context: StoreContext): AgentRepository {
                   (SELECT id FROM compactions WHERE agent_id = a.id ORDER BY created_at DESC, rowid DESC LIMIT 1) AS compaction_id,
                   (SELECT updated_at FROM agent_state WHERE agent_id = a.id) AS state_updated_at,
                   (SELECT status FROM runs WHERE id = ?) AS run_status,
-                  (SELECT kind FROM runs WHERE id = ?) AS run_kind
+                  (SELECT kind FROM runs WHERE id = ?) AS run_kind,
+                  (SELECT interrupt_requested_at FROM runs WHERE id = ?) AS run_interrupt_requested_at
                 FROM agents a WHERE a.id = ?`,
-          args: [runId, runId, agentId],
+          args: [runId, runId, runId, agentId],
         }),
       );
       const row = result.rows[0];

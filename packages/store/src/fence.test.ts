@@ -61,6 +61,7 @@ describe("fenced appends", () => {
       stateUpdatedAt: 0,
       runStatus: "queued",
       runKind: "message",
+      runInterruptRequestedAt: null,
     });
     // Holder 4 has not appended since; it is too late now.
     await expect(

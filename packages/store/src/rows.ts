@@ -46,6 +46,7 @@ export function runFromRow(row: Row): RunRecord {
     parentRunId: textOrNull(row.parent_run_id),
     jobId: textOrNull(row.job_id),
     input: textOrNull(row.input),
+    interruptRequestedAt: numberOrNull(row.interrupt_requested_at),
     createdAt: Number(row.created_at),
     startedAt: numberOrNull(row.started_at),
     finishedAt: numberOrNull(row.finished_at),

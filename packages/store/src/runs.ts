@@ -4,8 +4,15 @@ import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
 import { runs, threads } from "./schema.ts";
 
-/** A run row: the protocol's Run plus the coordinator's links (parent run, queue job). */
-export type RunRecord = Run & { parentRunId: string | null; jobId: string | null };
+/**
+ * A run row: the protocol's Run plus the coordinator's links (parent run, queue job) and a pending
+ * request to stop at the next step boundary.
+ */
+export type RunRecord = Run & {
+  parentRunId: string | null;
+  jobId: string | null;
+  interruptRequestedAt: number | null;
+};
 
 export interface CreateRunInput {
   id?: string;
@@ -19,7 +26,10 @@ export interface CreateRunInput {
 }
 
 export type RunPatch = Partial<
-  Pick<RunRecord, "status" | "error" | "startedAt" | "finishedAt" | "jobId" | "input">
+  Pick<
+    RunRecord,
+    "status" | "error" | "startedAt" | "finishedAt" | "jobId" | "input" | "interruptRequestedAt"
+  >
 >;
 
 export interface RunRepository {
@@ -59,6 +69,7 @@ export function createRunRepository(context: StoreContext): RunRepository {
         parentRunId: input.parentRunId ?? null,
         jobId: input.jobId ?? null,
         input: input.input ?? null,
+        interruptRequestedAt: null,
         createdAt: now,
         startedAt: null,
         finishedAt: null,

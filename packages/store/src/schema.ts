@@ -134,6 +134,8 @@ export const runs = sqliteTable(
     jobId: text("job_id"),
     /** A queued message run's text, appended when the run starts. */
     input: text("input"),
+    /** When a new message asked this run to stop at its next step boundary (multitask: interrupt). */
+    interruptRequestedAt: integer("interrupt_requested_at"),
     createdAt: integer("created_at").notNull(),
     startedAt: integer("started_at"),
     finishedAt: integer("finished_at"),

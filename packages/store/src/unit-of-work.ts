@@ -157,6 +157,7 @@ export function createUnitOfWork(tx: SqlTx, context: StoreContext): UnitOfWork {
         finishedAt: "finished_at",
         jobId: "job_id",
         input: "input",
+        interruptRequestedAt: "interrupt_requested_at",
       };
       const sets: string[] = [];
       const args: (string | number | null)[] = [];

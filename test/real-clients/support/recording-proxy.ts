@@ -13,9 +13,13 @@ export interface RecordedRequest {
 
 /**
  * A loopback proxy in front of longrun that records what a real client sends (and the status it got),
- * so a test can count requests and look for the client's own compaction requests.
+ * so a test can count requests and look for the client's own compaction requests. `beforeForward`
+ * may hold a request (its promise) before it goes on, so a test can act while it is held.
  */
-export async function startRecordingProxy(target: string): Promise<{
+export async function startRecordingProxy(
+  target: string,
+  options: { beforeForward?: (record: RecordedRequest) => Promise<void> } = {},
+): Promise<{
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -42,6 +46,9 @@ export async function startRecordingProxy(target: string): Promise<{
         status: 0,
       };
       requests.push(record);
+      void (options.beforeForward?.(record) ?? Promise.resolve()).then(() => send(raw, record));
+    });
+    const send = (raw: Buffer, record: RecordedRequest) => {
       const forward = httpRequest(
         {
           hostname: upstream.hostname,
@@ -63,7 +70,7 @@ export async function startRecordingProxy(target: string): Promise<{
       });
       outgoing.on("close", () => forward.destroy());
       forward.end(raw);
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

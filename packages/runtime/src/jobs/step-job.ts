@@ -3,7 +3,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import { openSession, type SessionCache, sessionIsCurrent } from "../context/agent-session.ts";
 import { holdAgentLease } from "../runs/agent-lease.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
-import type { RunControl } from "../runs/run-control.ts";
+import { INTERRUPTED_AT_BOUNDARY, type RunControl } from "../runs/run-control.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import { runAgentStep, type StepOutcome } from "../step/agent-step.ts";
 import { idAttributes, inSpan } from "../tracing/spans.ts";
@@ -52,6 +52,11 @@ export async function runStepJob(
     let outcome: Awaited<ReturnType<typeof runAgentStep>>;
     try {
       if (isFinishedStatus(probe.runStatus)) return { skipped: "run finished" };
+      // A new message asked the run to stop (multitask: interrupt): this is its next step boundary.
+      if (probe.runInterruptRequestedAt !== null) {
+        await runControl.cancel(job.runId, INTERRUPTED_AT_BOUNDARY);
+        return { skipped: "interrupted at the step boundary" };
+      }
       // A compaction run never continues with a model call (I7; a client conversation is driven by its
       // client, not by steps).
       if (probe.runKind === "compact") return { skipped: "compaction runs take no steps" };

@@ -8,8 +8,10 @@ import type { RunControl } from "./run-control.ts";
  * admits it as usual):
  * - `enqueue` (default, the behaviour before strategies existed): queued behind the active run;
  * - `reject`: refused with 409, nothing admitted;
- * - `interrupt`: admitted, then the active run is cancelled (the cancel path: a step in flight is
- *   aborted, a tool call left without result is answered cancelled by the projection's repair);
+ * - `interrupt`: admitted behind the active run, which stops at its next step boundary: a step in
+ *   flight (model call, tool calls, a compaction) finishes, then the run is cancelled and the message
+ *   runs; a run parked on an approval or on its sub-agents is cancelled at once (its pending call is
+ *   answered cancelled by the projection's repair);
  * - `rollback`: the active run is cancelled, and the thread is rewound to the fact before that run's
  *   input: its facts stay in the source thread (now the branch that holds them, never deleted), and the
  *   message starts the fork the source points to.
@@ -46,7 +48,7 @@ export async function admitWithMultitask(
       );
     case "interrupt": {
       const admitted = await admit(threadId);
-      await runControl.cancel(active.id, "interrupted by a new message");
+      await runControl.interruptAtStepBoundary(active.id);
       return admitted;
     }
     case "rollback": {

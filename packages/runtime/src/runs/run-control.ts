@@ -20,6 +20,12 @@ import { admissionSpan, admitRun, recordRunStart } from "./run-admission.ts";
 import { endCompactionRun, endRootRun, recordCancel } from "./run-ending.ts";
 import { agentStatusIn, markRunMoving, markRunStuck, threadStatusIn } from "./run-status.ts";
 
+/** Why a run stopped for a new message (multitask: interrupt). */
+export const INTERRUPTED_AT_BOUNDARY = "interrupted by a new message at the step boundary";
+
+/** Root-agent statuses with no step in flight: an interrupt there takes effect at once. */
+const BETWEEN_STEPS = new Set<Agent["status"]>(["waiting", "waiting_approval", "waiting_children", "idle"]);
+
 /**
  * The life of runs: admission (one active run per thread, later ones queued behind it), what happens
  * after each step, cancellation and approvals. Every change of state and its event commit together.
@@ -190,6 +196,10 @@ export class RunControl {
           );
           if (outcome.reason === "approval") await unit.updateRun(job.runId, { status: "waiting" });
         });
+        // Parked with an interrupt asked for: no further step would see it, so this is the boundary.
+        if ((await this.deps.store.runs.get(job.runId))?.interruptRequestedAt) {
+          await this.cancel(job.runId, INTERRUPTED_AT_BOUNDARY);
+        }
         return;
       case "completed":
         await this.finishAgent(job, "completed", outcome.report);
@@ -252,6 +262,25 @@ export class RunControl {
     if (runs.some((run) => run.status !== "queued")) return;
     const next = runs.filter((run) => run.status === "queued").sort((a, b) => a.createdAt - b.createdAt)[0];
     if (next) await this.startRun(next);
+  }
+
+  /**
+   * Stops a run at its next step boundary (multitask: interrupt): a step in flight — its model call,
+   * its tool calls, a compaction it started — finishes, and the run is cancelled before the next step
+   * begins (the step job's probe reads the request). A run whose root agent takes no step now (parked
+   * on an approval or on its sub-agents, or waiting out a delay) is cancelled at once.
+   */
+  async interruptAtStepBoundary(runId: string): Promise<void> {
+    const { store } = this.deps;
+    const run = await store.runs.get(runId);
+    if (!run || run.finishedAt) return;
+    await store.runs.update(runId, { interruptRequestedAt: this.deps.now() });
+    // Read after the request is recorded: a step that parked meanwhile reads the request after its
+    // own status change (afterStep), so one of the two sees the other.
+    const root = await store.agents.get(run.agentId);
+    if (run.status === "waiting" || (root && BETWEEN_STEPS.has(root.status))) {
+      await this.cancel(runId, INTERRUPTED_AT_BOUNDARY);
+    }
   }
 
   /** Cancels a run: its queued jobs are removed; running steps are aborted through the control channel. */

@@ -1,0 +1,1 @@
+ALTER TABLE `runs` ADD `interrupt_requested_at` integer;
