@@ -3,17 +3,18 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type OtlpReceiver, startOtlpReceiver } from "../e2e/support/otlp-receiver.ts";
-import type { FromStepProcess } from "./observability/messages.ts";
+import { DISCARD_SPANS, type FromStepProcess } from "./observability/messages.ts";
 import { formatMs, quantile, renderTable } from "./stats.ts";
 
 // Issue 36's last goal: what logging and tracing add to a step. Every configuration runs in its own
 // process (test/bench/observability/step-process.ts), because tracing is installed once, at process
 // start, from OTEL_EXPORTER_OTLP_ENDPOINT, exactly as `longrun start` does: one agent, embedded mode,
-// 0 ms sim model over HTTP, so the step is all longrun and the overhead is as large a share of it as
-// it can be. Spans go over OTLP/HTTP to the receiver the traces e2e test uses, in this process; log
-// lines go to the child's stdout, a pipe this process drains. Rounds run the configurations forward
-// then backward (A B C … C B A …) so load drift on this shared box falls on all of them, and every
-// figure is read as a ratio to the baseline (logs silent, tracing off) of the same run.
+// 0 ms sim model over HTTP, so a step is longrun's work and the sim's answer, and the overhead is as
+// large a share of it as it can be. Spans go over OTLP/HTTP to the receiver the traces e2e test uses,
+// in this process (one configuration drops them in the process instead, to tell the SDK's cost from
+// the export's); log lines go to the child's stdout, a pipe this process drains. Rounds run the
+// configurations forward then backward (A B C … C B A …) so load drift on this shared box falls on all
+// of them, and every figure is read as a ratio to the baseline (logs silent, tracing off) of the same run.
 
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CHILD = fileURLToPath(new URL("./observability/step-process.ts", import.meta.url));
@@ -26,16 +27,20 @@ interface Configuration {
   name: string;
   /** LONGRUN_LOG_LEVEL of the process (`info` is the default). */
   logLevel: "silent" | "info" | "debug";
-  /** OTEL_EXPORTER_OTLP_ENDPOINT set to the receiver. */
-  tracing: boolean;
+  /**
+   * `otlp`: OTEL_EXPORTER_OTLP_ENDPOINT set to the receiver. `discarded`: the same SDK with an exporter
+   * that drops every batch (spans, context and batching without serialization and HTTP), apart.
+   */
+  tracing: "off" | "otlp" | "discarded";
 }
 
 const CONFIGURATIONS: Configuration[] = [
-  { name: "baseline: logs silent, tracing off", logLevel: "silent", tracing: false },
-  { name: "logs info (default)", logLevel: "info", tracing: false },
-  { name: "logs debug (every event)", logLevel: "debug", tracing: false },
-  { name: "tracing on (OTLP/HTTP)", logLevel: "silent", tracing: true },
-  { name: "logs info + tracing on", logLevel: "info", tracing: true },
+  { name: "baseline: logs silent, tracing off", logLevel: "silent", tracing: "off" },
+  { name: "logs info (default)", logLevel: "info", tracing: "off" },
+  { name: "logs debug (every event)", logLevel: "debug", tracing: "off" },
+  { name: "tracing on, spans discarded", logLevel: "silent", tracing: "discarded" },
+  { name: "tracing on (OTLP/HTTP)", logLevel: "silent", tracing: "otlp" },
+  { name: "logs info + tracing on (OTLP)", logLevel: "info", tracing: "otlp" },
 ];
 
 export interface ObservabilityOptions {
@@ -74,7 +79,9 @@ async function runProcess(
 ): Promise<ProcessFigures> {
   const env: NodeJS.ProcessEnv = { ...process.env, LONGRUN_LOG_LEVEL: configuration.logLevel };
   for (const name of Object.keys(env)) if (name.startsWith("OTEL_")) delete env[name];
-  if (configuration.tracing) env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+  if (configuration.tracing === "otlp") env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+  if (configuration.tracing === "discarded") env[DISCARD_SPANS] = "1";
+  else delete env[DISCARD_SPANS];
   const load = loadavg()[0] ?? 0;
   const child = fork(CHILD, [String(options.simSteps), String(options.window)], {
     cwd: REPO_ROOT,
@@ -103,7 +110,10 @@ async function runProcess(
       `${configuration.name}: the process ran with ${message.logLevel}, tracing ${message.tracing}`,
     );
   }
-  const spans = receiver.spans.splice(0).filter((span) => span.instance === `start-${child.pid}`).length;
+  // Exported to the receiver, or handed to the discarding exporter: spans the process made either way.
+  const spans =
+    receiver.spans.splice(0).filter((span) => span.instance === `start-${child.pid}`).length +
+    message.discardedSpans;
   return {
     configuration: configuration.name,
     round,
@@ -203,6 +213,7 @@ export async function runObservabilityBench(options: ObservabilityOptions): Prom
         "CPU/step",
         "× base (rounds)",
         "log lines/step",
+        "log bytes/step",
         "spans/step",
       ],
       summary.map((row) => [
@@ -217,6 +228,7 @@ export async function runObservabilityBench(options: ObservabilityOptions): Prom
         formatMs(row.cpuMsPerStep),
         `${ratio(row.cpuMsPerStep, base.cpuMsPerStep)} ${roundRange(row.roundCpuRatios)}`,
         row.logLinesPerStep.toFixed(2),
+        row.logBytesPerStep.toFixed(0),
         row.spansPerStep.toFixed(1),
       ]),
     ),

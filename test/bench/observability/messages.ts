@@ -4,8 +4,10 @@ export type FromStepProcess =
       type: "result";
       /** How the run ended (`run.completed` expected). */
       status: string;
-      /** Whether the process exported spans (an OTLP endpoint was set). */
-      tracing: boolean;
+      /** How the process traced: off, exported over OTLP/HTTP, or recorded and dropped. */
+      tracing: "off" | "otlp" | "discarded";
+      /** Spans the discarding exporter was given (0 unless `discarded`). */
+      discardedSpans: number;
       logLevel: string;
       /** Agent model calls (one per step) and summary calls. */
       steps: number;
@@ -18,3 +20,6 @@ export type FromStepProcess =
       cpuMs: number;
     }
   | { type: "failed"; message: string };
+
+/** Set (to 1) in a step process's environment: tracing on with an exporter that drops every span. */
+export const DISCARD_SPANS = "LONGRUN_BENCH_DISCARD_SPANS";

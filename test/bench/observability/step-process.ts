@@ -7,7 +7,7 @@ import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace } from "@longrun/testing";
 import { embeddedInfra, type ModelCall, stepTimes, timedModel } from "../bench-infra.ts";
-import type { FromStepProcess } from "./messages.ts";
+import { DISCARD_SPANS, type FromStepProcess } from "./messages.ts";
 
 // One configuration of the observability bench in its own process, wired as `longrun start` wires
 // embedded mode: tracing started first from the OTEL_* variables (the SDK is loaded only when an
@@ -18,6 +18,18 @@ import type { FromStepProcess } from "./messages.ts";
 
 const simSteps = Number(process.argv[2] ?? 120);
 const window = Number(process.argv[3] ?? 16_000);
+
+/** Spans the discarding exporter was given (it keeps none). */
+let discardedSpans = 0;
+
+/** An exporter that takes every batch and keeps nothing (ExportResultCode.SUCCESS is 0). */
+const discardingExporter: NonNullable<NonNullable<Parameters<typeof startTracing>[2]>["exporter"]> = {
+  export: (spans, done) => {
+    discardedSpans += spans.length;
+    done({ code: 0 });
+  },
+  shutdown: async () => {},
+};
 
 function reply(message: FromStepProcess): Promise<void> {
   return new Promise((resolve) => process.send?.(message, () => resolve()));
@@ -32,7 +44,8 @@ async function run(): Promise<void> {
     LONGRUN_LOG_LEVEL: process.env.LONGRUN_LOG_LEVEL,
     OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
-  const tracing = await startTracing("start", config);
+  const discard = process.env[DISCARD_SPANS] === "1";
+  const tracing = await startTracing("start", config, discard ? { exporter: discardingExporter } : {});
   const sim = await startSimModel({ port: 0, logBodies: false });
   const workspace = await createTempWorkspace();
   const calls: ModelCall[] = [];
@@ -70,7 +83,8 @@ async function run(): Promise<void> {
     await reply({
       type: "result",
       status,
-      tracing: tracing.enabled,
+      tracing: !tracing.enabled ? "off" : discard ? "discarded" : "otlp",
+      discardedSpans,
       logLevel: config.logLevel,
       steps,
       summaries: calls.length - steps,
