@@ -12,7 +12,10 @@ import OpenAI from "openai";
 export interface ModelCall {
   start: number;
   end: number;
-  /** The summarizer is called without tools; agent steps always offer them. */
+  /**
+   * A summary call: without tools (standalone), or continuing the agent's request with `tool_choice:
+   * "none"` (the sim's SUMMARY_REQUEST_RULE); agent steps always offer tools and let the model call them.
+   */
   summary: boolean;
 }
 
@@ -25,7 +28,8 @@ export function timedModel(baseURL: string, calls: ModelCall[]): OpenAI {
     fetch: async (url: string | URL | Request, init?: RequestInit) => {
       const start = performance.now();
       const response = await fetch(url, init);
-      const summary = typeof init?.body === "string" && !init.body.includes('"tools":');
+      const body = typeof init?.body === "string" ? init.body : "";
+      const summary = body !== "" && (!body.includes('"tools":') || body.includes('"tool_choice":"none"'));
       calls.push({ start, end: performance.now(), summary });
       return response;
     },
@@ -43,4 +47,28 @@ export async function embeddedInfra(config: Config, model: OpenAI): Promise<Infr
     workers: createMemoryWorkerRegistry(),
     model,
   };
+}
+
+/** One agent's steps, read off its model calls (which are sequential when one agent runs). */
+export interface StepTimes {
+  /** Start of one agent call to the start of the next: the whole step, model call included. */
+  intervals: number[];
+  /** End of one agent call to the start of the next: the step's time outside the model. */
+  outsideModel: number[];
+}
+
+/**
+ * The steps of a single agent from its recorded calls: every two agent calls in a row. Pairs with a
+ * summary call between them are left out (compaction is counted apart).
+ */
+export function stepTimes(calls: readonly ModelCall[]): StepTimes {
+  const times: StepTimes = { intervals: [], outsideModel: [] };
+  for (let index = 1; index < calls.length; index++) {
+    const previous = calls[index - 1] as ModelCall;
+    const call = calls[index] as ModelCall;
+    if (previous.summary || call.summary) continue;
+    times.intervals.push(call.start - previous.start);
+    times.outsideModel.push(call.start - previous.end);
+  }
+  return times;
 }

@@ -10,7 +10,7 @@ import { createBullmqQueue, createInProcessQueue, type JobQueue } from "@longrun
 import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
-import { embeddedInfra, type ModelCall, timedModel } from "./bench-infra.ts";
+import { embeddedInfra, type ModelCall, stepTimes, timedModel } from "./bench-infra.ts";
 import { quantile, renderTable } from "./stats.ts";
 
 // Issue 13's per-step rows, each beside its baseline in the same run: the time a step spends outside
@@ -153,12 +153,7 @@ async function embeddedSteps(
     const cpu = process.cpuUsage(cpuBefore);
     if (process.env.LONGRUN_BENCH_SQL) console.log(outcomes);
     const steps = calls.filter((call) => !call.summary).length;
-    const gaps: number[] = [];
-    for (let index = 1; index < calls.length; index++) {
-      const previous = calls[index - 1]!;
-      const call = calls[index]!;
-      if (!previous.summary && !call.summary) gaps.push(call.start - previous.end);
-    }
+    const gaps = stepTimes(calls).outsideModel;
     return {
       steps,
       outsideModelP50Ms: quantile(gaps, 0.5),

@@ -11,6 +11,7 @@ import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
 import { runFairShareBench } from "./fair-share.ts";
 import { runLeanStepBench } from "./lean-step.ts";
 import { runLongTextBench } from "./long-text.ts";
+import { runObservabilityBench } from "./observability.ts";
 import { runPlanCompactionBench } from "./plan-compaction.ts";
 import { runStepsBench } from "./steps.ts";
 import { runWorkerScalingBench } from "./worker-scaling.ts";
@@ -113,6 +114,18 @@ export const sections: BenchSection[] = [
       "per-step cost outside the model call, transactions and statements per step, vs a raw queue link",
     async run() {
       await runLeanStepBench({ simSteps: 120, links: 300 });
+    },
+  },
+  {
+    name: "observability",
+    description:
+      "per-step cost of logs (silent, info, debug) and OTLP tracing, each configuration in its own process, as ratios to logs silent + tracing off",
+    async run() {
+      await runObservabilityBench({
+        rounds: Number(process.env.LONGRUN_BENCH_OBSERVABILITY_ROUNDS ?? 6),
+        simSteps: 200,
+        window: 16_000,
+      });
     },
   },
   {

@@ -10,7 +10,7 @@ import { createThreadWithRoot } from "@longrun/runtime";
 import { simModelName, startSimModel } from "@longrun/sim-model";
 import { createTempWorkspace, createTestRedis } from "@longrun/testing";
 import { startWorker } from "@longrun/worker";
-import { type ModelCall, timedModel } from "./bench-infra.ts";
+import { type ModelCall, stepTimes, timedModel } from "./bench-infra.ts";
 import { quantile, renderTable } from "./stats.ts";
 
 // Agent steps per second on the distributed stack (BullMQ on Redis, libSQL file, sim model over HTTP).
@@ -130,14 +130,7 @@ async function runScenario(scenario: Scenario): Promise<StepsFigures> {
     // Single agent: calls are sequential, so the gap between one step's model answer and the next step's
     // request is the step's time outside the model (queue hop, appends, events, tools). Gaps that
     // contain a compaction are left out: compaction is counted apart.
-    const gaps: number[] = [];
-    if (scenario.threads === 1) {
-      for (let index = 1; index < calls.length; index++) {
-        const previous = calls[index - 1]!;
-        const call = calls[index]!;
-        if (!previous.summary && !call.summary) gaps.push(call.start - previous.end);
-      }
-    }
+    const gaps = scenario.threads === 1 ? stepTimes(calls).outsideModel : [];
     return {
       label: scenario.label,
       workers: scenario.workers,

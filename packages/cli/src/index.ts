@@ -18,6 +18,8 @@ export {
 export { type ConfigCommand, REQUIREMENTS, VARIABLES, type VariableName } from "./config/variables.ts";
 export { connectDistributed, startDistributedWorker, startServe } from "./distributed.ts";
 export { type EmbeddedInstance, startEmbedded } from "./embedded.ts";
+export { createLogger } from "./logger.ts";
 export { preflight } from "./preflight.ts";
 export { StartupError } from "./startup-error.ts";
 export { ensureToken } from "./token-file.ts";
+export { startTracing } from "./tracing.ts";
