@@ -64,6 +64,9 @@ describe("one trace per run across processes", () => {
             (span) => span.name === "longrun.step" && span.attributes["longrun.step.outcome"] === "completed",
           ),
         ).toBe(true);
+        // A span ends (and is exported) before the span around it: wait until every parent arrived too.
+        const ids = new Set(spans.map((span) => span.spanId));
+        expect(spans.filter((span) => span.parentSpanId !== "" && !ids.has(span.parentSpanId))).toEqual([]);
       },
       { timeout: 30_000, interval: 100 },
     );
