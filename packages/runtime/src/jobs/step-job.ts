@@ -61,8 +61,11 @@ export async function runStepJob(
       // client, not by steps).
       if (probe.runKind === "compact") return { skipped: "compaction runs take no steps" };
       // A duplicate scheduled before the agent moved on: the log already went past it. (A redelivered job
-      // moved the log itself before its worker died, so it must run: the step reads back from it.)
-      const duplicate = context.attempt === 1 && !context.redelivered;
+      // moved the log itself before its worker died, so it must run: the step reads back from it.) An
+      // agent still `queued` has taken no step since the job was scheduled (its first step sets
+      // `running`): the log moved under another run's step — one cancelled mid-step that recorded its
+      // tool results after this run started — and skipping would leave this run with no job.
+      const duplicate = context.attempt === 1 && !context.redelivered && probe.agentStatus !== "queued";
       if (payload.expectSeq !== undefined && duplicate && probe.lastSeq !== payload.expectSeq) {
         return { skipped: "stale step" };
       }
