@@ -139,3 +139,38 @@ describe("run_command", () => {
     });
   });
 });
+
+describe("run_command's changes to the workspace", () => {
+  it("are recorded like the file tools' changes: created (nothing before), changed and deleted (before unknown), content after", async () => {
+    await ws.write("keep.txt", "unchanged\n");
+    await ws.write("edit.txt", "one\n");
+    await ws.write("gone.txt", "bye\n");
+    await ws.write("node_modules/pkg/index.js", "skipped\n");
+    const result = await run({
+      command:
+        "printf 'made\\n' > new.txt && printf 'two\\n' >> edit.txt && rm gone.txt && mkdir -p sub && printf 'deep' > sub/deep.txt && printf 'x' >> node_modules/pkg/index.js",
+    });
+    expect(result.status).toBe("ok");
+    const text = (bytes: Uint8Array | null | undefined) =>
+      bytes === null ? null : bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8");
+    const recorded = ws.changes.map((change) => ({
+      path: change.path,
+      before: text(change.before),
+      after: text(change.after),
+    }));
+    expect(recorded).toEqual([
+      { path: "new.txt", before: null, after: "made\n" },
+      { path: "sub/deep.txt", before: null, after: "deep" },
+      { path: "edit.txt", before: undefined, after: "one\ntwo\n" },
+      { path: "gone.txt", before: undefined, after: null },
+    ]);
+  });
+
+  it("records nothing for a command that changes nothing, and a file rewritten with the same size is still seen", async () => {
+    await ws.write("same.txt", "aaaa");
+    await run({ command: "cat same.txt > /dev/null" });
+    expect(ws.changes).toEqual([]);
+    await run({ command: "printf 'bbbb' > same.txt" });
+    expect(ws.changes.map((change) => change.path)).toEqual(["same.txt"]);
+  });
+});

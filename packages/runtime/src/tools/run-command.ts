@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
+import { recordCommandChanges, workspaceManifest } from "../snapshots/command-changes.ts";
 import { BoundedBuffer } from "./bounded-buffer.ts";
 import { type Ending, launchCommand } from "./command-launch.ts";
 import { defineTool } from "./types.ts";
@@ -49,7 +50,8 @@ const RunCommandArgs = z.object({
  * run_command: a shell command in the workspace; output bounded. When the call ends — exit, timeout
  * or cancel — every process it started is killed: it runs in its own PID namespace (or, where there
  * is none, its own process group plus an environment marker), so nothing it started (`cmd &`,
- * `setsid`, `env -i`, double forks, `nohup`) outlives it.
+ * `setsid`, `env -i`, double forks, `nohup`) outlives it. The files it created, changed or deleted
+ * (told by size and times, before and after) are snapshotted with its result.
  */
 export const runCommandTool = defineTool({
   name: "run_command",
@@ -58,8 +60,10 @@ export const runCommandTool = defineTool({
     "stdout/stderr (long output is cut in the middle) and the exit code. Processes it leaves running " +
     "in the background are killed when it ends. May require user approval.",
   schema: RunCommandArgs,
-  async run(args, { workspace, signal, outputLimit }) {
+  async run(args, { workspace, context, signal, outputLimit }) {
     const timeoutMs = args.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // The files as they were, so what the command changed is snapshotted like the file tools' changes.
+    const manifest = await workspaceManifest(workspace);
     const output = new BoundedBuffer(Math.floor(outputLimit / 2));
     const command = launchCommand(args.command, {
       cwd: workspace.root,
@@ -99,6 +103,7 @@ export const runCommandTool = defineTool({
     clearTimeout(graceTimer);
     command.stdout.destroy();
     command.stderr.destroy();
+    await recordCommandChanges(workspace, context, manifest, await workspaceManifest(workspace));
 
     output.append(decoders.stdout.end() + decoders.stderr.end());
     const text = output.text();

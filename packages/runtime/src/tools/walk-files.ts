@@ -15,12 +15,13 @@ export interface WalkedFile {
 /**
  * Yield the regular files under `start` (depth-first, sorted by name). Symlinks are not followed and
  * each folder is read from a verified descriptor, so a walk never leaves the workspace; open the
- * files it yields with `workspace.openFile`. `maxEntries` bounds the work on huge trees.
+ * files it yields with `workspace.openFile`. `maxEntries` bounds the work on huge trees (`onLimit` says
+ * the walk stopped there).
  */
 export async function* walkFiles(
   workspace: Workspace,
   start: string,
-  options: { maxEntries?: number; signal?: AbortSignal | undefined } = {},
+  options: { maxEntries?: number; signal?: AbortSignal | undefined; onLimit?: () => void } = {},
 ): AsyncGenerator<WalkedFile> {
   const maxEntries = options.maxEntries ?? 100_000;
   let seen = 0;
@@ -38,7 +39,10 @@ export async function* walkFiles(
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: string[] = [];
     for (const entry of entries) {
-      if (++seen > maxEntries) return;
+      if (++seen > maxEntries) {
+        options.onLimit?.();
+        return;
+      }
       const absolute = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry.name)) subdirs.push(absolute);
