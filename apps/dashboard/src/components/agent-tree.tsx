@@ -15,11 +15,14 @@ export function AgentTree({
   tree,
   selectedAgentId,
   onSelect,
+  offline = false,
 }: {
   thread: ThreadState;
   tree: readonly AgentTreeNode[];
   selectedAgentId: string | null;
   onSelect: (agentId: string) => void;
+  /** The live connection is down: the agents' lines are as of when it went and stop counting. */
+  offline?: boolean;
 }) {
   const now = useNow();
   return (
@@ -33,6 +36,7 @@ export function AgentTree({
             node={node}
             thread={thread}
             now={now}
+            offline={offline}
             selectedAgentId={selectedAgentId}
             onSelect={onSelect}
           />
@@ -46,12 +50,14 @@ function AgentBranch({
   node,
   thread,
   now,
+  offline,
   selectedAgentId,
   onSelect,
 }: {
   node: AgentTreeNode;
   thread: ThreadState;
   now: number;
+  offline: boolean;
   selectedAgentId: string | null;
   onSelect: (agentId: string) => void;
 }) {
@@ -80,6 +86,7 @@ function AgentBranch({
             figure={tokenFigure(thread, agent.id)}
             status={agent.status}
             now={now}
+            offline={offline}
           />
         )}
       </button>
@@ -91,6 +98,7 @@ function AgentBranch({
               node={child}
               thread={thread}
               now={now}
+              offline={offline}
               selectedAgentId={selectedAgentId}
               onSelect={onSelect}
             />
@@ -106,19 +114,22 @@ function ActivityLine({
   figure,
   status,
   now,
+  offline,
 }: {
   activity: AgentActivityView;
   figure: TokenFigure | null;
   status: string;
   now: number;
+  offline: boolean;
 }) {
   const busy = !AT_REST.has(status);
   const parts: string[] = [];
   if (activity.step !== null) parts.push(`step ${activity.step}`);
-  if (busy && activity.tool)
-    parts.push(`${activity.tool.name} ${formatDuration(now - activity.tool.startedAt)}`);
-  else if (busy && activity.statusSince)
-    parts.push(`${humanStatus(status)} ${formatDuration(now - activity.statusSince)}`);
+  const doing = busy ? (activity.tool?.name ?? humanStatus(status)) : null;
+  const since = busy ? (activity.tool?.startedAt ?? activity.statusSince) : null;
+  // Without the connection nothing says the agent is still at it: its last known state, not a count.
+  if (doing && offline) parts.push(`${doing} when the connection was lost`);
+  else if (doing && since) parts.push(`${doing} ${formatDuration(now - since)}`);
   if (figure) {
     parts.push(
       `${formatTokens(figure.tokens)}${figure.maxInputTokens ? `/${formatTokens(figure.maxInputTokens)}` : ""} tok${figure.source === "compacted" ? " after compaction" : ""}`,
@@ -130,6 +141,7 @@ function ActivityLine({
       className="agent-activity muted small"
       data-testid="agent-activity"
       data-tool={busy ? (activity.tool?.name ?? "") : ""}
+      data-offline={offline ? "true" : undefined}
       data-tokens={figure?.tokens ?? ""}
     >
       {parts.join(" · ")}

