@@ -116,4 +116,51 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "never shows an 'open' pill beside 'Cannot reach the server' once the server is back",
+    async () => {
+      const { threadId } = await busyThread("Open pill, no stale banner");
+      await showThread(threadId);
+      await page.locator(`${byTestId("connection-status")}.status-open`).waitFor({ timeout: UI_TIMEOUT });
+      const pairs = await recordInPage(
+        "__pillAndBanner",
+        `(document.querySelector('[data-testid="connection-status"]')?.textContent ?? "") + " | " +
+          (document.querySelector('[data-testid="connection-banner"]')?.textContent ?? "")`,
+      );
+      // While the server is down the page reads the thread list and fails; here those reads keep failing
+      // until the live connection is back (which of the two comes back first is otherwise a race of
+      // timers). The SDK's own probe before it reconnects (`?limit=1`) is left alone.
+      const isListRead = (url: URL) =>
+        url.pathname === "/v1/threads" && url.searchParams.get("limit") !== "1";
+      await page.route(isListRead, (route) => route.abort("connectionrefused"));
+      await server!.stop();
+      try {
+        await page
+          .locator(`${byTestId("connection-banner")}[data-status="reconnecting"]`)
+          .waitFor({ timeout: UI_TIMEOUT });
+        // The page's slow read while the socket is down comes 5 s after the first one, which has failed
+        // by then with all its retries: the failure the banner showed beside "open" is in the state.
+        const downAt = Date.now();
+        await page.waitForRequest(
+          (request) => isListRead(new URL(request.url())) && Date.now() - downAt >= 4_000,
+          { timeout: UI_TIMEOUT },
+        );
+      } finally {
+        await server!.start();
+      }
+      await page.locator(`${byTestId("connection-status")}.status-open`).waitFor({ timeout: 120_000 });
+      await page.unroute(isListRead);
+      // The list is read again after the reconnect, and no banner stays.
+      await page.waitForResponse((response) => isListRead(new URL(response.url())), { timeout: UI_TIMEOUT });
+      await page.locator(byTestId("connection-banner")).waitFor({ state: "detached", timeout: UI_TIMEOUT });
+      const seen = await pairs();
+      expect(seen.some((pair) => pair.startsWith("reconnecting | Reconnecting"))).toBe(true);
+      expect(seen.filter((pair) => pair.startsWith("open | Cannot reach the server"))).toEqual([]);
+      expect(await page.locator(byTestId("connection-banner")).count()).toBe(0);
+      await cancelRuns(threadId);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
