@@ -163,4 +163,47 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "announces the decision on an approval instead of still asking about it",
+    async () => {
+      // No task: the thread is open before its first message, so the request arrives live.
+      const thread = await client.threads.create({
+        title: "Announced decision",
+        model: "sim",
+        simScript: "approval",
+        simSteps: 6,
+        maxInputTokens: 8000,
+      });
+      await showThread(thread.id);
+      const announcements = await recordInPage(
+        "__announcements",
+        `document.querySelector('[data-testid="live-announcer"]')?.textContent || null`,
+      );
+      await client.threads.sendMessage(thread.id, {
+        content: "List the workspace files with a shell command, then report.",
+      });
+      const blocker = page.locator(`${byTestId("blocked-on")} ${byTestId("blocker")}[data-kind="approval"]`);
+      await blocker.waitFor({ timeout: UI_TIMEOUT });
+      const announcer = page.locator(byTestId("live-announcer"));
+      await expect
+        .poll(() => announcer.textContent(), { timeout: UI_TIMEOUT })
+        .toMatch(/asks to run run_command/);
+      await blocker.locator(byTestId("blocker-approve")).click();
+      await waitForIdle(client, thread.id);
+      // The request was answered: the region said so, and never asked again about the decided call.
+      await expect
+        .poll(announcements, { timeout: UI_TIMEOUT })
+        .toContain("run_command approved: root goes on.");
+      const seen = await announcements();
+      const asked = seen.findIndex((text) => text.includes("asks to run run_command"));
+      const decided = seen.indexOf("run_command approved: root goes on.");
+      expect(asked).toBeGreaterThanOrEqual(0);
+      expect(decided).toBeGreaterThan(asked);
+      expect(seen.slice(decided).some((text) => text.includes("asks to run"))).toBe(false);
+      expect(await announcer.textContent()).not.toMatch(/asks to run/);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

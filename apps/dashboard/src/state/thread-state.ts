@@ -177,7 +177,16 @@ export interface ThreadState {
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
   /** Decisions taken on tool calls, by `agentId:callId` (a denied call is not a failure). */
-  decisions: Record<string, { decision: "approve" | "deny"; reason?: string; eventSeq?: number }>;
+  decisions: Record<
+    string,
+    {
+      decision: "approve" | "deny";
+      reason?: string;
+      eventSeq?: number;
+      /** Set when an approval rule decided the call (no person was asked). */
+      ruleId?: string;
+    }
+  >;
 }
 
 /** An empty thread state. */
