@@ -206,4 +206,59 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "shows what a forked sub-agent inherited from its parent, with a way back to the parent",
+    async () => {
+      // The sim's team: its docs scout is spawned with `inherit: "fork"` (the parent's context).
+      const thread = await client.threads.create({
+        title: "Forked scout",
+        model: "sim",
+        simScript: "team",
+        simSteps: 16,
+        maxInputTokens: 8000,
+        task: "Survey the inventory service and report its modules, tests and docs.",
+      });
+      await waitForIdle(client, thread.id);
+      const detail = await client.threads.get(thread.id);
+      const root = detail.agents.find((agent) => agent.parentAgentId === null);
+      const forked = detail.agents.find((agent) => agent.inherit === "fork");
+      const fresh = detail.agents.find((agent) => agent.parentAgentId !== null && agent.inherit === "fresh");
+      if (!root || !forked?.forkMessageId || !fresh)
+        throw new Error("the team has no forked and fresh scout");
+      const parentLog = (await client.agents.messages(root.id, { limit: 5000 })).messages;
+      const anchor = parentLog.find((message) => message.id === forked.forkMessageId);
+      if (!anchor) throw new Error("the fork message is not in the parent's log");
+      const carried = parentLog.filter((message) => message.seq <= anchor.seq);
+
+      await showThread(thread.id);
+      const origin = page.locator(byTestId("fork-origin"));
+      const select = (agentId: string) =>
+        page.locator(`${byTestId("agent-node")}[data-agent-id="${agentId}"]`).click();
+      await select(forked.id);
+      await origin.waitFor({ timeout: UI_TIMEOUT });
+      expect(await origin.getAttribute("data-source-agent-id")).toBe(root.id);
+      expect(Number(await origin.getAttribute("data-inherited"))).toBe(carried.length);
+      expect(await origin.locator(byTestId("inherited-message")).last().getAttribute("data-message-id")).toBe(
+        forked.forkMessageId,
+      );
+      expect(await origin.textContent()).toContain(
+        `Forked from ${root.name}'s context after message #${anchor.seq}: it starts from ${carried.length} messages`,
+      );
+      await origin.scrollIntoViewIfNeeded();
+      await screenshot(page, "defects-fork-child-wide");
+      // A scout that starts from its brief alone inherited nothing, and says nothing about it.
+      await select(fresh.id);
+      await page.locator(`${byTestId("transcript")}[data-agent-id="${fresh.id}"]`).waitFor();
+      await origin.waitFor({ state: "detached" });
+      // From the fork back to the parent it came from.
+      await select(forked.id);
+      await origin.locator(byTestId("fork-source-agent")).click();
+      await page
+        .locator(`${byTestId("agent-node")}[data-agent-id="${root.id}"][aria-current="true"]`)
+        .waitFor();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -154,7 +154,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               {agent.name} failed: {agent.statusReason}
             </p>
           )}
-          <ForkOrigin threadId={threadId} />
+          <ForkOrigin threadId={threadId} agentId={agentId} onSelectAgent={setChosenAgentId} />
           {agentId ? (
             <Transcript
               key={agentId}
