@@ -261,4 +261,42 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "names threads and agents on the operations view instead of showing raw ids",
+    async () => {
+      // A window too small for its own system prompt: the run fails (context_exhausted) and is listed.
+      const doomed = await client.threads.create({
+        title: "Doomed by its prompt",
+        model: "sim",
+        simSteps: 1,
+        maxInputTokens: 1024,
+        systemPrompt: "Read every file twice before answering. ".repeat(600),
+        task: "Start.",
+      });
+      await waitForIdle(client, doomed.id);
+      const root = doomed.agents.find((agent) => agent.parentAgentId === null);
+      if (!root) throw new Error("no root agent");
+      await page.goto(`${origin()}/#/ops`);
+      const rows = page
+        .locator(byTestId("ops-failure-row"))
+        .filter({ has: page.locator(`${byTestId("ops-thread-link")}[title="${doomed.id}"]`) });
+      await expect.poll(() => rows.count(), { timeout: UI_TIMEOUT }).toBeGreaterThan(0);
+      const first = rows.first();
+      await expect
+        .poll(() => first.locator(byTestId("ops-thread-link")).textContent(), { timeout: UI_TIMEOUT })
+        .toBe("Doomed by its prompt");
+      expect(await first.locator(byTestId("ops-agent-name")).textContent()).toBe(root.name);
+      // The ids are there on hover, not in the text a person reads.
+      expect(await first.locator(byTestId("ops-agent-name")).getAttribute("title")).toBe(root.id);
+      const text = (await first.textContent()) ?? "";
+      expect(text).not.toContain(doomed.id);
+      expect(text).not.toContain(root.id);
+      await screenshot(page, "defects-ops-names-wide");
+      await first.locator(byTestId("ops-thread-link")).click();
+      await page.locator(`${byTestId("thread-view")}[data-thread-id="${doomed.id}"]`).waitFor();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
