@@ -2,7 +2,7 @@ import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
-import { screenshot, UI_TIMEOUT } from "./support/page-helpers.ts";
+import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
 import { byTestId, openThread, waitForIdle } from "./support/watch-helpers.ts";
 
@@ -295,6 +295,34 @@ describe("the defects of issue 38", () => {
       await screenshot(page, "defects-ops-names-wide");
       await first.locator(byTestId("ops-thread-link")).click();
       await page.locator(`${byTestId("thread-view")}[data-thread-id="${doomed.id}"]`).waitFor();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "keeps the skip link wholly off screen until it has the focus, wide and on a phone",
+    async () => {
+      await page.goto(`${origin()}/#/`);
+      await page.locator(byTestId("create-thread")).waitFor();
+      const skip = page.locator(byTestId("skip-to-composer"));
+      try {
+        for (const size of [WIDE, NARROW]) {
+          await page.setViewportSize(size);
+          await page.evaluate("window.scrollTo(0, 0)");
+          const hidden = await skip.boundingBox();
+          expect(hidden, `${size.width} px`).not.toBeNull();
+          // Not a pixel of it shows at the top of the page (on a phone it is 44 px tall).
+          expect((hidden?.y ?? 0) + (hidden?.height ?? 0), `${size.width} px`).toBeLessThanOrEqual(0);
+          await skip.focus();
+          const shown = await skip.boundingBox();
+          expect(shown?.y ?? -1, `${size.width} px`).toBeGreaterThanOrEqual(0);
+          if (size === NARROW) await screenshot(page, "defects-skip-link-focused-narrow");
+          await skip.blur();
+        }
+      } finally {
+        await page.setViewportSize(WIDE);
+      }
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,
