@@ -327,4 +327,54 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "gives the spawn form's inherit choice the width of its longest option, wide, mid-size and on a phone",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Spawn form",
+        model: "sim",
+        simSteps: 2,
+        task: "Say hi.",
+      });
+      await waitForIdle(client, thread.id);
+      await showThread(thread.id);
+      await page.locator(byTestId("spawn-toggle")).click();
+      const inherit = page.locator(byTestId("spawn-inherit")).first();
+      await inherit.waitFor();
+      // How wide the select is when nothing constrains it: the width its longest option needs.
+      const cut = () =>
+        inherit.evaluate((select) => {
+          const shown = select.getBoundingClientRect().width;
+          const style = select.style.cssText;
+          select.style.cssText = `${style}; position: absolute; width: auto; min-width: 0; max-width: none`;
+          const needed = select.getBoundingClientRect().width;
+          select.style.cssText = style;
+          return needed - shown;
+        });
+      try {
+        for (const size of [WIDE, { width: 1100, height: 800 }, NARROW]) {
+          await page.setViewportSize(size);
+          expect(
+            await cut(),
+            `${size.width} px: pixels of "fork (parent's context)" cut off`,
+          ).toBeLessThanOrEqual(0.5);
+          // The form still fits its column.
+          const overflow = await page
+            .locator(byTestId("agent-actions"))
+            .evaluate((panel) => panel.scrollWidth - panel.clientWidth);
+          expect(overflow, `${size.width} px`).toBeLessThanOrEqual(0);
+        }
+        await page.setViewportSize(WIDE);
+        await inherit.selectOption("fork");
+        await page.locator(byTestId("agent-actions")).screenshot({
+          path: await screenshot(page, "defects-spawn-form-wide"),
+        });
+      } finally {
+        await page.setViewportSize(WIDE);
+      }
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
