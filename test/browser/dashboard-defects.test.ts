@@ -377,4 +377,52 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "keeps a long model name inside its line of the thread list, wide and on a phone",
+    async () => {
+      // The sim's model string carries its options: this one is 54 characters without a space.
+      const thread = await client.threads.create({
+        title: "Long model name",
+        model: "sim",
+        simSteps: 100_000,
+        simScript: "approval",
+        simReasoning: true,
+        maxInputTokens: 128_000,
+      });
+      await page.goto(`${origin()}/#/`);
+      const item = page.locator(`${byTestId("thread-item")}[data-thread-id="${thread.id}"]`);
+      await item.waitFor({ timeout: UI_TIMEOUT });
+      expect(await item.textContent()).toContain("sim:steps=100000:script=approval:reasoning=1:ctx=128000");
+      // How far any line of the row reaches past the row's content box (a clipped title counts as clipped).
+      const spill = () =>
+        item.evaluate((row) => {
+          const view = row.ownerDocument.defaultView;
+          const limit =
+            row.getBoundingClientRect().right - Number.parseFloat(view.getComputedStyle(row).paddingRight);
+          let worst = Number.NEGATIVE_INFINITY;
+          for (const part of row.children) {
+            const range = row.ownerDocument.createRange();
+            range.selectNodeContents(part);
+            const clipped = view.getComputedStyle(part).overflow === "hidden";
+            const right = (clipped ? part : range).getBoundingClientRect().right;
+            worst = Math.max(worst, right - limit);
+          }
+          return worst;
+        });
+      try {
+        for (const size of [WIDE, NARROW]) {
+          await page.setViewportSize(size);
+          expect(await spill(), `${size.width} px: pixels past the row`).toBeLessThanOrEqual(0.5);
+        }
+        await page.locator(byTestId("thread-list")).screenshot({
+          path: await screenshot(page, "defects-long-model-narrow"),
+        });
+      } finally {
+        await page.setViewportSize(WIDE);
+      }
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });
