@@ -425,4 +425,48 @@ describe("the defects of issue 38", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "says beside an agent's step how many model turns it took, and what a step is",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Forty model turns",
+        model: "sim",
+        simSteps: 40,
+        maxInputTokens: 8000,
+        task: "Survey the inventory service and report its modules, tests and docs.",
+      });
+      await waitForIdle(client, thread.id);
+      const root = thread.agents.find((agent) => agent.parentAgentId === null);
+      if (!root) throw new Error("no root agent");
+      // The server's account: a context.measured at each step, at its log position, with the cost of the
+      // model call it led to (none when the step compacted instead).
+      const measured = (
+        await client.threads.events(thread.id, { since: 0, limit: 1_000, types: "context.measured" })
+      ).flatMap((event) =>
+        event.type === "context.measured" && event.agentId === root.id ? [event.data] : [],
+      );
+      const turns = measured.filter((data) => data.cost !== undefined);
+      const lastStep = Math.max(...measured.map((data) => data.step));
+      // A 40-step sim task is 40 model turns and its final report, some steps compacted, and its log goes
+      // far past step 40.
+      expect(turns.length).toBeGreaterThanOrEqual(40);
+      expect(measured.length).toBeGreaterThan(turns.length);
+      expect(lastStep).toBeGreaterThan(80);
+
+      await showThread(thread.id);
+      const card = page.locator(
+        `${byTestId("agent-node")}[data-agent-id="${root.id}"] ${byTestId("agent-activity")}`,
+      );
+      await expect
+        .poll(() => card.textContent(), { timeout: UI_TIMEOUT })
+        .toMatch(new RegExp(`^step ${lastStep} \\(${turns.length} model turns\\) · `));
+      expect(await card.getAttribute("title")).toMatch(/A step is a position in the agent's log/);
+      await page.locator(byTestId("agent-tree")).screenshot({
+        path: await screenshot(page, "defects-step-turns-wide"),
+      });
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

@@ -1,6 +1,7 @@
 import { useNow } from "../hooks/use-now.ts";
 import { formatDuration, formatTokens, humanStatus } from "../lib/format.ts";
 import type { AgentTreeNode } from "../state/agent-tree.ts";
+import { modelTurns, STEP_MEANING } from "../state/navigator.ts";
 import type { AgentActivityView, ThreadState } from "../state/thread-state.ts";
 import { type TokenFigure, tokenFigure } from "../state/token-figure.ts";
 
@@ -84,6 +85,7 @@ function AgentBranch({
           <ActivityLine
             activity={activity}
             figure={tokenFigure(thread, agent.id)}
+            turns={thread.historyLoaded ? modelTurns(thread.measurements[agent.id] ?? []).length : null}
             status={agent.status}
             now={now}
             offline={offline}
@@ -112,19 +114,25 @@ function AgentBranch({
 function ActivityLine({
   activity,
   figure,
+  turns,
   status,
   now,
   offline,
 }: {
   activity: AgentActivityView;
   figure: TokenFigure | null;
+  /** Model turns taken (see modelTurns), once the history is read; null before. */
+  turns: number | null;
   status: string;
   now: number;
   offline: boolean;
 }) {
   const busy = !AT_REST.has(status);
   const parts: string[] = [];
-  if (activity.step !== null) parts.push(`step ${activity.step}`);
+  // A step is a position in the log, two or three per model turn: the turns beside it say why a
+  // 40-turn task reads "step 87".
+  if (activity.step !== null)
+    parts.push(`step ${activity.step}${turns ? ` (${turns} model turn${turns === 1 ? "" : "s"})` : ""}`);
   const doing = busy ? (activity.tool?.name ?? humanStatus(status)) : null;
   const since = busy ? (activity.tool?.startedAt ?? activity.statusSince) : null;
   // Without the connection nothing says the agent is still at it: its last known state, not a count.
@@ -140,6 +148,7 @@ function ActivityLine({
     <span
       className="agent-activity muted small"
       data-testid="agent-activity"
+      title={STEP_MEANING}
       data-tool={busy ? (activity.tool?.name ?? "") : ""}
       data-offline={offline ? "true" : undefined}
       data-tokens={figure?.tokens ?? ""}

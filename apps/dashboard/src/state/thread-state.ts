@@ -94,6 +94,8 @@ export interface Measurement {
   needsCompaction: boolean;
   /** Cache stability of the request (cache-stable projections; absent from older servers). */
   cache?: EventData<"context.measured">["cache"];
+  /** What the model call it led to cost: absent when no call followed (a compaction), or older servers. */
+  cost?: EventData<"context.measured">["cost"];
   at: number;
 }
 
