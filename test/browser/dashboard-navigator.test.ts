@@ -197,4 +197,103 @@ describe("navigating a long run and acting from its transcript", () => {
     },
     TEST_TIMEOUT,
   );
+
+  it(
+    "folds the compaction notices in a row at the top of a long run into one, and rewinds from one of them",
+    async () => {
+      // 300 turns at 8k: about 650 messages and 50 compactions. The page reads the last 400 messages
+      // first, so the notices of the compactions before them stand in a row above the first one read.
+      const thread = await client.threads.create({
+        title: "Long run to fold",
+        model: "sim",
+        simSteps: 300,
+        maxInputTokens: 8000,
+        task: "Survey the project and report.",
+      });
+      await waitForIdle(client, thread.id);
+      const root = thread.agents.find((agent) => agent.parentAgentId === null);
+      if (!root) throw new Error("no root agent");
+      const compactions = await client.agents.compactions(root.id);
+      expect(compactions.length).toBeGreaterThan(20);
+
+      await showThread(thread.id);
+      const transcript = page.locator(byTestId("transcript"));
+      await transcript.focus();
+      await page.keyboard.press("Home");
+      const row = transcript.locator(byTestId("compaction-run"));
+      await row.waitFor({ timeout: UI_TIMEOUT });
+      const folded = Number(await row.getAttribute("data-count"));
+      expect(folded).toBeGreaterThanOrEqual(2);
+      expect(folded).toBeLessThan(compactions.length);
+      expect(await row.textContent()).toContain(`${folded} compactions in a row`);
+      /** The keys of the entries drawn at the top of the transcript, in order. */
+      const drawnKeys = () =>
+        transcript
+          .locator("[data-vkey]")
+          .evaluateAll((nodes) => nodes.map((node) => node.getAttribute("data-vkey") ?? ""));
+      // Folded: one row, then the first message read; none of its notices is drawn on its own.
+      const [first, second] = await drawnKeys();
+      expect(first).toMatch(/^compactions:/);
+      expect(second).toMatch(/^message:/);
+      await screenshot(page, "nav-folded-wide");
+
+      // "Show each": the row gives way to its notices, the oldest compactions in the server's order.
+      await row.locator(byTestId("compaction-run-expand")).click();
+      await row.waitFor({ state: "detached" });
+      const notices = transcript.locator(byTestId("compaction-notice"));
+      await notices.first().waitFor();
+      await transcript.focus();
+      await page.keyboard.press("Home");
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="transcript"] [data-vkey]')?.getAttribute("data-vkey")?.startsWith("compaction:") === true`,
+      );
+      // The notices drawn before the first message (the virtual list draws those near the view).
+      const keys = await drawnKeys();
+      const leading = keys.slice(
+        0,
+        keys.findIndex((key) => key.startsWith("message:")),
+      );
+      expect(leading.length).toBeGreaterThan(1);
+      expect(leading.every((key) => key.startsWith("compaction:"))).toBe(true);
+      // Those drawn at the top, in order, are the oldest compactions the server recorded (a notice of a
+      // compaction that found nothing to compact, "skipped", has no record of its own).
+      const completed = (
+        await notices.evaluateAll((nodes) =>
+          nodes.map((node) => [node.getAttribute("data-compaction-id"), node.getAttribute("data-phase")]),
+        )
+      )
+        .slice(0, leading.length)
+        .flatMap(([id, phase]) => (phase === "completed" ? [id] : []));
+      expect(completed.length).toBeGreaterThan(1);
+      expect(completed).toEqual(compactions.slice(0, completed.length).map((compaction) => compaction.id));
+
+      // Rewind here, from the oldest of them: a new thread continues from that compaction (its summary
+      // in force), and this thread now sends its next messages there.
+      const oldest = transcript.locator(
+        `${byTestId("compaction-notice")}[data-compaction-id="${completed[0]}"]`,
+      );
+      const compactionId = (await oldest.getAttribute("data-compaction-id")) ?? "";
+      await oldest.locator(byTestId("rewind-here")).click();
+      const forkId = await threadOpenedFrom(thread.id);
+      await page.locator(`${byTestId("thread-view")}[data-thread-id="${forkId}"]`).waitFor();
+      const origin = page.locator(byTestId("fork-origin"));
+      await origin.waitFor({ timeout: UI_TIMEOUT });
+      expect(await origin.getAttribute("data-source-thread-id")).toBe(thread.id);
+      expect(await origin.textContent()).toMatch(/at a compaction \(its summary is in force here\)/);
+      const fork = await client.threads.get(forkId);
+      expect(fork.forkedFromThreadId).toBe(thread.id);
+      expect(fork.agents.find((agent) => agent.parentAgentId === null)?.forkCompactionId).toBe(compactionId);
+      expect((await client.threads.get(thread.id)).rewoundToThreadId).toBe(forkId);
+      await screenshot(page, "nav-rewound-fork-wide");
+      // The source says where its messages go now.
+      await origin.locator(byTestId("fork-source-link")).click();
+      const rewound = page.locator(byTestId("rewound-to"));
+      await rewound.waitFor({ timeout: UI_TIMEOUT });
+      expect(await rewound.locator(byTestId("rewound-to-link")).getAttribute("href")).toBe(
+        `#/threads/${encodeURIComponent(forkId)}`,
+      );
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
 });

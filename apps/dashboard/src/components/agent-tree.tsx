@@ -1,6 +1,7 @@
 import { useNow } from "../hooks/use-now.ts";
 import { formatDuration, formatTokens, humanStatus } from "../lib/format.ts";
 import type { AgentTreeNode } from "../state/agent-tree.ts";
+import { modelTurns, STEP_MEANING } from "../state/navigator.ts";
 import type { AgentActivityView, ThreadState } from "../state/thread-state.ts";
 import { type TokenFigure, tokenFigure } from "../state/token-figure.ts";
 
@@ -15,11 +16,14 @@ export function AgentTree({
   tree,
   selectedAgentId,
   onSelect,
+  offline = false,
 }: {
   thread: ThreadState;
   tree: readonly AgentTreeNode[];
   selectedAgentId: string | null;
   onSelect: (agentId: string) => void;
+  /** The live connection is down: the agents' lines are as of when it went and stop counting. */
+  offline?: boolean;
 }) {
   const now = useNow();
   return (
@@ -33,6 +37,7 @@ export function AgentTree({
             node={node}
             thread={thread}
             now={now}
+            offline={offline}
             selectedAgentId={selectedAgentId}
             onSelect={onSelect}
           />
@@ -46,12 +51,14 @@ function AgentBranch({
   node,
   thread,
   now,
+  offline,
   selectedAgentId,
   onSelect,
 }: {
   node: AgentTreeNode;
   thread: ThreadState;
   now: number;
+  offline: boolean;
   selectedAgentId: string | null;
   onSelect: (agentId: string) => void;
 }) {
@@ -78,8 +85,10 @@ function AgentBranch({
           <ActivityLine
             activity={activity}
             figure={tokenFigure(thread, agent.id)}
+            turns={thread.historyLoaded ? modelTurns(thread.measurements[agent.id] ?? []).length : null}
             status={agent.status}
             now={now}
+            offline={offline}
           />
         )}
       </button>
@@ -91,6 +100,7 @@ function AgentBranch({
               node={child}
               thread={thread}
               now={now}
+              offline={offline}
               selectedAgentId={selectedAgentId}
               onSelect={onSelect}
             />
@@ -104,21 +114,30 @@ function AgentBranch({
 function ActivityLine({
   activity,
   figure,
+  turns,
   status,
   now,
+  offline,
 }: {
   activity: AgentActivityView;
   figure: TokenFigure | null;
+  /** Model turns taken (see modelTurns), once the history is read; null before. */
+  turns: number | null;
   status: string;
   now: number;
+  offline: boolean;
 }) {
   const busy = !AT_REST.has(status);
   const parts: string[] = [];
-  if (activity.step !== null) parts.push(`step ${activity.step}`);
-  if (busy && activity.tool)
-    parts.push(`${activity.tool.name} ${formatDuration(now - activity.tool.startedAt)}`);
-  else if (busy && activity.statusSince)
-    parts.push(`${humanStatus(status)} ${formatDuration(now - activity.statusSince)}`);
+  // A step is a position in the log, two or three per model turn: the turns beside it say why a
+  // 40-turn task reads "step 87".
+  if (activity.step !== null)
+    parts.push(`step ${activity.step}${turns ? ` (${turns} model turn${turns === 1 ? "" : "s"})` : ""}`);
+  const doing = busy ? (activity.tool?.name ?? humanStatus(status)) : null;
+  const since = busy ? (activity.tool?.startedAt ?? activity.statusSince) : null;
+  // Without the connection nothing says the agent is still at it: its last known state, not a count.
+  if (doing && offline) parts.push(`${doing} when the connection was lost`);
+  else if (doing && since) parts.push(`${doing} ${formatDuration(now - since)}`);
   if (figure) {
     parts.push(
       `${formatTokens(figure.tokens)}${figure.maxInputTokens ? `/${formatTokens(figure.maxInputTokens)}` : ""} tok${figure.source === "compacted" ? " after compaction" : ""}`,
@@ -129,7 +148,9 @@ function ActivityLine({
     <span
       className="agent-activity muted small"
       data-testid="agent-activity"
+      title={STEP_MEANING}
       data-tool={busy ? (activity.tool?.name ?? "") : ""}
+      data-offline={offline ? "true" : undefined}
       data-tokens={figure?.tokens ?? ""}
     >
       {parts.join(" · ")}

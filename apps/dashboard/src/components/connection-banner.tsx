@@ -35,9 +35,11 @@ export function ConnectionBanner({
     );
   }
   if (threadsError) {
+    // With the live connection up the server is reachable: only the list's read failed.
     return (
       <div className="banner banner-error" role="status" data-testid="connection-banner" data-status="error">
-        Cannot reach the server: {threadsError}
+        {connection === "open" ? "The thread list could not be read" : "Cannot reach the server"}:{" "}
+        {threadsError}
       </div>
     );
   }

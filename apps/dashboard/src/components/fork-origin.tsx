@@ -1,4 +1,4 @@
-import type { StoredMessage } from "@longrun/protocol";
+import type { StoredMessage, ThreadDetail } from "@longrun/protocol";
 import { useEffect, useState } from "react";
 import type { LongrunApi } from "../api/api-types.ts";
 import { clip, errorText, textOf } from "../lib/format.ts";
@@ -8,11 +8,20 @@ import { useStore } from "../state/store-context.tsx";
 const SHOWN_INHERITED = 12;
 const MESSAGE_PAGE = 1000;
 
+type Agent = ThreadDetail["agents"][number];
+
 interface Origin {
-  sourceThreadId: string;
-  sourceTitle: string;
+  /**
+   * What it was forked from: another thread (a fork or rewind of it), or, for a sub-agent spawned with
+   * `inherit: "fork"`, its parent agent in this thread.
+   */
+  source:
+    | { kind: "thread"; threadId: string; title: string }
+    | { kind: "agent"; agentId: string; name: string };
   /** What the fork continues from: a message, or a compaction (with it in force). */
   point: { kind: "message"; seq: number | null } | { kind: "compaction"; id: string };
+  /** A sub-agent forked after its parent compacted: that summary stands for the older messages. */
+  summarized: boolean;
   /** The source's messages the fork carries (by reference), oldest first. */
   inherited: StoredMessage[];
 }
@@ -23,8 +32,11 @@ interface Lineage {
   rewoundTo: { threadId: string; title: string } | null;
 }
 
-/** Reads where a forked thread comes from and what it carries; null for a thread that is not a fork. */
-async function readLineage(api: LongrunApi, threadId: string): Promise<Lineage> {
+/**
+ * Reads where the agent shown comes from and what it carries: the root of a forked thread from its
+ * source thread, a forked sub-agent from its parent; null for an agent that starts from its brief.
+ */
+async function readLineage(api: LongrunApi, threadId: string, agentId: string | null): Promise<Lineage> {
   const detail = await api.threads.get(threadId);
   const rewoundTo = detail.rewoundToThreadId
     ? {
@@ -37,13 +49,45 @@ async function readLineage(api: LongrunApi, threadId: string): Promise<Lineage> 
       }
     : null;
   const root = detail.agents.find((agent) => agent.parentAgentId === null);
-  if (!detail.forkedFromThreadId || !root?.forkSourceAgentId) return { origin: null, rewoundTo };
-  const source = await api.threads.get(detail.forkedFromThreadId);
+  const agent = detail.agents.find((candidate) => candidate.id === agentId) ?? root;
+  if (!agent) return { origin: null, rewoundTo };
+  if (agent.parentAgentId === null) {
+    if (!detail.forkedFromThreadId || !agent.forkSourceAgentId) return { origin: null, rewoundTo };
+    const source = await api.threads.get(detail.forkedFromThreadId);
+    const carried = await inheritedFrom(api, agent.forkSourceAgentId, agent);
+    return {
+      origin: { source: { kind: "thread", threadId: source.id, title: source.title }, ...carried },
+      rewoundTo,
+    };
+  }
+  const parent = detail.agents.find((candidate) => candidate.id === agent.parentAgentId);
+  if (agent.inherit !== "fork" || !parent) return { origin: null, rewoundTo };
+  // A sub-agent forks at its parent's latest message, with the parent's compaction then in force.
+  const carried = await inheritedFrom(api, agent.forkSourceAgentId ?? parent.id, {
+    ...agent,
+    forkCompactionId: null,
+  });
+  return {
+    origin: {
+      source: { kind: "agent", agentId: parent.id, name: parent.name },
+      ...carried,
+      summarized: agent.forkCompactionId !== null,
+    },
+    rewoundTo,
+  };
+}
+
+/** The source agent's messages a fork carries: up to its fork message, or those before its compaction. */
+async function inheritedFrom(
+  api: LongrunApi,
+  sourceAgentId: string,
+  fork: Pick<Agent, "forkMessageId" | "forkCompactionId">,
+): Promise<Omit<Origin, "source">> {
   let until: (message: StoredMessage) => boolean;
   let point: Origin["point"];
-  if (root.forkCompactionId) {
-    const compactionId = root.forkCompactionId;
-    const compaction = (await api.agents.compactions(root.forkSourceAgentId)).find(
+  if (fork.forkCompactionId) {
+    const compactionId = fork.forkCompactionId;
+    const compaction = (await api.agents.compactions(sourceAgentId)).find(
       (candidate) => candidate.id === compactionId,
     );
     // The fork anchors at the last message appended before the compaction was recorded.
@@ -51,7 +95,7 @@ async function readLineage(api: LongrunApi, threadId: string): Promise<Lineage> 
     until = (message) => message.createdAt > recordedAt;
     point = { kind: "compaction", id: compactionId };
   } else {
-    const messageId = root.forkMessageId;
+    const messageId = fork.forkMessageId;
     let found = false;
     until = (message) => {
       if (found) return true;
@@ -63,7 +107,7 @@ async function readLineage(api: LongrunApi, threadId: string): Promise<Lineage> 
   const inherited: StoredMessage[] = [];
   let afterSeq = -1;
   for (let done = false; !done; ) {
-    const page = await api.agents.messages(root.forkSourceAgentId, { afterSeq, limit: MESSAGE_PAGE });
+    const page = await api.agents.messages(sourceAgentId, { afterSeq, limit: MESSAGE_PAGE });
     for (const message of page.messages) {
       if (until(message)) {
         done = true;
@@ -75,18 +119,24 @@ async function readLineage(api: LongrunApi, threadId: string): Promise<Lineage> 
     afterSeq = page.nextAfterSeq;
   }
   if (point.kind === "message") point.seq = inherited.at(-1)?.seq ?? null;
-  return {
-    origin: { sourceThreadId: source.id, sourceTitle: source.title, point, inherited },
-    rewoundTo,
-  };
+  return { point, inherited, summarized: false };
 }
 
 /**
- * Above a forked thread's transcript: the thread and point it was forked from (a link back) and the
- * messages it inherited from there, the newest of them listed; on a rewound thread, where its next
- * messages go.
+ * Above the transcript of a forked agent: where it was forked from (a link back to the source thread,
+ * or to the parent agent of a forked sub-agent) and the messages it inherited from there, the newest of
+ * them listed; on a rewound thread, where its next messages go.
  */
-export function ForkOrigin({ threadId }: { threadId: string }) {
+export function ForkOrigin({
+  threadId,
+  agentId,
+  onSelectAgent,
+}: {
+  threadId: string;
+  /** The agent whose transcript is shown (null: the thread's root). */
+  agentId: string | null;
+  onSelectAgent: (agentId: string) => void;
+}) {
   const { api } = useStore();
   const [lineage, setLineage] = useState<Lineage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -94,7 +144,7 @@ export function ForkOrigin({ threadId }: { threadId: string }) {
     let closed = false;
     setLineage(null);
     setError(null);
-    readLineage(api, threadId).then(
+    readLineage(api, threadId, agentId).then(
       (read) => {
         if (!closed) setLineage(read);
       },
@@ -105,8 +155,8 @@ export function ForkOrigin({ threadId }: { threadId: string }) {
     return () => {
       closed = true;
     };
-  }, [api, threadId]);
-  if (error) return <p className="error small">Cannot read where this thread was forked from: {error}</p>;
+  }, [api, threadId, agentId]);
+  if (error) return <p className="error small">Cannot read where this agent was forked from: {error}</p>;
   if (!lineage) return null;
   const { origin, rewoundTo } = lineage;
   return (
@@ -120,34 +170,52 @@ export function ForkOrigin({ threadId }: { threadId: string }) {
           . Nothing here was deleted.
         </p>
       )}
-      {origin && <Inherited origin={origin} />}
+      {origin && <Inherited origin={origin} onSelectAgent={onSelectAgent} />}
     </>
   );
 }
 
-function Inherited({ origin }: { origin: Origin }) {
+function Inherited({ origin, onSelectAgent }: { origin: Origin; onSelectAgent: (agentId: string) => void }) {
   const shown = origin.inherited.slice(-SHOWN_INHERITED);
   const older = origin.inherited.length - shown.length;
   const where =
     origin.point.kind === "message"
       ? `after message #${origin.point.seq ?? "?"}`
       : "at a compaction (its summary is in force here)";
+  const count = `${origin.inherited.length} message${origin.inherited.length === 1 ? "" : "s"}`;
+  const { source } = origin;
   return (
     <section
       className="panel fork-origin"
       data-testid="fork-origin"
-      data-source-thread-id={origin.sourceThreadId}
+      data-source-thread-id={source.kind === "thread" ? source.threadId : undefined}
+      data-source-agent-id={source.kind === "agent" ? source.agentId : undefined}
       data-inherited={origin.inherited.length}
       aria-label="What this fork inherited"
     >
-      <p className="small">
-        Forked from{" "}
-        <a href={`#/threads/${encodeURIComponent(origin.sourceThreadId)}`} data-testid="fork-source-link">
-          {origin.sourceTitle}
-        </a>{" "}
-        {where}. It carries {origin.inherited.length} message{origin.inherited.length === 1 ? "" : "s"} from
-        there, by reference; its own messages follow below.
-      </p>
+      {source.kind === "thread" ? (
+        <p className="small">
+          Forked from{" "}
+          <a href={`#/threads/${encodeURIComponent(source.threadId)}`} data-testid="fork-source-link">
+            {source.title}
+          </a>{" "}
+          {where}. It carries {count} from there, by reference; its own messages follow below.
+        </p>
+      ) : (
+        <p className="small">
+          Forked from{" "}
+          <button
+            type="button"
+            className="link small"
+            data-testid="fork-source-agent"
+            onClick={() => onSelectAgent(source.agentId)}
+          >
+            {source.name}
+          </button>
+          's context {where}: it starts from {count} of {source.name}'s log, by reference
+          {origin.summarized ? " (the older ones as the summary then in force)" : ""}, then its brief below.
+        </p>
+      )}
       <details open className="small">
         <summary>
           Inherited messages

@@ -1,5 +1,6 @@
 import type { OpsView as OpsData } from "@longrun/protocol";
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { LongrunApi } from "../api/api-types.ts";
 import { usePoll } from "../hooks/use-poll.ts";
 import { formatAgo, formatDuration } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
@@ -7,6 +8,12 @@ import { useStore } from "../state/store-context.tsx";
 const OPS_POLL_MS = 3000;
 /** A worker not seen for this long is shown as gone. */
 const WORKER_STALE_MS = 30_000;
+
+/** A thread's title and its agents' names, for rows that name them by id. */
+interface ThreadNames {
+  title: string;
+  agents: Record<string, string>;
+}
 
 /** Workers, queues, per-agent breakers and recent failures, refreshed every few seconds. */
 export function OpsView() {
@@ -19,6 +26,10 @@ export function OpsView() {
     return () => clearInterval(timer);
   }, []);
   const ops = poll.value;
+  const names = useThreadNames(api, [
+    ...(ops?.breakers ?? []).map((breaker) => breaker.threadId),
+    ...(ops?.failures ?? []).map((failure) => failure.threadId),
+  ]);
   return (
     <main className="ops-view" data-testid="ops-view">
       <div className="panel-head">
@@ -32,12 +43,81 @@ export function OpsView() {
           {poll.error}
         </p>
       )}
-      {ops && <OpsTables ops={ops} now={now} />}
+      {ops && <OpsTables ops={ops} names={names} now={now} />}
     </main>
   );
 }
 
-function OpsTables({ ops, now }: { ops: OpsData; now: number }) {
+/**
+ * Names for the threads the rows point to, each thread read once (its detail has the title and the
+ * agents' names); a thread that cannot be read is asked again when the rows change.
+ */
+function useThreadNames(
+  api: LongrunApi,
+  threadIds: readonly (string | null)[],
+): ReadonlyMap<string, ThreadNames> {
+  const [names, setNames] = useState<ReadonlyMap<string, ThreadNames>>(new Map());
+  const asked = useRef(new Set<string>());
+  const wanted = [...new Set(threadIds.filter((id): id is string => id !== null))].sort().join(",");
+  useEffect(() => {
+    for (const threadId of wanted.split(",")) {
+      if (!threadId || asked.current.has(threadId)) continue;
+      asked.current.add(threadId);
+      api.threads.get(threadId).then(
+        (detail) => {
+          const agents = Object.fromEntries(detail.agents.map((agent) => [agent.id, agent.name]));
+          setNames((known) => new Map(known).set(threadId, { title: detail.title, agents }));
+        },
+        () => asked.current.delete(threadId),
+      );
+    }
+  }, [api, wanted]);
+  return names;
+}
+
+/** A thread by its title (its id on hover), linked to its view. */
+function ThreadLink({
+  threadId,
+  names,
+}: {
+  threadId: string | null;
+  names: ReadonlyMap<string, ThreadNames>;
+}) {
+  if (!threadId) return <>–</>;
+  return (
+    <a href={`#/threads/${encodeURIComponent(threadId)}`} title={threadId} data-testid="ops-thread-link">
+      {names.get(threadId)?.title || threadId}
+    </a>
+  );
+}
+
+/** An agent by its name (its id on hover). */
+function AgentName({
+  threadId,
+  agentId,
+  names,
+}: {
+  threadId: string | null;
+  agentId: string | null;
+  names: ReadonlyMap<string, ThreadNames>;
+}) {
+  if (!agentId) return <>–</>;
+  return (
+    <span title={agentId} data-testid="ops-agent-name">
+      {(threadId ? names.get(threadId)?.agents[agentId] : undefined) ?? agentId}
+    </span>
+  );
+}
+
+function OpsTables({
+  ops,
+  names,
+  now,
+}: {
+  ops: OpsData;
+  names: ReadonlyMap<string, ThreadNames>;
+  now: number;
+}) {
   return (
     <div className="ops-grid">
       <section className="panel">
@@ -118,13 +198,11 @@ function OpsTables({ ops, now }: { ops: OpsData; now: number }) {
           <tbody>
             {ops.breakers.map((breaker) => (
               <tr key={breaker.agentId} data-testid="ops-breaker-row" data-state={breaker.state}>
-                <td>{breaker.agentId}</td>
                 <td>
-                  {breaker.threadId ? (
-                    <a href={`#/threads/${encodeURIComponent(breaker.threadId)}`}>{breaker.threadId}</a>
-                  ) : (
-                    "–"
-                  )}
+                  <AgentName threadId={breaker.threadId} agentId={breaker.agentId} names={names} />
+                </td>
+                <td>
+                  <ThreadLink threadId={breaker.threadId} names={names} />
                 </td>
                 <td>
                   <span className={`badge breaker-${breaker.state}`}>{breaker.state.replace("_", "-")}</span>
@@ -159,7 +237,8 @@ function OpsTables({ ops, now }: { ops: OpsData; now: number }) {
                 <td>{formatAgo(failure.at, now)}</td>
                 <td>{failure.kind}</td>
                 <td>
-                  {failure.threadId ?? "–"} · {failure.agentId ?? "–"}
+                  <ThreadLink threadId={failure.threadId} names={names} /> ·{" "}
+                  <AgentName threadId={failure.threadId} agentId={failure.agentId} names={names} />
                 </td>
                 <td>{failure.message}</td>
               </tr>

@@ -117,7 +117,13 @@ export function ThreadView({ threadId }: { threadId: string }) {
       <LiveAnnouncer thread={thread} />
       <div className="thread-grid">
         <aside className="col-left">
-          <AgentTree thread={thread} tree={tree} selectedAgentId={agentId} onSelect={setChosenAgentId} />
+          <AgentTree
+            thread={thread}
+            tree={tree}
+            selectedAgentId={agentId}
+            onSelect={setChosenAgentId}
+            offline={state.connection === "reconnecting" || state.connection === "closed"}
+          />
           {agentId && (
             <ContextGauge
               thread={thread}
@@ -148,7 +154,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               {agent.name} failed: {agent.statusReason}
             </p>
           )}
-          <ForkOrigin threadId={threadId} />
+          <ForkOrigin threadId={threadId} agentId={agentId} onSelectAgent={setChosenAgentId} />
           {agentId ? (
             <Transcript
               key={agentId}

@@ -99,11 +99,12 @@ export function appReducer(state: AppState, action: AppAction): AppState {
       // Deltas in flight when the socket drops are gone; a half sentence would never be finished.
       const thread =
         action.status === "reconnecting" && state.thread ? clearStreaming(state.thread) : state.thread;
-      const epoch =
-        action.status === "open" && state.connection !== "open"
-          ? state.connectionEpoch + 1
-          : state.connectionEpoch;
-      return { ...state, connection: action.status, thread, connectionEpoch: epoch };
+      const reopened = action.status === "open" && state.connection !== "open";
+      const epoch = reopened ? state.connectionEpoch + 1 : state.connectionEpoch;
+      // A list read that failed while the server was away is not news once it answers again: the banner
+      // would say "Cannot reach the server" beside an "open" pill until the next read.
+      const threadsError = reopened ? null : state.threadsError;
+      return { ...state, connection: action.status, thread, connectionEpoch: epoch, threadsError };
     }
     default: {
       const exhaustive: never = action;

@@ -155,6 +155,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         decision: event.data.decision,
         eventSeq: event.seq,
         ...(event.data.reason === undefined ? {} : { reason: event.data.reason }),
+        ...(event.data.ruleId === undefined ? {} : { ruleId: event.data.ruleId }),
       };
       return;
     case "context.measured": {

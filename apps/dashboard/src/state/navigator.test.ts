@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { binTimeline, NAV_BINS, type NavMark, stepAtEvent } from "./navigator.ts";
+import { binTimeline, modelTurns, NAV_BINS, type NavMark, stepAtEvent } from "./navigator.ts";
 import type { CompactionNotice, Measurement } from "./thread-state.ts";
 import { foldCompactions, locateEntry, type TranscriptEntry } from "./transcript.ts";
 
@@ -34,6 +34,22 @@ function notice(key: string, at: number): CompactionNotice {
 }
 
 describe("run navigator", () => {
+  it("counts as model turns the measurements whose request was sent, all of them on an older server", () => {
+    const cost = {
+      cacheRead: 0,
+      uncached: 100,
+      output: 10,
+      billed: { openai: 1, anthropic: 1 },
+      source: "estimate",
+    };
+    const sent = (step: number) => ({ ...measurement(step, step), cost }) as Measurement;
+    // Step 9 was measured, then compacted instead of sent; step 9 is measured again and sent.
+    const series = [sent(3), sent(6), measurement(9, 9), sent(9), sent(12)];
+    expect(modelTurns(series).map((point) => point.step)).toEqual([3, 6, 9, 12]);
+    const older = [measurement(3, 3), measurement(6, 6)];
+    expect(modelTurns(older)).toHaveLength(2);
+  });
+
   it("places an event at the step of the last measurement before it", () => {
     const series = [measurement(3, 10), measurement(7, 20), measurement(12, 30)];
     expect(stepAtEvent(series, 5)).toBeNull();

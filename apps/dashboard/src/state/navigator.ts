@@ -8,6 +8,16 @@ import type { TranscriptEntry } from "./transcript.ts";
 export const STEP_MEANING =
   "A step is a position in the agent's log: step N is message #N. Each model turn adds its reply and one result per tool call, so steps grow by 2–3 per turn.";
 
+/**
+ * The measurements of an agent's series that were model turns: those whose request was sent (they carry
+ * the call's cost). A step that ended in a compaction is measured too, and sent nothing. A series from
+ * an older server has no cost on any point: each of its measurements counts, as it did then.
+ */
+export function modelTurns(series: readonly Measurement[]): Measurement[] {
+  const sent = series.filter((point) => point.cost !== undefined);
+  return sent.length > 0 ? sent : [...series];
+}
+
 export type MarkKind = "compaction" | "error" | "approval";
 
 /** Something worth jumping to, placed at a step of the agent's log. */
@@ -23,7 +33,7 @@ export interface NavMark {
 export interface NavBin {
   fromStep: number;
   toStep: number;
-  /** Model turns measured in it (context.measured: one per request sent). */
+  /** Model turns in it (the measurements whose request was sent: see modelTurns). */
   turns: number;
   compactions: number;
   errors: number;
@@ -152,7 +162,7 @@ export function binTimeline(
     target: null,
   }));
   const binOf = (step: number) => result[Math.min(count - 1, Math.floor((step - low) / width))];
-  for (const point of measurements) {
+  for (const point of modelTurns(measurements)) {
     const bin = binOf(point.step);
     if (bin) bin.turns++;
   }

@@ -94,6 +94,8 @@ export interface Measurement {
   needsCompaction: boolean;
   /** Cache stability of the request (cache-stable projections; absent from older servers). */
   cache?: EventData<"context.measured">["cache"];
+  /** What the model call it led to cost: absent when no call followed (a compaction), or older servers. */
+  cost?: EventData<"context.measured">["cost"];
   at: number;
 }
 
@@ -177,7 +179,16 @@ export interface ThreadState {
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
   /** Decisions taken on tool calls, by `agentId:callId` (a denied call is not a failure). */
-  decisions: Record<string, { decision: "approve" | "deny"; reason?: string; eventSeq?: number }>;
+  decisions: Record<
+    string,
+    {
+      decision: "approve" | "deny";
+      reason?: string;
+      eventSeq?: number;
+      /** Set when an approval rule decided the call (no person was asked). */
+      ruleId?: string;
+    }
+  >;
 }
 
 /** An empty thread state. */
