@@ -1,9 +1,10 @@
 import type { LongrunClient } from "@longrun/client";
-import type { Multitask, StoredMessage, ThreadDetail } from "@longrun/protocol";
+import type { Multitask, StoredMessage } from "@longrun/protocol";
 import { isSummaryRequest, type SimModelServer, startSimModel } from "@longrun/sim-model";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
 import { type HeldRequest, type HeldUpstream, startHeldUpstream } from "../e2e/support/held-upstream.ts";
+import { waitForRunStatus } from "./support/run-status.ts";
 
 // A message while a run is active, with the run caught inside a model call or inside a compaction's
 // summary call: the sim sits behind a gate that holds the request until the test lets it through.
@@ -31,16 +32,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function runStatus(threadId: string, runId: string, expected: string): Promise<ThreadDetail> {
-  return vi.waitFor(
-    async () => {
-      const detail = await client.threads.get(threadId);
-      expect(detail.runs.find((run) => run.id === runId)?.status).toBe(expected);
-      return detail;
-    },
-    { timeout: 60_000, interval: 50 },
-  );
-}
+const runStatus = (threadId: string, runId: string, expected: string) =>
+  waitForRunStatus(client, threadId, runId, expected);
 
 const isStepCall = (body: Record<string, unknown>) => !isSummaryRequest(body as never);
 const isSummaryCall = (body: Record<string, unknown>) => isSummaryRequest(body as never);

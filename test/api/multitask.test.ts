@@ -1,7 +1,7 @@
 import type { LongrunClient } from "@longrun/client";
-import type { ThreadDetail } from "@longrun/protocol";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddedTestInstance, startEmbeddedForTest } from "../e2e/support/embedded-instance.ts";
+import { waitForRunStatus } from "./support/run-status.ts";
 
 // A message while a run is active, per strategy. The active run is parked in a tool call (the sim's
 // approval script asks to run `ls -la` at its first step and waits for the decision).
@@ -16,16 +16,8 @@ beforeAll(async () => {
 
 afterAll(() => longrun?.close());
 
-async function runStatus(threadId: string, runId: string, expected: string): Promise<ThreadDetail> {
-  return vi.waitFor(
-    async () => {
-      const detail = await client.threads.get(threadId);
-      expect(detail.runs.find((run) => run.id === runId)?.status).toBe(expected);
-      return detail;
-    },
-    { timeout: 60_000, interval: 50 },
-  );
-}
+const runStatus = (threadId: string, runId: string, expected: string) =>
+  waitForRunStatus(client, threadId, runId, expected);
 
 /** A thread whose run is parked in a tool call waiting for approval; its root's facts so far. */
 async function parkedThread() {
