@@ -109,6 +109,10 @@ describe.each<Place>(["model call", "compaction"])("a message while the run is i
     const run = asked.runs.find((candidate) => candidate.id === caught.runId);
     expect(run?.status).toBe("running");
     expect(run?.interruptRequestedAt).toEqual(expect.any(Number));
+    const said = await client.threads.events(caught.thread.id);
+    expect(
+      said.some((event) => event.type === "run.interrupt_requested" && event.runId === caught.runId),
+    ).toBe(true);
 
     letThrough(caught.held);
     await runStatus(caught.thread.id, caught.runId, "cancelled");

@@ -40,6 +40,11 @@ export const RunStarted = defineEvent("run.started", z.object({ kind: z.string()
 export const RunCompleted = defineEvent("run.completed", z.object({ report: z.string().optional() }));
 export const RunFailed = defineEvent("run.failed", z.object({ error: ErrorInfo }));
 export const RunCancelled = defineEvent("run.cancelled", z.object({ reason: z.string().optional() }));
+/**
+ * A new message asked the run to stop at its next step boundary (multitask: interrupt): the step in
+ * flight finishes, then `run.cancelled` follows.
+ */
+export const RunInterruptRequested = defineEvent("run.interrupt_requested", z.object({ reason: z.string() }));
 /** The reconciler found nothing moving the run and could not restart it; the reason says why. */
 export const RunStuck = defineEvent("run.stuck", z.object({ reason: z.string() }));
 /** A stuck run moves again (a worker took its job). */
@@ -250,6 +255,7 @@ export const eventDefinitions = [
   RunCompleted,
   RunFailed,
   RunCancelled,
+  RunInterruptRequested,
   RunStuck,
   RunResumed,
   AgentSpawned,

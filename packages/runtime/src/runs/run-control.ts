@@ -274,7 +274,16 @@ export class RunControl {
     const { store } = this.deps;
     const run = await store.runs.get(runId);
     if (!run || run.finishedAt) return;
-    await store.runs.update(runId, { interruptRequestedAt: this.deps.now() });
+    await commit(this.deps, async (unit, announce) => {
+      await unit.updateRun(runId, { interruptRequestedAt: this.deps.now() });
+      announce({
+        threadId: run.threadId,
+        agentId: run.agentId,
+        runId,
+        type: "run.interrupt_requested",
+        data: { reason: "a new message: the run stops at its next step boundary" },
+      });
+    });
     // Read after the request is recorded: a step that parked meanwhile reads the request after its
     // own status change (afterStep), so one of the two sees the other.
     const root = await store.agents.get(run.agentId);
