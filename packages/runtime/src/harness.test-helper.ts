@@ -132,6 +132,8 @@ export async function createHarness(options: HarnessOptions = {}) {
   };
   const scheduler = createScheduler(options.manual ? manualQueue : queue, {
     lastSeq: async (agentId) => (await store.messages.last(agentId))?.seq ?? -1,
+    // As the processes wire it (cli compose): jobs carry their thread's tenant.
+    tenantOf: async (threadId) => (await store.threads.get(threadId))?.tenantId,
   });
   const extraHeaders = { ...options.headers };
   const deps: RuntimeDeps = {

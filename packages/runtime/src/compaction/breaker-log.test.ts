@@ -15,6 +15,7 @@ interface LogLine {
   agentId?: string;
   runId?: string;
   jobId?: string;
+  tenantId?: string;
 }
 
 describe("the compaction breaker's log", () => {
@@ -49,7 +50,7 @@ describe("the compaction breaker's log", () => {
     const opened = harness.events.filter((event) => event.type === "breaker.opened");
     expect(changes.filter((line) => line.breaker === "open")).toHaveLength(opened.length);
     for (const line of [...changes, ...failures]) {
-      expect(line).toMatchObject({ agentId: rootAgentId, runId });
+      expect(line).toMatchObject({ agentId: rootAgentId, runId, tenantId: "test" });
       expect(line.jobId).toEqual(expect.any(String));
     }
   }, 60_000);

@@ -70,7 +70,7 @@ export function createJobHandlers(options: JobHandlersOptions): JobHandlers {
 /** The job's environment with a logger bound to its ids: every line the job writes names them. */
 function withJobLog<Env extends { deps: RuntimeDeps }>(
   env: Env,
-  payload: { threadId: string; agentId: string; runId: string },
+  payload: { threadId: string; agentId: string; runId: string; tenantId?: string | undefined },
   context: JobContext,
 ): Env {
   // The job's trace, when traced: its log lines and its spans can be looked up from each other.
@@ -80,6 +80,7 @@ function withJobLog<Env extends { deps: RuntimeDeps }>(
     jobId: context.jobId,
     job: context.name,
     attempt: context.attempt,
+    ...(payload.tenantId ? { tenantId: payload.tenantId } : {}),
     threadId: payload.threadId,
     agentId: payload.agentId,
     runId: payload.runId,
