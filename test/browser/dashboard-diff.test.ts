@@ -38,9 +38,9 @@ async function allMessages(agentId: string): Promise<StoredMessage[]> {
   return messages;
 }
 
-/** Shows the notice of a compaction: the navigator's jump to the first message after it. */
-async function revealNotice(compactionId: string, cutoffSeq: number) {
-  await page.locator(byTestId("jump-step-input")).fill(String(cutoffSeq));
+/** Shows the notice of a compaction (drawn where it happened): the navigator's jump to the message after it. */
+async function revealNotice(compactionId: string, nextSeq: number) {
+  await page.locator(byTestId("jump-step-input")).fill(String(nextSeq));
   await page.locator(byTestId("jump-step")).click();
   const notice = page.locator(`${byTestId("compaction-notice")}[data-compaction-id="${compactionId}"]`);
   await notice.waitFor({ timeout: UI_TIMEOUT });
@@ -93,7 +93,8 @@ describe("a compaction's diff", () => {
 
       await page.goto(`${new URL(server!.instance().url).origin}/#/`);
       await openThread(page, thread.id);
-      const notice = await revealNotice(compaction.id, coverage.toSeq + 1);
+      const next = messages.find((message) => message.createdAt > completed.at) ?? messages.at(-1);
+      const notice = await revealNotice(compaction.id, next?.seq ?? coverage.toSeq + 1);
       const link = notice.locator(byTestId("compaction-diff-link"));
       await link.click();
       const dialog = page.locator(byTestId("compaction-diff"));

@@ -1,5 +1,5 @@
 import type { CompactionList, ContextView, StoredMessage, ThreadCost } from "@longrun/protocol";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { errorText, formatBilled, formatTokens } from "../lib/format.ts";
 import { type RemovedLine, type RequestCheck, removedLines, requestChecks } from "../state/compaction-diff.ts";
 import { useStore } from "../state/store-context.tsx";
@@ -107,10 +107,14 @@ export function CompactionDiff({
 
 function RemovedSection({ data }: { data: DiffData }) {
   const { detail } = data;
-  if (!detail.coverage) {
+  // Read once when the dialog opens; the thread's events re-render it without changing any of it.
+  const lines = useMemo(
+    () => (detail.coverage ? removedLines(data.messages, detail.coverage, detail.ledger ?? null) : null),
+    [data.messages, detail],
+  );
+  if (!lines) {
     return <p className="muted small">The server does not say which messages this compaction removed.</p>;
   }
-  const lines = removedLines(data.messages, detail.coverage, detail.ledger ?? null);
   const carried = lines.filter((line) => line.carriedBy.length > 0).length;
   return (
     <section aria-labelledby="diff-removed-title">
@@ -239,6 +243,21 @@ function requestsAround(
   };
 }
 
+/** "last before, step 12: 3,456 (4,001), 2,900 read from cache" for a billed request. */
+function billedRequest(label: string, point: Measurement): string {
+  const cost = point.cost;
+  if (!cost) return `${label}, step ${point.step}: not billed`;
+  return `${label}, step ${point.step}: ${formatBilled(cost.billed.openai)} (${formatBilled(cost.billed.anthropic)}), ${formatBilled(cost.cacheRead)} of its input read from cache`;
+}
+
+function aroundText(around: { before: Measurement | null; after: Measurement | null } | null): string {
+  if (!around || (!around.before && !around.after)) return "no billed request recorded around it";
+  return [
+    around.before ? billedRequest("last request before", around.before) : "no request before it was billed",
+    around.after ? billedRequest("first request after", around.after) : "no request after it yet",
+  ].join("; ");
+}
+
 const REASON_TEXT = {
   must: "the deterministic stages (collapse, truncate, microcompact) left the request over the trigger",
   cheaper: "the cost model found a summary cheaper over the coming calls than the deterministic path",
@@ -294,21 +313,7 @@ function CostSection({
             : `${formatBilled(-shrink)} more (restored files)`}
         </dd>
         <dt>Requests around it</dt>
-        <dd data-testid="diff-cost-around">
-          {around?.before?.cost || around?.after?.cost ? (
-            <>
-              {around.before?.cost
-                ? `last before, step ${around.before.step}: ${formatBilled(around.before.cost.billed.openai)} (${formatBilled(around.before.cost.billed.anthropic)}), ${formatBilled(around.before.cost.cacheRead)} read from cache`
-                : "no request before it was billed"}
-              {"; "}
-              {around.after?.cost
-                ? `first after, step ${around.after.step}: ${formatBilled(around.after.cost.billed.openai)} (${formatBilled(around.after.cost.billed.anthropic)}), ${formatBilled(around.after.cost.cacheRead)} read from cache`
-                : "no request after it yet"}
-            </>
-          ) : (
-            "no billed request recorded around it"
-          )}
-        </dd>
+        <dd data-testid="diff-cost-around">{aroundText(around)}</dd>
         <dt>Plain strategy</dt>
         <dd data-testid="diff-cost-plain">
           {cost?.plain && plainSaved !== null
