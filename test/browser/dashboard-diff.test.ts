@@ -71,7 +71,9 @@ describe("a compaction's diff", () => {
       let chosen: { compaction: CompactionList["compactions"][number]; write: StoredMessage } | null = null;
       for (const compaction of compactions) {
         const range = compaction.coverage;
-        const write = writes.find((message) => range && message.seq >= range.fromSeq && message.seq <= range.toSeq);
+        const write = writes.find(
+          (message) => range && message.seq >= range.fromSeq && message.seq <= range.toSeq,
+        );
         if (range && write) {
           chosen = { compaction, write };
           break;
@@ -82,9 +84,14 @@ describe("a compaction's diff", () => {
       const coverage = chosen.compaction.coverage;
       const kept = new Set(coverage.kept.map((item) => item.seq));
       const removed = messages.filter(
-        (message) => message.seq >= coverage.fromSeq && message.seq <= coverage.toSeq && !kept.has(message.seq),
+        (message) =>
+          message.seq >= coverage.fromSeq && message.seq <= coverage.toSeq && !kept.has(message.seq),
       );
-      const events = await client.threads.eventsPage(thread.id, { since: 0, limit: 1000, types: "compaction.completed" });
+      const events = await client.threads.eventsPage(thread.id, {
+        since: 0,
+        limit: 1000,
+        types: "compaction.completed",
+      });
       const completed = events.events.find(
         (event) => event.type === "compaction.completed" && event.data.compactionId === compaction.id,
       );
@@ -119,7 +126,9 @@ describe("a compaction's diff", () => {
       // Some removed message has no entry standing for it, and says so.
       const notCarried = dialog.locator(`${byTestId("diff-line")}[data-carried="false"]`);
       expect(await notCarried.count()).toBeGreaterThan(0);
-      expect(await notCarried.first().locator(byTestId("diff-not-carried")).textContent()).toBe("not carried");
+      expect(await notCarried.first().locator(byTestId("diff-not-carried")).textContent()).toBe(
+        "not carried",
+      );
 
       // The checks of the next request: the file written is there.
       const checks = dialog.locator(byTestId("diff-check"));

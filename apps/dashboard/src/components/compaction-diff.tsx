@@ -1,7 +1,12 @@
 import type { CompactionList, ContextView, StoredMessage, ThreadCost } from "@longrun/protocol";
 import { useEffect, useMemo, useState } from "react";
 import { errorText, formatBilled, formatTokens } from "../lib/format.ts";
-import { type RemovedLine, type RequestCheck, removedLines, requestChecks } from "../state/compaction-diff.ts";
+import {
+  type RemovedLine,
+  type RequestCheck,
+  removedLines,
+  requestChecks,
+} from "../state/compaction-diff.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { CompactionNotice, Measurement, ThreadState } from "../state/thread-state.ts";
 import { percentChange, TRIGGER_TEXT } from "./compaction-notice.tsx";
@@ -77,10 +82,16 @@ export function CompactionDiff({
   const notice = Object.values(thread.compactions).find((item) => item.compactionId === compactionId);
   const range = data?.detail.coverage;
   return (
-    <ModalDialog className="compaction-diff" testId="compaction-diff" titleId="compaction-diff-title" onClose={onClose}>
+    <ModalDialog
+      className="compaction-diff"
+      testId="compaction-diff"
+      titleId="compaction-diff-title"
+      onClose={onClose}
+    >
       <div className="panel-head">
         <h2 id="compaction-diff-title">
-          Compaction diff{range && range.toSeq >= range.fromSeq ? ` · messages #${range.fromSeq}–#${range.toSeq}` : ""}
+          Compaction diff
+          {range && range.toSeq >= range.fromSeq ? ` · messages #${range.fromSeq}–#${range.toSeq}` : ""}
         </h2>
         <button type="button" className="small" data-testid="compaction-diff-close" onClick={onClose}>
           Close
@@ -154,7 +165,11 @@ function DiffLine({ line }: { line: RemovedLine }) {
         {carried ? (
           <ul>
             {line.carriedBy.map((entry) => (
-              <li key={`${entry.section}:${entry.text}`} data-testid="diff-entry" data-section={entry.section}>
+              <li
+                key={`${entry.section}:${entry.text}`}
+                data-testid="diff-entry"
+                data-section={entry.section}
+              >
                 <strong>{entry.section}</strong> {entry.text}
               </li>
             ))}

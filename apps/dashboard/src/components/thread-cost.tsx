@@ -64,9 +64,7 @@ export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
           Input and summaries: {formatBilled(cost.compared.openai)} against{" "}
           {formatBilled(cost.plain.compared.openai)} with plain compaction (one summary at 75 %,{" "}
           {cost.plain.compactions} compaction{cost.plain.compactions === 1 ? "" : "s"}):{" "}
-          <strong data-testid="thread-cost-saved">
-            {saved}
-          </strong>
+          <strong data-testid="thread-cost-saved">{saved}</strong>
           {cost.source !== "estimate" && (
             <span className="muted small" data-testid="thread-cost-caveat">
               {" "}

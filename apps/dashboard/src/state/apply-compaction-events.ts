@@ -90,7 +90,9 @@ export function applyCompaction(draft: Draft, event: CompactionEventOf): void {
 }
 
 /** The cost figures a `compaction.completed` carries (each absent on servers that did not send it). */
-function economyOf(data: Extract<CompactionEventOf, { type: "compaction.completed" }>["data"]): CompactionEconomy {
+function economyOf(
+  data: Extract<CompactionEventOf, { type: "compaction.completed" }>["data"],
+): CompactionEconomy {
   const { reason, expectedSaving, summaryForm, summaryCost, prepared } = data;
   return { reason, expectedSaving, summaryForm, summaryCost, prepared };
 }

@@ -26,7 +26,14 @@ const ledger: Ledger = {
   readFiles: [{ path: "/repo/app.py", step: 4 }],
   commands: [{ command: "npm test", exitCode: 1, outcome: "failed", step: 6 }],
   errors: [
-    { step: 6, call: "run_command npm test", line: "Error: 2 tests failed", exitCode: 1, key: "k", resolvedAt: null },
+    {
+      step: 6,
+      call: "run_command npm test",
+      line: "Error: 2 tests failed",
+      exitCode: 1,
+      key: "k",
+      resolvedAt: null,
+    },
   ],
   plan: null,
   todos: [
@@ -42,11 +49,23 @@ const ledger: Ledger = {
 const messages = [
   message(0, { role: "system", content: "You are an agent." }),
   message(1, { role: "user", content: "Fix the tests." }),
-  message(2, { role: "assistant", content: "Step 1: writing.", toolCalls: [call("c2", "write_file", { path: "/repo/notes.md", content: "x" })] }),
+  message(2, {
+    role: "assistant",
+    content: "Step 1: writing.",
+    toolCalls: [call("c2", "write_file", { path: "/repo/notes.md", content: "x" })],
+  }),
   message(3, { role: "user", content: "use pytest, not unittest" }),
-  message(4, { role: "assistant", content: "I see load_config.", toolCalls: [call("c4", "read_file", { path: "/repo/app.py" })] }),
+  message(4, {
+    role: "assistant",
+    content: "I see load_config.",
+    toolCalls: [call("c4", "read_file", { path: "/repo/app.py" })],
+  }),
   message(5, { role: "tool", toolCallId: "c4", content: "def load_config(): ..." }),
-  message(6, { role: "assistant", content: null, toolCalls: [call("c6", "run_command", { command: "npm test" })] }),
+  message(6, {
+    role: "assistant",
+    content: null,
+    toolCalls: [call("c6", "run_command", { command: "npm test" })],
+  }),
   message(7, { role: "tool", toolCallId: "c6", toolStatus: "error", content: "Error: 2 tests failed" }),
   message(8, { role: "assistant", content: "Thinking it over." }),
 ];

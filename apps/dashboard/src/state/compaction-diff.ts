@@ -3,7 +3,16 @@ import { clip, textOf } from "../lib/format.ts";
 
 /** One ledger entry, by the section the ledger view and the rendered ledger show it under. */
 export interface LedgerEntryRef {
-  section: "Files changed" | "Files read" | "Commands" | "Errors" | "TODOs" | "Plan" | "Sub-agents" | "User said" | "Names in use";
+  section:
+    | "Files changed"
+    | "Files read"
+    | "Commands"
+    | "Errors"
+    | "TODOs"
+    | "Plan"
+    | "Sub-agents"
+    | "User said"
+    | "Names in use";
   text: string;
 }
 
@@ -66,7 +75,8 @@ function entriesOfCall(ledger: Ledger, call: ToolCall, step: number): LedgerEntr
   const paths = pathsOf(args);
   const touches = (path: string, entryStep: number | null) =>
     paths.length > 0 ? paths.some((callPath) => samePath(path, callPath)) : entryStep === step;
-  const later = (entryStep: number | null) => (entryStep !== null && entryStep > step ? ", a later call" : "");
+  const later = (entryStep: number | null) =>
+    entryStep !== null && entryStep > step ? ", a later call" : "";
   const found: LedgerEntryRef[] = [];
   for (const file of ledger.changedFiles) {
     if (touches(file.path, file.step))
@@ -84,7 +94,10 @@ function entriesOfCall(ledger: Ledger, call: ToolCall, step: number): LedgerEntr
   }
   for (const command of ledger.commands) {
     if (command.step === step && (paths.length === 0 || typeof args.command === "string"))
-      found.push({ section: "Commands", text: `${clip(command.command, 80).text} → ${command.exitCode ?? "?"}` });
+      found.push({
+        section: "Commands",
+        text: `${clip(command.command, 80).text} → ${command.exitCode ?? "?"}`,
+      });
   }
   for (const error of ledger.errors) {
     if (error.step === step && (paths.length === 0 || paths.some((path) => error.call.includes(path))))
@@ -146,8 +159,7 @@ export function removedLines(
     if (message.role === "tool") {
       const made = message.toolCallId ? calls.get(message.toolCallId) : undefined;
       const carriedBy = made && ledger ? entriesOfCall(ledger, made.call, made.step) : [];
-      const failed =
-        message.toolStatus === "error" || carriedBy.some((entry) => entry.section === "Errors");
+      const failed = message.toolStatus === "error" || carriedBy.some((entry) => entry.section === "Errors");
       const name = made ? callText(made.call) : (message.toolCallId ?? "a call");
       return {
         seq: message.seq,
@@ -165,7 +177,8 @@ export function removedLines(
     }
     if (ledger && message.role === "user") {
       for (const note of ledger.userNotes)
-        if (note.step === message.seq) carriedBy.push({ section: "User said", text: clip(note.text, 100).text });
+        if (note.step === message.seq)
+          carriedBy.push({ section: "User said", text: clip(note.text, 100).text });
     }
     const callsText = toolCalls.map(callText).join(", ");
     const what = [clip(text, LINE_CHARS).text, callsText && `→ ${callsText}`].filter(Boolean).join(" ");
@@ -185,14 +198,18 @@ export interface RequestCheck {
 function requestText(view: ContextView): string {
   return view.messages
     .map((message) =>
-      [textOf(message.content), ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join("\n"),
+      [textOf(message.content), ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join(
+        "\n",
+      ),
     )
     .join("\n");
 }
 
 /** The folders the rendered ledger names its paths relative to ("Paths below are relative to /x/"). */
 function relativeRoots(text: string): string[] {
-  return [...text.matchAll(/Paths below are relative to (\S+)/g)].flatMap((match) => (match[1] ? [match[1]] : []));
+  return [...text.matchAll(/Paths below are relative to (\S+)/g)].flatMap((match) =>
+    match[1] ? [match[1]] : [],
+  );
 }
 
 function holdsPath(text: string, roots: readonly string[], path: string): boolean {
