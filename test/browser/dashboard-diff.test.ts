@@ -173,6 +173,8 @@ describe("a compaction's diff", () => {
       expect(await dialog.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
       expect(await seriousAxeViolations(page)).toEqual([]);
       await screenshot(page, "diff-narrow");
+      await dialog.locator(byTestId("diff-checks-against")).scrollIntoViewIfNeeded();
+      await screenshot(page, "diff-narrow-checks");
       await dialog.locator(byTestId("compaction-diff-close")).click();
       await page.setViewportSize(WIDE);
       expect(pageErrors).toEqual([]);

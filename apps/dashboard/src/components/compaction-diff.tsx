@@ -80,7 +80,13 @@ export function CompactionDiff({
     };
   }, [api, agentId, compactionId, thread.threadId]);
   const notice = Object.values(thread.compactions).find((item) => item.compactionId === compactionId);
-  const range = data?.detail.coverage;
+  // Read once when the dialog opens; the thread's events re-render it without changing any of it.
+  const lines = useMemo(() => {
+    const coverage = data?.detail.coverage;
+    return data && coverage ? removedLines(data.messages, coverage, data.detail.ledger ?? null) : null;
+  }, [data]);
+  const first = lines?.[0]?.seq;
+  const last = lines?.at(-1)?.seq;
   return (
     <ModalDialog
       className="compaction-diff"
@@ -91,7 +97,11 @@ export function CompactionDiff({
       <div className="panel-head">
         <h2 id="compaction-diff-title">
           Compaction diff
-          {range && range.toSeq >= range.fromSeq ? ` · messages #${range.fromSeq}–#${range.toSeq}` : ""}
+          {first === undefined || last === undefined
+            ? ""
+            : first === last
+              ? ` · message #${first}`
+              : ` · messages #${first}–#${last}`}
         </h2>
         <button type="button" className="small" data-testid="compaction-diff-close" onClick={onClose}>
           Close
@@ -101,7 +111,7 @@ export function CompactionDiff({
       {!data && !error && <p className="muted">Loading…</p>}
       {data && (
         <>
-          <RemovedSection data={data} />
+          <RemovedSection detail={data.detail} lines={lines} />
           <RestoredSection detail={data.detail} />
           <ChecksSection data={data} compactionId={compactionId} />
           <CostSection
@@ -116,13 +126,7 @@ export function CompactionDiff({
   );
 }
 
-function RemovedSection({ data }: { data: DiffData }) {
-  const { detail } = data;
-  // Read once when the dialog opens; the thread's events re-render it without changing any of it.
-  const lines = useMemo(
-    () => (detail.coverage ? removedLines(data.messages, detail.coverage, detail.ledger ?? null) : null),
-    [data.messages, detail],
-  );
+function RemovedSection({ detail, lines }: { detail: CompactionDetail; lines: RemovedLine[] | null }) {
   if (!lines) {
     return <p className="muted small">The server does not say which messages this compaction removed.</p>;
   }

@@ -43,7 +43,10 @@ const ledger: Ledger = {
   pendingApprovals: [],
   subAgents: [],
   userNotes: [{ step: 3, text: "use pytest, not unittest" }],
-  names: [{ name: "load_config", file: "/repo/app.py", uses: 2, step: 4 }],
+  names: [
+    { name: "load_config", file: "/repo/app.py", uses: 2, step: 4 },
+    { name: "write_file", file: null, uses: 1, step: 2 },
+  ],
 };
 
 const messages = [
@@ -51,7 +54,7 @@ const messages = [
   message(1, { role: "user", content: "Fix the tests." }),
   message(2, {
     role: "assistant",
-    content: "Step 1: writing.",
+    content: "Step 1: write_file.",
     toolCalls: [call("c2", "write_file", { path: "/repo/notes.md", content: "x" })],
   }),
   message(3, { role: "user", content: "use pytest, not unittest" }),
@@ -87,7 +90,7 @@ describe("the removed messages of a compaction beside its ledger", () => {
     expect(lines.map((line) => line.seq)).toEqual([2, 3, 4, 5, 6, 7, 8]);
   });
 
-  it("puts a write beside its file's entry, even when a later call of the file is the one it cites", () => {
+  it("puts a write beside its file's entry (a later call's, here), not beside the tool's own name", () => {
     expect(bySeq.get(2)?.carriedBy).toEqual([
       { section: "Files changed", text: "/repo/notes.md (edited #8, a later call)" },
     ]);

@@ -118,10 +118,14 @@ function entriesOfCall(ledger: Ledger, call: ToolCall, step: number): LedgerEntr
   return found;
 }
 
-/** Names of the ledger's names index that a text uses as whole words. */
-function namesUsed(ledger: Ledger, text: string): LedgerEntryRef[] {
+/**
+ * Names of the ledger's names index that a text uses as whole words, less the names of the tools the
+ * message calls (a tool's name says nothing the call's own entries do not).
+ */
+function namesUsed(ledger: Ledger, text: string, tools: ReadonlySet<string>): LedgerEntryRef[] {
   if (!text) return [];
   const used = (ledger.names ?? []).filter(({ name }) => {
+    if (tools.has(name)) return false;
     const from = text.indexOf(name);
     if (from < 0) return false;
     const before = text[from - 1] ?? " ";
@@ -173,7 +177,7 @@ export function removedLines(
     const carriedBy: LedgerEntryRef[] = [];
     if (ledger && message.role === "assistant") {
       for (const call of toolCalls) carriedBy.push(...entriesOfCall(ledger, call, message.seq));
-      carriedBy.push(...namesUsed(ledger, text));
+      carriedBy.push(...namesUsed(ledger, text, new Set(toolCalls.map((call) => call.function.name))));
     }
     if (ledger && message.role === "user") {
       for (const note of ledger.userNotes)
