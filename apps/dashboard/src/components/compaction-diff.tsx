@@ -229,7 +229,7 @@ function ChecksSection({ data, compactionId }: { data: DiffData; compactionId: s
           : "a later compaction is in force, so what this one carried must have lasted through it."}
       </p>
       {detail.ledger ? (
-        <ul className="diff-checks">
+        <ul className="diff-checks small">
           {requestChecks(detail.ledger, view).map((check) => (
             <li
               key={check.what}
