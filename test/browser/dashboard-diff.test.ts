@@ -161,7 +161,7 @@ describe("a compaction's diff", () => {
       // Escape closes it and gives focus back to the link that opened it.
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
-      expect(await link.evaluate((element) => element === document.activeElement)).toBe(true);
+      expect(await link.evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
 
       // On a phone the same diff, one column, keyboard-opened.
       await page.setViewportSize(NARROW);
