@@ -222,8 +222,8 @@ function ChecksSection({ data, compactionId }: { data: DiffData; compactionId: s
     <section aria-labelledby="diff-checks-title">
       <h3 id="diff-checks-title">Does the next request still hold it?</h3>
       <p className="muted small" data-testid="diff-checks-against">
-        Checked against the next request the server projects now ({formatTokens(view.tokens)} tokens,{" "}
-        {view.messages.length} messages):{" "}
+        Checked against the next request as the server projected it when this diff opened (
+        {formatTokens(view.tokens)} tokens, {view.messages.length} messages):{" "}
         {inForce
           ? "this compaction is the one in force."
           : "a later compaction is in force, so what this one carried must have lasted through it."}
