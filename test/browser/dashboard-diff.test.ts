@@ -1,7 +1,7 @@
 import type { LongrunClient } from "@longrun/client";
 import type { CompactionList, StoredMessage } from "@longrun/protocol";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
 import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
@@ -177,6 +177,69 @@ describe("a compaction's diff", () => {
       await screenshot(page, "diff-narrow-checks");
       await dialog.locator(byTestId("compaction-diff-close")).click();
       await page.setViewportSize(WIDE);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "puts a removed failing command beside the error the ledger keeps of it",
+    async () => {
+      // The approval script runs `git status --short` at step 11, which fails outside a git repository.
+      const thread = await client.threads.create({
+        title: "Compaction diff, an error",
+        model: "sim",
+        simScript: "approval",
+        simSteps: 30,
+        maxInputTokens: 8000,
+        task: "List the workspace files with a shell command, then report.",
+      });
+      await vi.waitFor(
+        async () => {
+          for (const pending of (await client.approvals.pending()).filter(
+            (item) => item.threadId === thread.id,
+          ))
+            await client.approvals.resolve(pending.agentId, pending.callId, { decision: "approve" });
+          const detail = await client.threads.get(thread.id);
+          expect(detail.runs.every((run) => run.finishedAt !== null)).toBe(true);
+        },
+        { timeout: 200_000, interval: 300 },
+      );
+      const detail = await client.threads.get(thread.id);
+      const agentId = detail.agents.find((agent) => agent.parentAgentId === null)?.id;
+      if (!agentId) throw new Error("no root agent");
+      const messages = await allMessages(agentId);
+      const failed = messages.find((message) => message.role === "tool" && message.toolStatus === "error");
+      const compaction = (await client.agents.compactions(agentId)).find(
+        ({ coverage }) =>
+          failed && coverage && failed.seq >= coverage.fromSeq && failed.seq <= coverage.toSeq,
+      );
+      if (!failed || !compaction) throw new Error("no compaction removed a failed call");
+      const events = await client.threads.events(thread.id, {
+        since: 0,
+        limit: 1000,
+        types: "compaction.completed",
+      });
+      const at = events.find(
+        (event) => event.type === "compaction.completed" && event.data.compactionId === compaction.id,
+      )?.at;
+      const next = messages.find((message) => at !== undefined && message.createdAt > at) ?? messages.at(-1);
+
+      await page.goto(`${new URL(server!.instance().url).origin}/#/`);
+      await openThread(page, thread.id);
+      const notice = await revealNotice(compaction.id, next?.seq ?? 0);
+      await notice.locator(byTestId("compaction-diff-link")).click();
+      const dialog = page.locator(byTestId("compaction-diff"));
+      const line = dialog.locator(`${byTestId("diff-line")}[data-seq="${failed.seq}"]`);
+      await line.waitFor({ timeout: UI_TIMEOUT });
+      expect(await line.getAttribute("data-carried")).toBe("true");
+      expect(await line.textContent()).toContain("failed");
+      expect(await line.locator(`${byTestId("diff-entry")}[data-section="Errors"]`).count()).toBe(1);
+      const check = dialog.locator(`${byTestId("diff-check")}[data-check="error"]`);
+      expect(["pass", "fail"]).toContain(await check.getAttribute("data-ok"));
+      await line.scrollIntoViewIfNeeded();
+      await screenshot(page, "diff-error-wide");
+      await page.keyboard.press("Escape");
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -23,7 +23,10 @@ const ledger: Ledger = {
   version: 1,
   throughStep: 9,
   changedFiles: [{ path: "/repo/notes.md", action: "edited", step: 8 }],
-  readFiles: [{ path: "/repo/app.py", step: 4 }],
+  readFiles: [
+    { path: "/repo/app.py", step: 4 },
+    { path: "/repo/notes.md", step: 9 },
+  ],
   commands: [{ command: "npm test", exitCode: 1, outcome: "failed", step: 6 }],
   errors: [
     {
@@ -71,11 +74,16 @@ const messages = [
   }),
   message(7, { role: "tool", toolCallId: "c6", toolStatus: "error", content: "Error: 2 tests failed" }),
   message(8, { role: "assistant", content: "Thinking it over." }),
+  message(9, {
+    role: "assistant",
+    content: null,
+    toolCalls: [call("c9", "read_file", { path: "notes.md" })],
+  }),
 ];
 
 const coverage = {
   fromSeq: 0,
-  toSeq: 8,
+  toSeq: 9,
   kept: [
     { seq: 0, messageId: "m0", why: "system" as const },
     { seq: 1, messageId: "m1", why: "pinned" as const },
@@ -87,7 +95,7 @@ describe("the removed messages of a compaction beside its ledger", () => {
   const bySeq = new Map(lines.map((line) => [line.seq, line]));
 
   it("lists the range less what the projection still sends", () => {
-    expect(lines.map((line) => line.seq)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(lines.map((line) => line.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it("puts a write beside its file's entry (a later call's, here), not beside the tool's own name", () => {
@@ -95,6 +103,10 @@ describe("the removed messages of a compaction beside its ledger", () => {
       { section: "Files changed", text: "/repo/notes.md (edited #8, a later call)" },
     ]);
     expect(bySeq.get(2)?.what).toContain("write_file(/repo/notes.md)");
+  });
+
+  it("puts a read of a changed file beside its read only, the entry citing its step", () => {
+    expect(bySeq.get(9)?.carriedBy).toEqual([{ section: "Files read", text: "/repo/notes.md #9" }]);
   });
 
   it("puts a read, its result and the names the text uses beside their entries", () => {

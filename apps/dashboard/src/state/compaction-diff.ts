@@ -65,33 +65,58 @@ function samePath(ledgerPath: string, callPath: string): boolean {
   return a === b || a.endsWith(`/${b}`) || b.endsWith(`/${a}`);
 }
 
+/** A file entry of the ledger: its section, path, the step it cites, and its text (`later`: a note on that step). */
+interface FileEntry {
+  section: "Files changed" | "Files read";
+  path: string;
+  step: number | null;
+  text: (later: string) => string;
+}
+
 /**
- * The ledger entries that stand for one tool call made at `step`: the files it changed or read (by the step
- * the entry cites, or by its path when a later call of the same file superseded the entry), the command it
- * ran, the error it failed with, the sub-agents it spawned, and the TODO list or plan it set.
+ * The files a call changed or read, as the ledger has them: the entries that cite the call's step (for the
+ * paths it names, if it names any); when none does, a later call of the same file superseded them, and the
+ * entries of its paths stand for it (those of files changed for a call that wrote, of files read otherwise).
+ */
+function fileEntriesOfCall(ledger: Ledger, args: Record<string, unknown>, step: number): LedgerEntryRef[] {
+  const paths = pathsOf(args);
+  const files: FileEntry[] = [
+    ...ledger.changedFiles.map((file) => ({
+      section: "Files changed" as const,
+      path: file.path,
+      step: file.step,
+      text: (later: string) => `${file.path} (${file.action}${at(file.step)}${later})`,
+    })),
+    ...ledger.readFiles.map((file) => ({
+      section: "Files read" as const,
+      path: file.path,
+      step: file.step,
+      text: (later: string) => `${file.path}${file.lines ? `:${file.lines}` : ""}${at(file.step)}${later}`,
+    })),
+  ];
+  const named = (entry: FileEntry) => paths.some((path) => samePath(entry.path, path));
+  const cited = files.filter((entry) => entry.step === step && (paths.length === 0 || named(entry)));
+  // Superseded: a call that sends text besides its path (a body, a replacement) wrote the file, else read it.
+  const writes = Object.entries(args).some(
+    ([key, value]) => typeof value === "string" && !PATH_KEYS.includes(key),
+  );
+  const superseded = files.filter(named);
+  const ofKind = superseded.filter((entry) => (entry.section === "Files changed") === writes);
+  const chosen = cited.length > 0 ? cited : ofKind.length > 0 ? ofKind : superseded;
+  return chosen.map((entry) => ({
+    section: entry.section,
+    text: entry.text(entry.step !== null && entry.step > step ? ", a later call" : ""),
+  }));
+}
+
+/**
+ * The ledger entries that stand for one tool call made at `step`: the files it changed or read, the command
+ * it ran, the error it failed with, the sub-agents it spawned, and the TODO list or plan it set.
  */
 function entriesOfCall(ledger: Ledger, call: ToolCall, step: number): LedgerEntryRef[] {
   const args = parseArguments(call);
   const paths = pathsOf(args);
-  const touches = (path: string, entryStep: number | null) =>
-    paths.length > 0 ? paths.some((callPath) => samePath(path, callPath)) : entryStep === step;
-  const later = (entryStep: number | null) =>
-    entryStep !== null && entryStep > step ? ", a later call" : "";
-  const found: LedgerEntryRef[] = [];
-  for (const file of ledger.changedFiles) {
-    if (touches(file.path, file.step))
-      found.push({
-        section: "Files changed",
-        text: `${file.path} (${file.action}${at(file.step)}${later(file.step)})`,
-      });
-  }
-  for (const file of ledger.readFiles) {
-    if (touches(file.path, file.step))
-      found.push({
-        section: "Files read",
-        text: `${file.path}${file.lines ? `:${file.lines}` : ""}${at(file.step)}${later(file.step)}`,
-      });
-  }
+  const found = fileEntriesOfCall(ledger, args, step);
   for (const command of ledger.commands) {
     if (command.step === step && (paths.length === 0 || typeof args.command === "string"))
       found.push({
