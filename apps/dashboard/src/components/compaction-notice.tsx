@@ -7,7 +7,8 @@ import { FromHere, type TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { LedgerView } from "./ledger-view.tsx";
 
-const TRIGGER_TEXT = {
+/** Why a compaction started, by its trigger. */
+export const TRIGGER_TEXT = {
   auto: "the context passed the trigger line",
   manual: "/compact was requested",
   overflow: "the provider reported a context overflow",
@@ -24,6 +25,7 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
   detail,
   asOfStep,
   onOpenHistory,
+  onOpenDiff,
   travel = null,
 }: {
   notice: CompactionNotice;
@@ -31,6 +33,8 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
   detail: CompactionEvent | null;
   asOfStep: number | null;
   onOpenHistory: (range: HistoryRange | null) => void;
+  /** Opens the compaction's diff (absent where there is no dialog to open, e.g. server-side rendering). */
+  onOpenDiff?: ((compactionId: string) => void) | undefined;
   travel?: TimeTravel | null;
 }) {
   const saved = notice.saved ? notice.saved.collapse + notice.saved.truncate + notice.saved.microcompact : 0;
@@ -94,6 +98,19 @@ export const CompactionNoticeView = memo(function CompactionNoticeView({
             >
               View compacted history ({shortPath(notice.historyFile)})
             </button>
+          )}
+          {onOpenDiff && notice.compactionId && (
+            <p className="small">
+              <button
+                type="button"
+                className="link small"
+                data-testid="compaction-diff-link"
+                onClick={() => notice.compactionId && onOpenDiff(notice.compactionId)}
+              >
+                Open the diff: each removed message beside the ledger entry that stands for it, checks and
+                cost
+              </button>
+            </p>
           )}
           {notice.restored && notice.restored.length > 0 && (
             <p className="muted small" data-testid="compaction-restored">

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { clip, errorText } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
+import { ModalDialog } from "./modal-dialog.tsx";
 
 const PREVIEW_CHARS = 800;
 const PAGE = 1000;
@@ -13,8 +14,8 @@ export interface HistoryRange {
 
 /**
  * The messages compaction moved out of the context into the agent's history file
- * (GET /v1/agents/:id/history), as a modal dialog: focus moves in, Escape or a click on the backdrop
- * closes it. With a range, only that compaction's part of the file is shown.
+ * (GET /v1/agents/:id/history), as a modal dialog. With a range, only that compaction's part of the file
+ * is shown.
  */
 export function HistoryPanel({
   agentId,
@@ -26,19 +27,9 @@ export function HistoryPanel({
   onClose: () => void;
 }) {
   const { api } = useStore();
-  const dialog = useRef<HTMLDialogElement>(null);
   const [lines, setLines] = useState<unknown[] | null>(null);
   const [file, setFile] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    // The dialog leaves by unmounting, not close(), so the browser gives focus back to nothing: do it.
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-    return () => {
-      if (opener?.isConnected) opener.focus();
-    };
-  }, []);
   useEffect(() => {
     let cancelled = false;
     const load = async () => {
@@ -64,23 +55,7 @@ export function HistoryPanel({
     };
   }, [api, agentId, range]);
   return (
-    <dialog
-      ref={dialog}
-      className="panel history-panel"
-      data-testid="history-panel"
-      aria-labelledby="history-title"
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
-      onClick={(event) => {
-        // A click on the backdrop lands on the dialog element itself, outside its content box.
-        if (event.target === event.currentTarget) onClose();
-      }}
-      onKeyDown={(event) => {
-        if (event.key === "Escape") onClose();
-      }}
-    >
+    <ModalDialog className="history-panel" testId="history-panel" titleId="history-title" onClose={onClose}>
       <div className="panel-head">
         <h2 id="history-title">
           Compacted history{range ? ` · messages #${range.fromSeq}–#${range.toSeq}` : ""}
@@ -107,7 +82,7 @@ export function HistoryPanel({
           </ol>
         </>
       )}
-    </dialog>
+    </ModalDialog>
   );
 }
 

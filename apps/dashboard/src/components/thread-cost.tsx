@@ -1,9 +1,8 @@
 import type { ThreadCost } from "@longrun/protocol";
 import { useEffect, useState } from "react";
+import { formatBilled } from "../lib/format.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
-
-const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
 /**
  * What the thread's model calls cost so far (billed-equivalent tokens, OpenAI-style pricing) and what the
@@ -45,32 +44,27 @@ export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
     );
   }
   if (!cost || cost.source === "none") return null;
-  const saved =
-    cost.saved && cost.plain && cost.plain.compared.openai > 0
-      ? cost.saved.openai / cost.plain.compared.openai
-      : null;
+  const saved = plainSaving(cost);
   return (
     <details className="panel thread-cost" data-testid="thread-cost" aria-label="What this thread cost">
       <summary>
         <h2>
-          Cost so far: <strong data-testid="thread-cost-billed">{number.format(cost.billed.openai)}</strong>
+          Cost so far: <strong data-testid="thread-cost-billed">{formatBilled(cost.billed.openai)}</strong>
         </h2>
       </summary>
       <p className="muted small">
         Billed-equivalent tokens at OpenAI-style prices: cache reads 0.1, other input 1, output 4
-        (Anthropic-style {number.format(cost.billed.anthropic)}). {cost.calls.steps} model calls and{" "}
-        {cost.calls.summaries} summary calls; {number.format(cost.tokens.cacheRead)} input tokens read from
-        cache, {number.format(cost.tokens.uncached)} not, {number.format(cost.tokens.output)} output
+        (Anthropic-style {formatBilled(cost.billed.anthropic)}). {cost.calls.steps} model calls and{" "}
+        {cost.calls.summaries} summary calls; {formatBilled(cost.tokens.cacheRead)} input tokens read from
+        cache, {formatBilled(cost.tokens.uncached)} not, {formatBilled(cost.tokens.output)} output
         {cost.source === "estimate" ? " (estimated)" : ""}.
       </p>
       {cost.plain && saved !== null && (
         <p data-testid="thread-cost-plain">
-          Input and summaries: {number.format(cost.compared.openai)} against{" "}
-          {number.format(cost.plain.compared.openai)} with plain compaction (one summary at 75 %,{" "}
+          Input and summaries: {formatBilled(cost.compared.openai)} against{" "}
+          {formatBilled(cost.plain.compared.openai)} with plain compaction (one summary at 75 %,{" "}
           {cost.plain.compactions} compaction{cost.plain.compactions === 1 ? "" : "s"}):{" "}
-          <strong data-testid="thread-cost-saved">
-            {saved >= 0 ? `${(saved * 100).toFixed(1)} % saved` : `${(-saved * 100).toFixed(1)} % more`}
-          </strong>
+          <strong data-testid="thread-cost-saved">{saved}</strong>
           {cost.source !== "estimate" && (
             <span className="muted small" data-testid="thread-cost-caveat">
               {" "}
@@ -82,4 +76,11 @@ export function ThreadCostPanel({ thread }: { thread: ThreadState }) {
       )}
     </details>
   );
+}
+
+/** "12.3 % saved" (or "4.0 % more") against the plain strategy, OpenAI-style; null without a plain figure. */
+export function plainSaving(cost: ThreadCost): string | null {
+  if (!cost.saved || !cost.plain || cost.plain.compared.openai <= 0) return null;
+  const share = cost.saved.openai / cost.plain.compared.openai;
+  return share >= 0 ? `${(share * 100).toFixed(1)} % saved` : `${(-share * 100).toFixed(1)} % more`;
 }

@@ -7,6 +7,7 @@ import { AgentActions } from "./agent-actions.tsx";
 import { AgentTree } from "./agent-tree.tsx";
 import { ApprovalPanel } from "./approval-panel.tsx";
 import { BlockedOn } from "./blocked-on.tsx";
+import { CompactionDiff } from "./compaction-diff.tsx";
 import { Composer } from "./composer.tsx";
 import { ContextGauge } from "./context-gauge.tsx";
 import { ContextInspector } from "./context-inspector.tsx";
@@ -28,6 +29,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const [chosenAgentId, setChosenAgentId] = useState<string | null>(null);
   const [pickedStep, setPickedStep] = useState<{ step: number; at: number } | null>(null);
   const [history, setHistory] = useState<{ agentId: string; range: HistoryRange | null } | null>(null);
+  const [diff, setDiff] = useState<{ agentId: string; compactionId: string } | null>(null);
   const tree = useMemo(() => (thread ? buildAgentTree(thread) : []), [thread]);
   const rootId = thread ? rootAgentId(thread) : null;
   const agentId = chosenAgentId && thread?.agents[chosenAgentId] ? chosenAgentId : rootId;
@@ -43,6 +45,12 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const openHistory = useCallback(
     (range: HistoryRange | null) => {
       if (agentId) setHistory({ agentId, range });
+    },
+    [agentId],
+  );
+  const openDiff = useCallback(
+    (compactionId: string) => {
+      if (agentId) setDiff({ agentId, compactionId });
     },
     [agentId],
   );
@@ -161,6 +169,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
               thread={thread}
               agentId={agentId}
               onOpenHistory={openHistory}
+              onOpenDiff={openDiff}
               onSelectAgent={setChosenAgentId}
               earlier={earlier}
               pickedStep={pickedStep}
@@ -177,6 +186,14 @@ export function ThreadView({ threadId }: { threadId: string }) {
       </div>
       {history && (
         <HistoryPanel agentId={history.agentId} range={history.range} onClose={() => setHistory(null)} />
+      )}
+      {diff && (
+        <CompactionDiff
+          thread={thread}
+          agentId={diff.agentId}
+          compactionId={diff.compactionId}
+          onClose={() => setDiff(null)}
+        />
       )}
     </div>
   );

@@ -17,6 +17,7 @@ export function Entry({
   spawned,
   details,
   onOpenHistory,
+  onOpenDiff,
   onSelectAgent,
   onExpand,
   travel,
@@ -26,6 +27,7 @@ export function Entry({
   spawned: Record<string, AgentNode[]>;
   details: ReturnType<typeof useCompactionDetails>["details"];
   onOpenHistory: (range: HistoryRange | null) => void;
+  onOpenDiff?: ((compactionId: string) => void) | undefined;
   onSelectAgent: (agentId: string) => void;
   /** Unfolds a row of consecutive compaction notices. */
   onExpand: (key: string) => void;
@@ -65,6 +67,7 @@ export function Entry({
       detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
       asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
       onOpenHistory={onOpenHistory}
+      onOpenDiff={onOpenDiff}
       travel={travel}
     />
   );

@@ -32,6 +32,7 @@ export function Transcript({
   thread,
   agentId,
   onOpenHistory,
+  onOpenDiff,
   onSelectAgent,
   earlier,
   pickedStep = null,
@@ -40,6 +41,8 @@ export function Transcript({
   agentId: string;
   earlier: EarlierMessages;
   onOpenHistory: (range: HistoryRange | null) => void;
+  /** Opens a completed compaction's diff. */
+  onOpenDiff?: (compactionId: string) => void;
   onSelectAgent: (agentId: string) => void;
   /** A step picked on the chart: the transcript shows and focuses its entry. */
   pickedStep?: { step: number; at: number } | null;
@@ -289,6 +292,7 @@ export function Transcript({
                   spawned={spawned}
                   details={details}
                   onOpenHistory={onOpenHistory}
+                  onOpenDiff={onOpenDiff}
                   onSelectAgent={onSelectAgent}
                   onExpand={expand}
                   travel={isRoot && store ? travel : null}

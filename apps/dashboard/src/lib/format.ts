@@ -16,6 +16,13 @@ export function formatTokens(tokens: number | null | undefined): string {
   return String(tokens);
 }
 
+const wholeNumber = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** A billed-equivalent token figure in full, rounded: 12345.6 → "12,346". */
+export function formatBilled(value: number): string {
+  return wholeNumber.format(value);
+}
+
 /** A short "3 min ago" for a timestamp in ms. */
 export function formatAgo(at: number | null | undefined, now: number = Date.now()): string {
   if (!at) return "–";

@@ -1,6 +1,6 @@
 import type { LongrunEvent } from "@longrun/protocol";
 import type { Draft } from "./draft.ts";
-import type { CompactionNotice } from "./thread-state.ts";
+import type { CompactionEconomy, CompactionNotice } from "./thread-state.ts";
 
 const UNKNOWN_AGENT = "unknown";
 
@@ -57,6 +57,7 @@ export function applyCompaction(draft: Draft, event: CompactionEventOf): void {
         cutoffMessageId: data.cutoffMessageId,
         ...(data.cutoffSeq === undefined ? {} : { cutoffSeq: data.cutoffSeq }),
         ...(data.warnings && data.warnings.length > 0 ? { warnings: data.warnings } : {}),
+        economy: economyOf(data),
         at: event.at,
         eventSeq: event.seq,
       };
@@ -86,4 +87,12 @@ export function applyCompaction(draft: Draft, event: CompactionEventOf): void {
       };
       return;
   }
+}
+
+/** The cost figures a `compaction.completed` carries (each absent on servers that did not send it). */
+function economyOf(
+  data: Extract<CompactionEventOf, { type: "compaction.completed" }>["data"],
+): CompactionEconomy {
+  const { reason, expectedSaving, summaryForm, summaryCost, prepared } = data;
+  return { reason, expectedSaving, summaryForm, summaryCost, prepared };
 }

@@ -150,6 +150,40 @@ describe("applyEvents", () => {
     ]);
   });
 
+  it("keeps the cost figures a completed compaction carries, for its diff", () => {
+    const summaryCost = {
+      cacheRead: 3000,
+      uncached: 700,
+      output: 250,
+      billed: { openai: 2000, anthropic: 2300 },
+      source: "provider" as const,
+    };
+    const state = applyEvents(emptyThreadState("t1"), [
+      makeEvent("compaction.completed", 1, {
+        compactionKey: "k1",
+        compactionId: "cmp1",
+        strategy: "partial",
+        trigger: "auto",
+        tokensBefore: 7000,
+        tokensAfter: 5800,
+        saved: { collapse: 0, truncate: 0, microcompact: 0 },
+        cutoffMessageId: null,
+        historyFile: null,
+        restored: [],
+        reason: "must",
+        expectedSaving: 10121,
+        summaryForm: "continuation",
+        summaryCost,
+      }),
+    ]);
+    expect(state.compactions.k1?.economy).toEqual({
+      reason: "must",
+      expectedSaving: 10121,
+      summaryForm: "continuation",
+      summaryCost,
+    });
+  });
+
   it("keeps a failed compaction visible with its attempts", () => {
     const failed = (seq: number) =>
       makeEvent("compaction.failed", seq, {

@@ -57,6 +57,17 @@ export interface TranscriptMessage {
 }
 
 /** A compaction as the user sees it; keyed by compactionKey so started/failed/completed merge. */
+/**
+ * A completed compaction's cost figures: why an automatic one ran (`must`: over the trigger after the
+ * deterministic stages; `cheaper`: the cost model chose it), the saving the cost model expected (billed-
+ * equivalent input tokens until the next trigger), the summary call's form and cost, and whether the
+ * summary was prepared in the background (no call of its own).
+ */
+export type CompactionEconomy = Pick<
+  EventData<"compaction.completed">,
+  "reason" | "expectedSaving" | "summaryForm" | "summaryCost" | "prepared"
+>;
+
 export interface CompactionNotice {
   key: string;
   compactionId: string | null;
@@ -75,6 +86,8 @@ export interface CompactionNotice {
   cutoffSeq?: number;
   /** Problems that did not block the compaction, e.g. the history file could not be written. */
   warnings?: string[];
+  /** What the compaction cost and was expected to save, as its `compaction.completed` says (absent: older servers). */
+  economy?: CompactionEconomy;
   reason?: string;
   breaker?: "closed" | "open" | "half_open";
   contextExhausted?: boolean;
