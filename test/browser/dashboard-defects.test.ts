@@ -106,12 +106,20 @@ describe("the defects of issue 38", () => {
         const withoutLastEvent = new Set(seen.map((line) => line.replace(/ · last event .*$/, "")));
         expect([...withoutLastEvent], JSON.stringify(seen)).toHaveLength(1);
         expect(await card.getAttribute("data-offline")).toBe("true");
+        // The header and the run chip say the same: the last status known, not "running" as if live.
+        const head = page.locator(byTestId("thread-status"));
+        expect(await head.getAttribute("data-offline")).toBe("true");
+        expect(await head.textContent()).toMatch(/when the connection was lost/);
+        expect(await page.locator(byTestId("run-chip")).first().textContent()).toMatch(
+          /when the connection was lost/,
+        );
       } finally {
         await server!.start();
       }
       await page.locator(`${byTestId("connection-status")}.status-open`).waitFor({ timeout: 120_000 });
       await cancelRuns(threadId);
       await expect.poll(() => card.getAttribute("data-offline"), { timeout: UI_TIMEOUT }).toBeNull();
+      expect(await page.locator(byTestId("thread-status")).textContent()).not.toMatch(/connection was lost/);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -1,18 +1,34 @@
 import { useActionError } from "../hooks/use-action-error.ts";
 import { errorText } from "../lib/format.ts";
-import type { Blocker } from "../state/blockers.ts";
+import { asOfConnectionLoss, type Blocker } from "../state/blockers.ts";
 import { useStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 
 const ACTIVE = new Set(["queued", "running", "waiting", "stuck"]);
 
 /** The thread's active runs, each with a cancel button, and the last failure if any. */
-export function RunBar({ thread, waits }: { thread: ThreadState; waits: readonly Blocker[] }) {
+export function RunBar({
+  thread,
+  waits,
+  offline = false,
+}: {
+  thread: ThreadState;
+  waits: readonly Blocker[];
+  /** The live connection is down: a run's status is the last one known. */
+  offline?: boolean;
+}) {
   const { api } = useStore();
   const [error, setError] = useActionError();
   const runs = Object.values(thread.runs).sort((left, right) => left.at - right.at);
   const active = runs.filter((run) => ACTIVE.has(run.status));
   const lastFailed = [...runs].reverse().find((run) => run.status === "failed");
+  const label = (run: (typeof runs)[number]) =>
+    run.interruptRequestedAt !== undefined && run.status === "running"
+      ? "stopping at its next step"
+      : runLabel(
+          run.status,
+          waits.filter((blocker) => blocker.agentId === run.agentId),
+        );
   return (
     <div className="run-bar" data-testid="run-bar">
       {active.map((run) => (
@@ -23,11 +39,7 @@ export function RunBar({ thread, waits }: { thread: ThreadState; waits: readonly
           data-run-id={run.id}
           data-status={run.status}
         >
-          {run.kind ?? "run"} ·{" "}
-          {runLabel(
-            run.status,
-            waits.filter((blocker) => blocker.agentId === run.agentId),
-          )}
+          {run.kind ?? "run"} · {offline ? asOfConnectionLoss(label(run)) : label(run)}
           <button
             type="button"
             className="small danger"

@@ -1,7 +1,7 @@
 import { useCallback, useMemo, useState } from "react";
 import { useAgentMessages, useThreadSync } from "../hooks/use-thread-sync.ts";
 import { buildAgentTree, rootAgentId } from "../state/agent-tree.ts";
-import { blockers, headStatus } from "../state/blockers.ts";
+import { asOfConnectionLoss, blockers, headStatus } from "../state/blockers.ts";
 import { useStore } from "../state/store-context.tsx";
 import { AgentActions } from "./agent-actions.tsx";
 import { AgentTree } from "./agent-tree.tsx";
@@ -83,6 +83,8 @@ export function ThreadView({ threadId }: { threadId: string }) {
   const agent = agentId ? thread.agents[agentId] : undefined;
   const stuck = Object.values(thread.runs).filter((run) => run.status === "stuck");
   const waits = blockers(thread);
+  // While the live connection is down, statuses are the last ones known, and said so.
+  const offline = state.connection === "reconnecting" || state.connection === "closed";
   const gateway = summary?.modelProfile.gateway;
   return (
     <div
@@ -94,8 +96,12 @@ export function ThreadView({ threadId }: { threadId: string }) {
     >
       <header className="thread-head">
         <h1>{thread.title ?? summary?.title ?? threadId}</h1>
-        <span className={`badge status-${waits.length > 0 ? "waiting" : status}`} data-testid="thread-status">
-          {headStatus(status, waits)}
+        <span
+          className={`badge status-${waits.length > 0 ? "waiting" : status}`}
+          data-testid="thread-status"
+          data-offline={offline ? "true" : undefined}
+        >
+          {offline ? asOfConnectionLoss(headStatus(status, waits)) : headStatus(status, waits)}
         </span>
         {stuck.length > 0 && (
           <span className="badge status-stuck" data-testid="thread-stuck-badge">
@@ -112,7 +118,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
             reading history…
           </span>
         )}
-        <RunBar thread={thread} waits={waits} />
+        <RunBar thread={thread} waits={waits} offline={offline} />
       </header>
       <BlockedOn found={waits} />
       {stuck.map((run) => (
@@ -130,7 +136,7 @@ export function ThreadView({ threadId }: { threadId: string }) {
             tree={tree}
             selectedAgentId={agentId}
             onSelect={setChosenAgentId}
-            offline={state.connection === "reconnecting" || state.connection === "closed"}
+            offline={offline}
           />
           {agentId && (
             <ContextGauge

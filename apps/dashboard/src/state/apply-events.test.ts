@@ -217,6 +217,18 @@ describe("applyEvents", () => {
     expect(replayed.agents["a-scout"]?.spawnCallId).toBe("call-7");
   });
 
+  it("keeps a run running after an interrupt is asked for, marked, until it is cancelled", () => {
+    const asked = applyEvents(emptyThreadState("t1"), [
+      makeEvent("run.started", 1, { kind: "message" }, { runId: "r1" }),
+      makeEvent("run.interrupt_requested", 2, { reason: "a new message" }, { runId: "r1" }),
+    ]);
+    expect(asked.runs.r1).toMatchObject({ status: "running", interruptRequestedAt: expect.any(Number) });
+    const ended = applyEvents(asked, [
+      makeEvent("run.cancelled", 3, { reason: "interrupted" }, { runId: "r1" }),
+    ]);
+    expect(ended.runs.r1?.status).toBe("cancelled");
+  });
+
   it("tracks agent tree status from events over an older REST read", () => {
     const state = applyEvents(emptyThreadState("t1"), [
       makeEvent("agent.spawned", 1, { name: "root", parentAgentId: null, inherit: "fresh" }),

@@ -53,6 +53,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
     case "run.completed":
     case "run.failed":
     case "run.cancelled":
+    case "run.interrupt_requested":
     case "run.stuck":
     case "run.resumed":
       applyRun(draft, event, history);

@@ -11,6 +11,7 @@ export type RunEvent = Extract<
       | "run.completed"
       | "run.failed"
       | "run.cancelled"
+      | "run.interrupt_requested"
       | "run.stuck"
       | "run.resumed";
   }
@@ -61,6 +62,10 @@ export function applyRun(draft: Draft, event: RunEvent, history: boolean): void 
         ...(event.data.reason ? { reason: event.data.reason } : {}),
       };
       break;
+    case "run.interrupt_requested":
+      // A new message asked it to stop at its next step boundary: still running until then.
+      runs[runId] = { ...known, ...base, status: known?.status ?? "running", interruptRequestedAt: event.at };
+      return;
     case "run.stuck":
       // Nothing moves it: the reconciler says why. It stays active (cancel works, it may recover).
       runs[runId] = {

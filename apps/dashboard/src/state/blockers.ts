@@ -63,6 +63,11 @@ export function formatCountdown(ms: number): string {
 }
 
 /** The word for the header badge: what the thread is doing, waits included. */
+/** A status known only as of the moment the live connection was lost, said as such. */
+export function asOfConnectionLoss(status: string): string {
+  return `${status} when the connection was lost`;
+}
+
 export function headStatus(status: string, found: readonly Blocker[]): string {
   if (found.some((blocker) => blocker.kind === "approval")) return "waiting for you";
   if (found.some((blocker) => blocker.kind === "breaker")) return "waiting: breaker open";

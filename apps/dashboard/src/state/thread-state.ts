@@ -139,6 +139,8 @@ export interface RunView {
   report?: string;
   /** Why it was cancelled, when it says. */
   reason?: string;
+  /** When a new message asked it to stop at its next step boundary (multitask: interrupt). */
+  interruptRequestedAt?: number;
   /** When it was admitted (first seen), started and ended; `at` is its latest change. */
   createdAt?: number;
   startedAt?: number;

@@ -35,6 +35,8 @@ function describeEvent(event: LongrunEvent): string | null {
       return `run failed: ${event.data.error.code}: ${clip(event.data.error.message, 80)}`;
     case "run.cancelled":
       return `run cancelled${event.data.reason ? `: ${event.data.reason}` : ""}`;
+    case "run.interrupt_requested":
+      return "run stops at its next step (interrupted by a new message)";
     case "run.stuck":
       return `run stuck: ${event.data.reason}`;
     case "run.resumed":
