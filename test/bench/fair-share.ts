@@ -1,14 +1,16 @@
+import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { type EmbeddedInstance, loadConfig, openLog, startEmbedded } from "@longrun/cli";
+import { tenantRequest } from "./fair-share/tenant-request.ts";
 import { quantile, renderTable } from "./stats.ts";
 
 // Tenant A's latencies idle, then while tenant B floods (20 parallel clients creating threads with
-// runs, 200 attempts, then listing threads until A is done), in one embedded process with the default
-// limits. The figure is the ratio of A's p50 under the flood to A's idle p50 in the same run; the
+// runs, 200 attempts, then listing threads until A is done) from a process of its own, against one
+// embedded server with the default limits. The figure is the ratio of A's p50 under the flood to A's idle p50 in the same run; the
 // absolute figures depend on this machine's load.
 
 const RESULTS = fileURLToPath(new URL("./results/fair-share.json", import.meta.url));
@@ -19,26 +21,6 @@ interface Samples {
   run: number[];
   create: number[];
   list: number[];
-}
-
-async function request(
-  instance: EmbeddedInstance,
-  token: string,
-  method: string,
-  path: string,
-  body?: object,
-) {
-  const response = await fetch(`${instance.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = (await response.json()) as {
-    id?: string;
-    runs?: Array<{ status: string }>;
-    error?: { code: string };
-  };
-  return { status: response.status, json };
 }
 
 async function timed<T>(action: () => Promise<T>): Promise<[T, number]> {
@@ -53,14 +35,14 @@ async function measureA(instance: EmbeddedInstance): Promise<Samples> {
   const token = instance.token;
   for (let index = 0; index < A_RUNS; index += 1) {
     const started = performance.now();
-    const created = await request(instance, token, "POST", "/v1/threads", {
+    const created = await tenantRequest(instance.url, token, "POST", "/v1/threads", {
       model: "sim",
       simSteps: 3,
       task: "Survey the workspace.",
     });
     if (created.status !== 201) throw new Error(`A's run was refused: ${created.status}`);
     for (;;) {
-      const thread = await request(instance, token, "GET", `/v1/threads/${created.json.id}`);
+      const thread = await tenantRequest(instance.url, token, "GET", `/v1/threads/${created.json.id}`);
       if (thread.json.runs?.[0]?.status === "completed") break;
       if (performance.now() - started > 120_000) throw new Error("A's run did not finish in 2 minutes");
       // 10 polls a second: a client well within its tenant's request rate.
@@ -70,11 +52,13 @@ async function measureA(instance: EmbeddedInstance): Promise<Samples> {
   }
   for (let index = 0; index < A_REQUESTS; index += 1) {
     const [created, ms] = await timed(() =>
-      request(instance, token, "POST", "/v1/threads", { model: "sim" }),
+      tenantRequest(instance.url, token, "POST", "/v1/threads", { model: "sim" }),
     );
     if (created.status !== 201) throw new Error(`A's create was refused: ${created.status}`);
     samples.create.push(ms);
-    samples.list.push((await timed(() => request(instance, token, "GET", "/v1/threads?limit=50")))[1]);
+    samples.list.push(
+      (await timed(() => tenantRequest(instance.url, token, "GET", "/v1/threads?limit=50")))[1],
+    );
   }
   return samples;
 }
@@ -91,34 +75,32 @@ export async function runFairShareBench(): Promise<void> {
 
     const idle = await measureA(instance);
 
-    const answers = new Map<string, number>();
-    const count = (key: string) => answers.set(key, (answers.get(key) ?? 0) + 1);
-    let flooding = true;
-    // A refused connection is counted, not thrown: B is hostile, its failures are part of the figure.
-    const bobRequest = (method: string, path: string, body?: object) =>
-      request(instance, bobToken, method, path, body).catch((error: Error) => ({
-        status: 0,
-        json: { error: { code: (error.cause as { code?: string } | undefined)?.code ?? error.message } },
-      }));
-    const flood = Array.from({ length: 20 }, async () => {
-      for (let attempt = 0; attempt < 10; attempt += 1) {
-        const answer = await bobRequest("POST", "/v1/threads", {
-          model: "sim",
-          simSteps: 20,
-          task: "Survey the workspace.",
-        });
-        count(answer.status === 201 ? "201" : `${answer.status} ${answer.json.error?.code ?? ""}`);
-      }
-      // Then keep the server busy with B's reads until A is measured (bounded).
-      for (let read = 0; flooding && read < 1_000; read += 1) {
-        const answer = await bobRequest("GET", "/v1/threads?limit=50");
-        count(answer.status === 200 ? "200 (reads)" : `${answer.status} ${answer.json.error?.code ?? ""}`);
-      }
-    });
-    const underFlood = await measureA(instance).finally(() => {
-      flooding = false;
-    });
-    await Promise.all(flood);
+    // B floods from its own process: its clients' work is not the server's.
+    const flood = fork(
+      fileURLToPath(new URL("./fair-share/flood-process.ts", import.meta.url)),
+      [instance.url, bobToken],
+      {
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      },
+    );
+    const exited = new Promise<never>((_, reject) =>
+      flood.once("exit", (code) => reject(new Error(`B's flood process exited early (${code})`))),
+    );
+    const reply = (type: string) =>
+      Promise.race([
+        new Promise<{ answers?: Record<string, number> }>((resolve) =>
+          flood.on("message", (message: { type: string; answers?: Record<string, number> }) => {
+            if (message.type === type) resolve(message);
+          }),
+        ),
+        exited,
+      ]);
+    const done = reply("done");
+    await reply("started");
+    // B's reads are bounded: its process may be done (and gone) before A is.
+    const underFlood = await measureA(instance).finally(() => flood.connected && flood.send("stop"));
+    const answers = new Map(Object.entries((await done).answers ?? {}));
 
     const rows = (["run", "create", "list"] as const).map((kind) => {
       const idleP50 = quantile(idle[kind], 0.5);
