@@ -2,6 +2,7 @@ import type { LongrunClient } from "@longrun/client";
 import type { CompactionList, StoredMessage } from "@longrun/protocol";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readFacts } from "../e2e/support/distributed-events.ts";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
 import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
@@ -28,16 +29,6 @@ afterAll(async () => {
   await session?.close();
 }, 60_000);
 
-async function allMessages(agentId: string): Promise<StoredMessage[]> {
-  const messages: StoredMessage[] = [];
-  for (let afterSeq: number | null = -1; afterSeq !== null; ) {
-    const page = await client.agents.messages(agentId, { afterSeq, limit: 500 });
-    messages.push(...page.messages);
-    afterSeq = page.nextAfterSeq;
-  }
-  return messages;
-}
-
 /** Shows the notice of a compaction (drawn where it happened): the navigator's jump to the message after it. */
 async function revealNotice(compactionId: string, nextSeq: number) {
   await page.locator(byTestId("jump-step-input")).fill(String(nextSeq));
@@ -62,7 +53,7 @@ describe("a compaction's diff", () => {
       const detail = await client.threads.get(thread.id);
       const agentId = detail.agents.find((agent) => agent.parentAgentId === null)?.id;
       if (!agentId) throw new Error("no root agent");
-      const messages = await allMessages(agentId);
+      const messages = await readFacts(client, agentId);
       const writes = messages.filter((message) =>
         (message.toolCalls ?? []).some((call) => call.function.name === "write_file"),
       );
@@ -208,7 +199,7 @@ describe("a compaction's diff", () => {
       const detail = await client.threads.get(thread.id);
       const agentId = detail.agents.find((agent) => agent.parentAgentId === null)?.id;
       if (!agentId) throw new Error("no root agent");
-      const messages = await allMessages(agentId);
+      const messages = await readFacts(client, agentId);
       const failed = messages.find((message) => message.role === "tool" && message.toolStatus === "error");
       const compaction = (await client.agents.compactions(agentId)).find(
         ({ coverage }) =>

@@ -1,6 +1,7 @@
 import { useNow } from "../hooks/use-now.ts";
 import { formatDuration, formatTokens, humanStatus } from "../lib/format.ts";
 import type { AgentTreeNode } from "../state/agent-tree.ts";
+import { asOfConnectionLoss } from "../state/blockers.ts";
 import { modelTurns, STEP_MEANING } from "../state/navigator.ts";
 import type { AgentActivityView, ThreadState } from "../state/thread-state.ts";
 import { type TokenFigure, tokenFigure } from "../state/token-figure.ts";
@@ -136,7 +137,7 @@ function ActivityLine({
   const doing = busy ? (activity.tool?.name ?? humanStatus(status)) : null;
   const since = busy ? (activity.tool?.startedAt ?? activity.statusSince) : null;
   // Without the connection nothing says the agent is still at it: its last known state, not a count.
-  if (doing && offline) parts.push(`${doing} when the connection was lost`);
+  if (doing && offline) parts.push(asOfConnectionLoss(doing));
   else if (doing && since) parts.push(`${doing} ${formatDuration(now - since)}`);
   if (figure) {
     parts.push(

@@ -117,13 +117,19 @@ function noteShown(note: string, visible: VisibleContext | null): boolean {
 }
 
 /**
- * Whether a name is a file the ledger lists already: its path, its base name, or a tail of its path
- * at a folder boundary (`lib/app.ex` for `/repo/lib/app.ex`; `repo/lib/app.ex` without the leading
- * slash). Showing it again among the names would spend the budget on what the request holds.
+ * The names a listed file goes by: its path, and each tail of it at a folder boundary — its base name,
+ * `lib/app.ex` for `/repo/lib/app.ex`, `repo/lib/app.ex` without the leading slash. A name among them is
+ * shown in the file lists already; repeating it among the names would spend the budget on what the
+ * request holds.
  */
-function namesListedFile(name: string, paths: readonly string[]): boolean {
-  const bare = name.replace(/^\.?\//, "");
-  return paths.some((path) => path === name || path.endsWith(`/${bare}`) || path.split("/").pop() === name);
+function listedFileNames(paths: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const path of paths) {
+    names.add(path);
+    const parts = path.split("/");
+    for (let from = 1; from < parts.length; from++) names.add(parts.slice(from).join("/"));
+  }
+  return names;
 }
 
 /** Every entry with its priority rank: lower ranks are kept first, and within a rank the newest. */
@@ -183,9 +189,14 @@ function entriesOf(
   if (withNames) {
     // Files the rendering keeps first (changed, the latest reads): a name that is one of them is shown there.
     const shown = [...ledger.changedFiles, ...ledger.readFiles.slice(-RECENT_READS)];
-    const paths = shown.map((file) => file.path);
+    const listed = listedFileNames(shown.map((file) => file.path));
     namesRanked(ledger.names ?? [])
-      .filter((entry) => !namesListedFile(entry.name, paths) && !visible?.names.has(entry.name))
+      .filter(
+        (entry) =>
+          !listed.has(entry.name) &&
+          !listed.has(entry.name.replace(/^\.?\//, "")) &&
+          !visible?.names.has(entry.name),
+      )
       .forEach((entry, index) => {
         const rank = entry.uses > 0 ? 5 : 6;
         const group = entry.file === null ? undefined : show(entry.file);

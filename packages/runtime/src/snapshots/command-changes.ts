@@ -1,15 +1,13 @@
 import { lstat } from "node:fs/promises";
-import { readAll } from "../tools/text-file.ts";
 import type { ToolContext } from "../tools/types.ts";
 import { walkFiles } from "../tools/walk-files.ts";
 import type { Workspace } from "../tools/workspace.ts";
+import { snapshotBytes } from "./snapshot-bytes.ts";
 
 /** Entries a command's before/after walk reads at most; a bigger tree is not watched. */
 export const MANIFEST_MAX_ENTRIES = 20_000;
 /** Paths one command's snapshot records at most (a `git checkout` of a whole tree is cut here). */
 export const COMMAND_CHANGES_MAX = 200;
-/** A file bigger than this is not read for its snapshot (as write_file does with an earlier content). */
-const READ_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A file's size and times: what tells that a command changed it. */
 interface FileStamp {
@@ -66,21 +64,6 @@ export function manifestChanges(
   return { created: sorted(created), modified: sorted(modified), deleted: sorted(deleted) };
 }
 
-async function currentBytes(workspace: Workspace, file: string): Promise<Uint8Array | undefined> {
-  try {
-    const handle = await workspace.openFile(await workspace.resolve(file));
-    try {
-      if ((await handle.stat()).size > READ_MAX_BYTES) return undefined;
-      return await readAll(handle);
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Vanished or replaced (by a symlink, a folder) since the walk: its content is not known.
-    return undefined;
-  }
-}
-
 /**
  * Records what a shell command did to the workspace, as the file tools record their changes: each
  * created, changed or deleted file with its content after the command (a created file did not exist
@@ -103,8 +86,12 @@ export async function recordCommandChanges(
   let recorded = 0;
   for (const { file, existed } of changes) {
     if (recorded >= COMMAND_CHANGES_MAX) return recorded;
-    const bytes = await currentBytes(workspace, file);
-    if (bytes === undefined) continue;
+    // Vanished (null), replaced by something not a readable file, or too big since the walk: not known.
+    const bytes = await workspace
+      .resolve(file)
+      .then((target) => snapshotBytes(workspace, target))
+      .catch(() => undefined);
+    if (!bytes) continue;
     context.recordChange(file, existed ? undefined : null, bytes);
     recorded++;
   }
