@@ -234,6 +234,7 @@ function summaryLines(summary: ReplaySummary, path: string): string[] {
     figure === null ? "n/a" : `${share(figure.median)} / ${share(figure.worst)}`;
   return [
     `all ${summary.transcripts} transcripts at ${summary.maxInputTokens}: ${summary.calls} call points, ${summary.compactions} compactions, ${summary.exhausted} refused (verbatim part fits: ${summary.exhaustedVerbatimFits})`,
+    `  background summaries: ${summary.background.applied} applied of ${summary.background.started} made (${summary.background.started === 0 ? "n/a" : `${((summary.background.applied / summary.background.started) * 100).toFixed(0)} %`}); compactions that applied none: ${summary.compactions - summary.background.applied}`,
     "  retention after the first compaction, over every request of every transcript:",
     ...retentionLines(summary.retention),
     ...(ledger

@@ -232,9 +232,11 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
 
   it("models background summaries: asked for past the early line, priced at the step that asked, applied by the next compaction without a call of its own", async () => {
     const file = await writeSession("gamma");
+    const other = await writeSession("epsilon");
     const outDir = join(scratch, "background");
     const result = await command([
       file,
+      other,
       "--max-input-tokens",
       "6000",
       "--out",
@@ -243,7 +245,7 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
       "0.8",
     ]);
     expect(result.code).toBe(0);
-    const report = await readJson<ReplayReport>(join(outDir, "report.json"));
+    const report = await readJson<ReplayReport>(join(outDir, "gamma", "report.json"));
     const asked = report.steps.filter((step) => step.prepared !== undefined);
     const applied = report.steps.filter((step) => step.compaction?.prepared === true);
     const compactions = report.steps.filter((step) => step.compaction !== undefined);
@@ -267,6 +269,16 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
       const end = Number(earlier?.prepared?.cutoffMessageId.slice(4));
       expect(Number(step.compaction?.cutoffMessageId?.slice(4))).toBeGreaterThanOrEqual(end);
     }
+    // Pooled over both files, and printed: made, applied.
+    const second = await readJson<ReplayReport>(join(outDir, "epsilon", "report.json"));
+    const summary = await readJson<ReplaySummary>(join(outDir, "summary.json"));
+    expect(summary.background).toEqual({
+      started: asked.length + second.totals.background.started,
+      applied: applied.length + second.totals.background.applied,
+    });
+    expect(result.stdout).toContain(
+      `background summaries: ${summary.background.applied} applied of ${summary.background.started} made`,
+    );
   });
 
   it("costs exactly what the plain strategy costs when neither compacts (both send the same requests)", async () => {

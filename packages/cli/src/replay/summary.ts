@@ -8,6 +8,11 @@ export interface ReplaySummary {
   transcripts: number;
   calls: number;
   compactions: number;
+  /**
+   * Background summaries over every transcript: asked for past the early line and made (`started`), and
+   * applied by a compaction with no summary call of its own (`applied`); the rest were discarded.
+   */
+  background: { started: number; applied: number };
   exhausted: number;
   exhaustedVerbatimFits: number;
   /** Retention over every request after the first compaction of every transcript. */
@@ -104,6 +109,10 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
     transcripts: reports.length,
     calls: steps.length,
     compactions: reports.reduce((sum, report) => sum + report.totals.compactions, 0),
+    background: {
+      started: reports.reduce((sum, report) => sum + report.totals.background.started, 0),
+      applied: reports.reduce((sum, report) => sum + report.totals.background.applied, 0),
+    },
     exhausted: reports.reduce((sum, report) => sum + report.totals.exhausted, 0),
     exhaustedVerbatimFits: reports.reduce((sum, report) => sum + report.totals.exhaustedVerbatimFits, 0),
     retention,
