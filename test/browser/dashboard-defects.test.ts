@@ -1,3 +1,4 @@
+import { loadConfig, openLog } from "@longrun/cli";
 import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -303,6 +304,46 @@ describe("the defects of issue 38", () => {
       await screenshot(page, "defects-ops-names-wide");
       await first.locator(byTestId("ops-thread-link")).click();
       await page.locator(`${byTestId("thread-view")}[data-thread-id="${doomed.id}"]`).waitFor();
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "lists a stuck run on the operations view by its thread's title and agent's name, with why it is stuck",
+    async () => {
+      const thread = await client.threads.create({
+        title: "Stuck for good",
+        model: "sim",
+        simSteps: 1,
+        maxInputTokens: 16_000,
+      });
+      const root = thread.agents.find((agent) => agent.parentAgentId === null);
+      if (!root) throw new Error("no root agent");
+      const { runId } = await client.threads.sendMessage(thread.id, { content: "Have a look." });
+      await waitForIdle(client, thread.id);
+      await page.goto(`${origin()}/#/ops`);
+      await page.locator(byTestId("ops-stuck")).waitFor();
+      expect(await page.locator(`${byTestId("ops-stuck-row")}[data-run="${runId}"]`).count()).toBe(0);
+      // As the reconciler leaves a run that nothing moves.
+      const store = await openLog(loadConfig({ LONGRUN_DATA_DIR: server!.dataDir }));
+      try {
+        await store.runs.update(runId, {
+          status: "stuck",
+          finishedAt: null,
+          error: { code: "stuck", message: "no progress after 3 recoveries" },
+        });
+      } finally {
+        await store.close();
+      }
+      const row = page.locator(`${byTestId("ops-stuck-row")}[data-run="${runId}"]`);
+      await row.waitFor({ timeout: UI_TIMEOUT });
+      await expect
+        .poll(() => row.locator(byTestId("ops-thread-link")).textContent(), { timeout: UI_TIMEOUT })
+        .toBe("Stuck for good");
+      expect(await row.locator(byTestId("ops-agent-name")).textContent()).toBe(root.name);
+      expect(await row.textContent()).toContain("no progress after 3 recoveries");
+      await screenshot(page, "defects-ops-stuck-wide");
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -15,7 +15,7 @@ interface ThreadNames {
   agents: Record<string, string>;
 }
 
-/** Workers, queues, per-agent breakers and recent failures, refreshed every few seconds. */
+/** Workers, queues, per-agent breakers, stuck runs and recent failures, refreshed every few seconds. */
 export function OpsView() {
   const { api } = useStore();
   const load = useCallback(() => api.ops.get(), [api]);
@@ -28,6 +28,7 @@ export function OpsView() {
   const ops = poll.value;
   const names = useThreadNames(api, [
     ...(ops?.breakers ?? []).map((breaker) => breaker.threadId),
+    ...(ops?.stuckRuns ?? []).map((run) => run.threadId),
     ...(ops?.failures ?? []).map((failure) => failure.threadId),
   ]);
   return (
@@ -218,6 +219,34 @@ function OpsTables({
           </tbody>
         </table>
         {ops.breakers.length === 0 && <p className="muted small">No breaker has tripped.</p>}
+      </section>
+      <section className="panel">
+        <h2>Stuck runs ({ops.stuckRuns.length})</h2>
+        <table data-testid="ops-stuck">
+          <thead>
+            <tr>
+              <th>thread</th>
+              <th>agent</th>
+              <th>started</th>
+              <th>why nothing moves it</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ops.stuckRuns.map((run) => (
+              <tr key={run.runId} data-testid="ops-stuck-row" data-run={run.runId}>
+                <td>
+                  <ThreadLink threadId={run.threadId} names={names} />
+                </td>
+                <td>
+                  <AgentName threadId={run.threadId} agentId={run.agentId} names={names} />
+                </td>
+                <td>{run.startedAt === null ? "–" : formatAgo(run.startedAt, now)}</td>
+                <td>{run.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {ops.stuckRuns.length === 0 && <p className="muted small">No run is stuck.</p>}
       </section>
       <section className="panel">
         <h2>Recent failures</h2>
