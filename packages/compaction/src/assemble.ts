@@ -2,6 +2,7 @@ import { type ChatMessage, type CompactionEvent, contentText, type StoredMessage
 import type { Boundary } from "./boundary.ts";
 import { resolveBoundary } from "./boundary.ts";
 import { splitPrefixSystem } from "./fork-system.ts";
+import { ANTHROPIC_REASONING_FORMAT } from "./provider-rules/formats.ts";
 import { repairToolPairs } from "./repair.ts";
 import {
   planRestoration,
@@ -38,9 +39,14 @@ export function assembleRaw(
 ): AssembledRaw {
   const boundary = resolveBoundary(messages, compaction);
   const facts = messages.slice(boundary.startIndex);
-  // Reasoning state is replayed only while the whole history is still its original chain.
-  const replayReasoning = compaction === null;
-  const wire = facts.map((fact) => toChatMessage(fact, { replayReasoning }));
+  // Reasoning state is replayed only in the chain it was issued in: on the compaction now in force —
+  // and the in-flight tool loop's answer keeps Anthropic's signed thinking, which the provider requires
+  // to go on thinking in that loop and which no prefix binds.
+  const inFlight = inFlightAnswerIndex(facts);
+  const replay = facts.map(
+    (fact, index) => issuedInChain(fact, compaction) || (index === inFlight && signedThinkingOnly(fact)),
+  );
+  const wire = facts.map((fact, index) => toChatMessage(fact, { replayReasoning: replay[index] }));
   const repaired = repairToolPairs(wire);
   const items: ProjectionItem[] = repaired.messages.map((message, index) => {
     const source = repaired.sourceIndex[index];
@@ -56,7 +62,7 @@ export function assembleRaw(
     const reuse =
       fact.tokenCount > 0 && message === wire[source as number] && message.reasoning_details === undefined;
     const item: ProjectionItem = {
-      message: compaction === null ? message : sanitizeMessage(message),
+      message: replay[source as number] ? message : sanitizeMessage(message),
       mark: "raw",
       tokens: reuse ? fact.tokenCount : estimateMessageTokens(message, tokenizer),
       sourceId: fact.id,
@@ -75,6 +81,39 @@ export function assembleRaw(
       duplicatesDropped: repaired.duplicatesDropped,
     },
   };
+}
+
+/**
+ * Whether a fact's provider-private state belongs to the chain the next request continues: it was issued
+ * on the compaction now in force (none before the first). State issued before a compaction left its
+ * chain at that compaction — the summary replaced the prefix it was bound to — and is never replayed
+ * (I5); an answer given after the compaction was issued on the compacted prefix, which every request
+ * until the next compaction repeats, so its reasoning goes back with it (Anthropic's in-flight tool loop
+ * requires its thinking; Responses continues its reasoning). A fact stored before the field existed
+ * counts as issued before any compaction. A stage that rewrites a message later (project.ts) strips
+ * every answer after it again.
+ */
+export function issuedInChain(fact: StoredMessage, compaction: CompactionEvent | null): boolean {
+  return (fact.providerState?.issuedOnCompactionId ?? null) === (compaction?.id ?? null);
+}
+
+/** The answer whose tool calls the newest facts answer (only tool results after it), or -1. */
+function inFlightAnswerIndex(facts: readonly StoredMessage[]): number {
+  let index = facts.length - 1;
+  while (index >= 0 && facts[index]?.role === "tool") index--;
+  const answer = facts[index];
+  return index < facts.length - 1 && answer?.role === "assistant" && (answer.toolCalls?.length ?? 0) > 0
+    ? index
+    : -1;
+}
+
+function signedThinkingOnly(fact: StoredMessage): boolean {
+  const details = fact.providerState?.reasoningDetails ?? [];
+  return (
+    fact.providerState?.reasoningContent === undefined &&
+    details.length > 0 &&
+    details.every((detail) => detail.format === ANTHROPIC_REASONING_FORMAT)
+  );
 }
 
 /** How many of the most recent tool results every stage keeps verbatim, with their calls. */

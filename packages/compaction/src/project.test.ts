@@ -132,6 +132,53 @@ describe("project", () => {
     expect(verifyProjection(after)).toEqual({ ok: true });
   });
 
+  it("after a compaction replays only the state issued on it, and the in-flight answer's signed thinking (I5)", () => {
+    const facts = history();
+    const compaction: CompactionEvent = {
+      id: "c1",
+      agentId: "a",
+      cutoffMessageId: "m9",
+      cutoffIndex: 9,
+      summaryMessage: { role: "user", content: "[Context summary]\nRead f0 to f3." },
+      historyFile: null,
+      strategy: "partial",
+      trigger: "auto",
+      tokensBefore: 0,
+      tokensAfter: 0,
+      restored: [],
+      createdAt: 1_012,
+    };
+    const at = (seq: number) => facts[seq] as StoredMessage;
+    // m9 and m11 answered before the compaction (their chain is gone), m13 after it; m15 is in flight
+    // (its result is the newest fact) and was answered before it.
+    at(13).providerState = { ...at(13).providerState, issuedOnCompactionId: "c1" };
+    const profile = { maxInputTokens: 100_000 };
+    const reasoningOf = (projection: ReturnType<typeof project>, id: string) =>
+      projection.messages[projection.sourceIds.indexOf(id)]?.reasoning_details;
+
+    // OpenAI's encrypted reasoning is bound to the prefix it followed: the in-flight answer's goes too.
+    let projection = project(input({ messages: facts, compaction, profile }));
+    expect(reasoningOf(projection, "m9")).toBeUndefined();
+    expect(reasoningOf(projection, "m11")).toBeUndefined();
+    expect(reasoningOf(projection, "m13")).toEqual([{ type: "reasoning.encrypted", data: "enc6" }]);
+    expect(reasoningOf(projection, "m15")).toBeUndefined();
+    // Anthropic's signed thinking of the in-flight answer stays: the loop cannot think on without it.
+    const thinking = {
+      type: "reasoning.text" as const,
+      text: "Read f7 next.",
+      signature: "sig7",
+      format: "anthropic-claude-v1",
+    };
+    at(15).providerState = { reasoningDetails: [thinking] };
+    projection = project(input({ messages: facts, compaction, profile }));
+    expect(reasoningOf(projection, "m15")).toEqual([thinking]);
+    // Not in flight once a user message follows its result: it goes like any other.
+    const later = [...facts, { ...at(0), id: "m17", seq: 17, content: "Now the lexer." }];
+    projection = project(input({ messages: later, compaction, profile }));
+    expect(reasoningOf(projection, "m15")).toBeUndefined();
+    expect(reasoningOf(projection, "m13")).toEqual([{ type: "reasoning.encrypted", data: "enc6" }]);
+  });
+
   it("uses usage only when it was measured after the compaction in force", () => {
     const facts = history();
     const last = facts[facts.length - 2] as StoredMessage;

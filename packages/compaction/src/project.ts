@@ -16,7 +16,7 @@ import { measurePressure } from "./pressure.ts";
 import { projectionReason } from "./projection-reason.ts";
 import type { ReductionCache } from "./reductions.ts";
 import type { RestorableState, RestorationBudgets, RestoredFile } from "./restoration.ts";
-import { hasProviderState, sanitizeMessage } from "./sanitize.ts";
+import { carriesSignedThinkingOnly, hasProviderState, sanitizeMessage } from "./sanitize.ts";
 import type { ProjectionMemo, RewriteReport } from "./stable.ts";
 import { stableProjection } from "./stable-projection.ts";
 import { thresholds } from "./thresholds.ts";
@@ -223,11 +223,12 @@ export function project(input: ProjectionInput): Projection {
   }
 
   // Encrypted reasoning is bound to the exact prefix it was issued after: once a stage rewrote a
-  // message, every later assistant message leaves its original chain and must not replay it.
+  // message, every later assistant message leaves its original chain and must not replay it. Anthropic's
+  // signed thinking is bound to its own text only, and stays (its in-flight tool loop needs it).
   const firstChanged = items.findIndex((item, index) => item !== raw.items[index]);
   if (firstChanged >= 0) {
     items = items.map((item, index) =>
-      index >= firstChanged && hasProviderState(item.message)
+      index >= firstChanged && hasProviderState(item.message) && !carriesSignedThinkingOnly(item.message)
         ? { ...item, message: sanitizeMessage(item.message) }
         : item,
     );

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "@longrun/protocol";
+import { ANTHROPIC_REASONING_FORMAT } from "./provider-rules/formats.ts";
 
 /** True when a message carries provider-private reasoning or encrypted state. */
 export function hasProviderState(message: ChatMessage): boolean {
@@ -15,4 +16,19 @@ export function sanitizeMessage(message: ChatMessage): ChatMessage {
 /** Sanitizes a list for a request outside the chain that produced its reasoning state. */
 export function sanitizeMessages(messages: readonly ChatMessage[]): ChatMessage[] {
   return messages.map(sanitizeMessage);
+}
+
+/**
+ * Whether all of a message's provider state is Anthropic's signed thinking: a thinking block is bound to
+ * its own text by its signature, not to the conversation before it (the provider checks the signature
+ * only), so a rewrite of an earlier message does not invalidate it — where OpenAI's encrypted reasoning
+ * is bound to the exact prefix it was issued after.
+ */
+export function carriesSignedThinkingOnly(message: ChatMessage): boolean {
+  const details = message.reasoning_details ?? [];
+  return (
+    message.reasoning_content === undefined &&
+    details.length > 0 &&
+    details.every((detail) => detail.format === ANTHROPIC_REASONING_FORMAT)
+  );
 }

@@ -3,8 +3,8 @@ import type { ChatMessage, StoredMessage } from "@longrun/protocol";
 /** Options of toChatMessage(s). */
 export interface ToChatOptions {
   /**
-   * Replay providerState.reasoningDetails as `reasoning_details` on assistant messages: only
-   * valid while no compaction exists (the messages are still in their original chain).
+   * Replay providerState.reasoningDetails as `reasoning_details` on assistant messages: only valid in
+   * the chain the state was issued in (see issuedInChain).
    */
   replayReasoning?: boolean;
 }

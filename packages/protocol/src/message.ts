@@ -65,6 +65,11 @@ export const ProviderState = z.object({
   reasoningDetails: z.array(ReasoningDetail).optional(),
   reasoningContent: z.string().optional(),
   responseId: z.string().optional(),
+  /**
+   * The compaction in force when the provider issued this state (null: none yet). Replayed only while
+   * that compaction is still the one in force: its request chain (absent on older facts: treated as null).
+   */
+  issuedOnCompactionId: z.string().nullable().optional(),
 });
 export type ProviderState = z.infer<typeof ProviderState>;
 

@@ -225,6 +225,13 @@ export async function runAgentStep(
   // The answer, the measurement of the request that produced it, and the start of its first call
   // commit together; the call then runs at once.
   const started: StartedCalls = new Map();
+  // Its reasoning is bound to the chain of the compaction in force (replayed only while it is).
+  if (assistant.providerState) {
+    assistant = {
+      ...assistant,
+      providerState: { ...assistant.providerState, issuedOnCompactionId: context.compaction?.id ?? null },
+    };
+  }
   const stored = await commit(deps, async (unit, announce) => {
     if (!measuredSent) announce(measured);
     const fact = await appendFactIn(unit, announce, where, assistant);
