@@ -5,7 +5,7 @@ import {
   toChatMessages,
   verifyProjection,
 } from "@longrun/compaction";
-import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
+import type { Answer, ClientTurn } from "@longrun/openai-compat";
 import { type ChatMessage, errorFields, type ModelProfile } from "@longrun/protocol";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { measuredFigures } from "../context/projection.ts";
@@ -45,6 +45,8 @@ async function syncProfile(
     maxInputTokens: settings.profile.maxInputTokens,
     maxOutputTokens: settings.profile.maxOutputTokens,
     summarizerModel: settings.profile.summarizerModel,
+    // The configured format: a conversation follows it (another format's state is foreign and left out).
+    upstreamApi: settings.profile.upstreamApi,
     ...(stored.gateway
       ? {
           gateway: {
@@ -160,27 +162,37 @@ export async function answerTurn(
       ];
     };
     const send = (messages: ChatMessage[]) =>
-      streamUpstream(deps.model, upstreamRequest(input.turn, messages, input.turn.model), {
-        signal: AbortSignal.any([input.signal, lease.lost]),
-        headers: deps.modelHeaders?.(agentId),
-        timeouts: { firstByteMs: profile.modelFirstByteTimeoutMs, totalMs: profile.modelTimeoutMs },
-        onOpen: () => {
-          begun = true;
-          sink.begin({ threadId, replayed: false });
+      streamUpstream(
+        deps,
+        {
+          api: profile.upstreamApi ?? "chat-completions",
+          turn: input.turn,
+          messages,
+          cacheKey: agentId,
+          ...(options.thinkingBudgetTokens ? { thinkingBudgetTokens: options.thinkingBudgetTokens } : {}),
         },
-        onEvent: (event) => {
-          sink.event(event);
-          if (event.type === "text") {
-            deps.events.transient({
-              threadId,
-              agentId,
-              runId,
-              type: "message.delta",
-              data: { text: event.delta },
-            });
-          }
+        {
+          signal: AbortSignal.any([input.signal, lease.lost]),
+          headers: deps.modelHeaders?.(agentId),
+          timeouts: { firstByteMs: profile.modelFirstByteTimeoutMs, totalMs: profile.modelTimeoutMs },
+          onOpen: () => {
+            begun = true;
+            sink.begin({ threadId, replayed: false });
+          },
+          onEvent: (event) => {
+            sink.event(event);
+            if (event.type === "text") {
+              deps.events.transient({
+                threadId,
+                agentId,
+                runId,
+                type: "message.delta",
+                data: { text: event.delta },
+              });
+            }
+          },
         },
-      });
+      );
     let answer: Answer;
     let overflowRetried = false;
     let sent: ChatMessage[] = [];
