@@ -3,7 +3,7 @@ import type { UpstreamApi } from "@longrun/protocol";
 import type { SimLogEntry } from "@longrun/sim-model";
 import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayOverSim, startGatewayOverSim } from "../e2e/support/embedded-instance.ts";
+import { allEvents, type GatewayOverSim, startGatewayOverSim } from "../e2e/support/embedded-instance.ts";
 
 // The gateway matrix: each inbound API (a client on the official SDK, streamed through its stream
 // helper) over each upstream wire format (the strict sim over real HTTP), a tool loop long enough for
@@ -288,4 +288,44 @@ describe.each(UPSTREAMS)("the gateway over a %s upstream", (upstream) => {
     },
     120_000,
   );
+});
+
+describe.each(UPSTREAMS)("the gateway's recovery over a %s upstream", (upstream) => {
+  let gateway: GatewayOverSim;
+  beforeAll(async () => {
+    gateway = await startGatewayOverSim(
+      { logLimit: 5_000, logBodies: true },
+      { LONGRUN_UPSTREAM_API: upstream, LONGRUN_THINKING_BUDGET: String(CONFIGURED_BUDGET) },
+    );
+  });
+  afterAll(() => gateway?.close());
+
+  it("a refused replayed reasoning is dropped once and not sent again; an overflow compacts once", async () => {
+    const { sim, longrun, openai } = gateway;
+    const from = sim.log.entries.at(-1)?.seq ?? -1;
+    const name = `recovery-over-${upstream}`;
+    const headers = { "x-longrun-max-input-tokens": "64000", "x-longrun-conversation": name };
+    const secret = sim.config.secret;
+    const seen = await chatLoop(openai, headers, (turn) => {
+      // The provider's key changes: every reasoning item it issued before no longer verifies.
+      if (turn === 3) sim.config.secret = `rotated-${upstream}`;
+      // Later the provider says the request is over its window, once.
+      if (turn === 8) sim.config.faults = { overflow: true, times: 1, key: `gateway-overflow-${upstream}` };
+    });
+    sim.config.secret = secret;
+    expect(seen.lastStop).toBe("stop");
+    const refused = sim.log.entries.filter((entry) => entry.seq > from && entry.status !== 200);
+    console.info(
+      `[gateway recovery over ${upstream}] refused ${JSON.stringify(refused.map((entry) => entry.errorCode))}`,
+    );
+    expect(refused.map((entry) => entry.errorCode)).toEqual([expect.any(String), "context_length_exceeded"]);
+    const thread = (await longrun.client.threads.list()).find(
+      (item) => item.modelProfile.gateway?.key === `conversation:${name}`,
+    );
+    const events = await allEvents(longrun.client, thread!.id);
+    expect(events.filter((event) => event.type === "reasoning.dropped")).toHaveLength(1);
+    expect(
+      events.filter((event) => event.type === "compaction.started").map((event) => event.data.trigger),
+    ).toEqual(["overflow"]);
+  }, 120_000);
 });
