@@ -290,6 +290,52 @@ describe.each(UPSTREAMS)("the gateway over a %s upstream", (upstream) => {
   );
 });
 
+describe("the gateway's controls over an anthropic-messages upstream", () => {
+  let gateway: GatewayOverSim;
+  beforeAll(async () => {
+    gateway = await startGatewayOverSim(
+      { logLimit: 100, logBodies: true },
+      { LONGRUN_UPSTREAM_API: "anthropic-messages", LONGRUN_THINKING_BUDGET: String(CONFIGURED_BUDGET) },
+    );
+  });
+  afterAll(() => gateway?.close());
+
+  it("maps tool choice; no thinking with a forced tool, no temperature with thinking", async () => {
+    const { sim, openai } = gateway;
+    const ask = async (conversation: string, toolChoice: "auto" | "required") => {
+      await openai.chat.completions.create(
+        {
+          model: MODEL,
+          messages: [{ role: "user", content: "Survey the project and report" }],
+          tools: TOOLS.map((tool) => ({ type: "function" as const, function: tool })),
+          tool_choice: toolChoice,
+          parallel_tool_calls: false,
+          temperature: 0.3,
+          stop: ["END"],
+        },
+        { headers: { "x-longrun-conversation": conversation } },
+      );
+      return sim.log.entries.at(-1)!;
+    };
+    const forced = await ask("controls-forced", "required");
+    expect(forced.status).toBe(200);
+    expect(forced.body).toMatchObject({
+      tool_choice: { type: "any", disable_parallel_tool_use: true },
+      temperature: 0.3,
+      stop_sequences: ["END"],
+    });
+    expect((forced.body as Record<string, unknown>).thinking).toBeUndefined();
+    const free = await ask("controls-free", "auto");
+    expect(free.status).toBe(200);
+    expect(free.body).toMatchObject({
+      tool_choice: { type: "auto", disable_parallel_tool_use: true },
+      thinking: { type: "enabled", budget_tokens: CONFIGURED_BUDGET },
+      stop_sequences: ["END"],
+    });
+    expect((free.body as Record<string, unknown>).temperature).toBeUndefined();
+  });
+});
+
 describe.each(UPSTREAMS)("the gateway's recovery over a %s upstream", (upstream) => {
   let gateway: GatewayOverSim;
   beforeAll(async () => {
