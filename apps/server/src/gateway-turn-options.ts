@@ -19,6 +19,11 @@ export function gatewayTurnOptions(deps: ServerDeps): ClientTurnOptions {
       ).dir,
     live: deps.live,
     ...(deps.defaults?.maxInputTokens ? { defaultMaxInputTokens: deps.defaults.maxInputTokens } : {}),
+    // The upstream format is chosen as for longrun's own agents: by configuration.
+    ...(deps.defaults?.upstreamApi ? { upstreamApi: deps.defaults.upstreamApi } : {}),
+    ...(deps.defaults?.thinkingBudgetTokens
+      ? { thinkingBudgetTokens: deps.defaults.thinkingBudgetTokens }
+      : {}),
     promptCache: new PromptCacheLedger(),
     conversationIndex: new ConversationIndex(),
   };

@@ -1,4 +1,4 @@
-import type { BusEvent, ModelInfo, OpsView, Readiness } from "@longrun/protocol";
+import type { BusEvent, ModelInfo, OpsView, Readiness, UpstreamApi } from "@longrun/protocol";
 import type { Coordinator, RunControl, RuntimeDeps } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
 import type { Metrics } from "./metrics.ts";
@@ -50,8 +50,16 @@ export interface ServerDeps {
   metrics: Metrics;
   /** A token that may read /metrics besides admin keys (LONGRUN_METRICS_TOKEN). */
   metricsToken?: string;
-  /** Model and window for threads that do not name their own. */
-  defaults: { model: string; maxInputTokens?: number; thinkingBudgetTokens?: number };
+  /**
+   * Model and window for threads that do not name their own; the wire format and thinking budget the
+   * gateway's conversations call the upstream with (LONGRUN_UPSTREAM_API, LONGRUN_THINKING_BUDGET).
+   */
+  defaults: {
+    model: string;
+    maxInputTokens?: number;
+    thinkingBudgetTokens?: number;
+    upstreamApi?: UpstreamApi;
+  };
   models: ModelCatalog;
   dataDir: string;
   workspaceRoots: string[];

@@ -62,6 +62,7 @@ export async function startApi(
         model: defaultModel,
         maxInputTokens: config.maxInputTokens,
         thinkingBudgetTokens: config.thinkingBudgetTokens,
+        upstreamApi: config.upstreamApi,
       },
       models,
       maxMessageChars: config.maxMessageChars,

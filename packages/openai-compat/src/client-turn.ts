@@ -48,6 +48,11 @@ export interface ClientTurn {
   /** Responses `prompt_cache_key` (Codex sends its session id here; Claude Code's session id too). */
   promptCacheKey?: string;
   /**
+   * Messages `thinking` as the client asked for it (Anthropic clients only): off, on with a budget, or
+   * adaptive (the model decides how much). An Anthropic upstream takes it as it is.
+   */
+  thinking?: { type: "disabled" } | { type: "enabled"; budgetTokens: number } | { type: "adaptive" };
+  /**
    * Messages `clear_thinking_20251015`: only the last this many assistant turns keep their reasoning
    * in the upstream request (undefined: all keep it).
    */

@@ -35,6 +35,11 @@ export const GatewayProfile = z.object({
    * client is scaled to it, so the client does not compact again and again.
    */
   clientWindow: z.number().int().positive().optional(),
+  /**
+   * The upstream refused the reasoning state replayed from the facts up to this seq (its key changed,
+   * or the chain is another's): that state is never sent again; state issued later is.
+   */
+  reasoningRefusedThrough: z.number().int().nonnegative().optional(),
 });
 export type GatewayProfile = z.infer<typeof GatewayProfile>;
 

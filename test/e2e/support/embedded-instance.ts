@@ -67,12 +67,20 @@ export interface GatewayOverSim {
   close(): Promise<void>;
 }
 
-/** Starts the sim model, then embedded longrun with the sim as its upstream (what a gateway test needs). */
+/**
+ * Starts the sim model, then embedded longrun with the sim as its upstream (what a gateway test needs);
+ * `env` adds configuration (LONGRUN_UPSTREAM_API: the sim serves all three formats on one origin).
+ */
 export async function startGatewayOverSim(
   sim: SimModelOptions = { logLimit: 2_000 },
+  env: Record<string, string> = {},
 ): Promise<GatewayOverSim> {
   const upstream = await startSimModel(sim);
-  const longrun = await startEmbeddedForTest({ OPENAI_BASE_URL: upstream.baseURL, OPENAI_API_KEY: "sim" });
+  const longrun = await startEmbeddedForTest({
+    OPENAI_BASE_URL: upstream.baseURL,
+    OPENAI_API_KEY: "sim",
+    ...env,
+  });
   return {
     sim: upstream,
     longrun,

@@ -146,7 +146,7 @@ const responses = createRoute({
   method: "post",
   path: "/responses",
   operationId: "createResponse",
-  summary: "OpenAI Responses through longrun (translated to Chat Completions upstream)",
+  summary: "OpenAI Responses through longrun (sent upstream in the configured format: LONGRUN_UPSTREAM_API)",
   tags: ["gateway"],
   security: BEARER,
   request: { body: { required: true, content: { "application/json": { schema: ResponsesRequestBody } } } },

@@ -114,7 +114,7 @@ export const VARIABLES = {
       "chat-completions",
     ),
     description:
-      "wire format of the agents' model calls: chat-completions, responses (OpenAI Responses, store: false) or anthropic-messages",
+      "wire format of the agents' and the gateway's model calls: chat-completions, responses (OpenAI Responses, store: false) or anthropic-messages",
     commands: SERVING,
   }),
   ANTHROPIC_API_KEY: variable({
@@ -136,7 +136,7 @@ export const VARIABLES = {
     schema: integer(1024).optional(),
     defaultText: "no extended thinking",
     description:
-      "Anthropic Messages: extended thinking budget of new threads (below their max output tokens)",
+      "Anthropic Messages: extended thinking budget of new threads and of gateway clients that set none (below their max output tokens)",
     commands: SERVING,
   }),
   LONGRUN_MODEL: variable({

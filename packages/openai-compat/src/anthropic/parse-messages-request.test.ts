@@ -35,6 +35,7 @@ describe("parseMessagesRequest on Claude Code's requests", () => {
     });
     // keep: "all" clears nothing.
     expect(turn.keepReasoningTurns).toBeUndefined();
+    expect(turn.thinking).toEqual({ type: "adaptive" });
   });
 
   it("turns the 24 tools into functions with their input schema, and max_tokens into the output limit", () => {
@@ -217,9 +218,26 @@ describe("parseMessagesRequest rules", () => {
     expect(turn.keepReasoningTurns).toBe(2);
     expect(options.cacheControl).toBe(false);
     expect(options.thinking).toBe(false);
+    expect(turn.thinking).toBeUndefined();
     expect(turn.items[0]!.content).toEqual([
       { type: "image_url", image_url: { url: "data:image/png;base64,iVBOR" } },
       { type: "text", text: "what is this?" },
     ]);
+  });
+
+  it("keeps the thinking the client asked for: a budget when enabled, adaptive, or off", () => {
+    const thinkingOf = (thinking: unknown) =>
+      parseMessagesRequest(
+        MessagesRequestBody.parse({ ...base, thinking, messages: [{ role: "user", content: "hi" }] }),
+      ).turn.thinking;
+    expect(thinkingOf({ type: "enabled", budget_tokens: 2_048 })).toEqual({
+      type: "enabled",
+      budgetTokens: 2_048,
+    });
+    expect(thinkingOf({ type: "adaptive" })).toEqual({ type: "adaptive" });
+    expect(thinkingOf({ type: "disabled" })).toEqual({ type: "disabled" });
+    // Enabled without a budget, or a type this code does not know: nothing is assumed.
+    expect(thinkingOf({ type: "enabled" })).toBeUndefined();
+    expect(thinkingOf({ type: "interleaved" })).toBeUndefined();
   });
 });

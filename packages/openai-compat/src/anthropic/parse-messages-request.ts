@@ -55,6 +55,15 @@ function toolChoiceOf(choice: MessagesRequestBody["tool_choice"]): unknown {
   }
 }
 
+/** The request's `thinking` in the client turn's terms (a type this code does not know: none). */
+function thinkingOf(thinking: MessagesRequestBody["thinking"]): ClientTurn["thinking"] {
+  if (thinking?.type === "disabled" || thinking?.type === "adaptive") return { type: thinking.type };
+  const budget = (thinking as { budget_tokens?: unknown } | undefined)?.budget_tokens;
+  if (thinking?.type === "enabled" && typeof budget === "number" && Number.isInteger(budget))
+    return { type: "enabled", budgetTokens: budget };
+  return undefined;
+}
+
 /**
  * An Anthropic Messages request as a client turn: `system` blocks become the system text, messages the
  * facts (tool_result blocks become tool facts next to their call), tools keep their JSON schema.
@@ -95,6 +104,7 @@ export function parseMessagesRequest(body: MessagesRequestBody | CountTokensRequ
   const clearThinking = edits.find((edit) => edit.type === "clear_thinking_20251015");
   const keepThinkingTurns = keepThinkingOf(clearThinking);
   const session = sessionOf(body.metadata);
+  const thinking = thinkingOf(full.thinking);
   const system = typeof body.system === "string" ? body.system : (body.system ?? []);
   const turn: ClientTurn = {
     api: "messages",
@@ -112,6 +122,7 @@ export function parseMessagesRequest(body: MessagesRequestBody | CountTokensRequ
     includeUsage: true,
     ...(session ? { promptCacheKey: session } : {}),
     ...(keepThinkingTurns !== undefined ? { keepReasoningTurns: keepThinkingTurns } : {}),
+    ...(thinking ? { thinking } : {}),
   };
   return {
     turn,

@@ -5,8 +5,8 @@ import {
   toChatMessages,
   verifyProjection,
 } from "@longrun/compaction";
-import { type Answer, type ClientTurn, upstreamRequest } from "@longrun/openai-compat";
-import { type ChatMessage, errorFields, type ModelProfile } from "@longrun/protocol";
+import type { Answer, ClientTurn } from "@longrun/openai-compat";
+import { type ChatMessage, errorFields, type ModelProfile, type StoredMessage } from "@longrun/protocol";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { measuredFigures } from "../context/projection.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -19,6 +19,7 @@ import { gatewayCompactionStrategy } from "./compaction-strategy.ts";
 import type { GatewayConversation } from "./conversation-thread.ts";
 import { exhaustedReason } from "./exhausted-reason.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
+import { rememberRefusal, type SourcedMessages, withoutRefused } from "./refused-reasoning.ts";
 import {
   type ClientTurnInput,
   type ClientTurnResult,
@@ -45,6 +46,8 @@ async function syncProfile(
     maxInputTokens: settings.profile.maxInputTokens,
     maxOutputTokens: settings.profile.maxOutputTokens,
     summarizerModel: settings.profile.summarizerModel,
+    // The configured format: a conversation follows it (another format's state is foreign and left out).
+    upstreamApi: settings.profile.upstreamApi,
     ...(stored.gateway
       ? {
           gateway: {
@@ -81,15 +84,17 @@ export async function answerTurn(
   const threadId = conversation.thread.id;
   const agentId = conversation.agentId;
   let lease = state.lease;
-  const profile = await syncProfile(deps, conversation, settings);
+  let profile = await syncProfile(deps, conversation, settings);
   const compactionOn = (profile.gateway?.compaction ?? "on") === "on";
   const { runId } = await beginTurn(deps, { threadId, agentId, fence: lease.fence }, state.append);
   deps.metrics?.runAdmitted("gateway", conversation.thread.tenantId);
   const target = (): TurnTarget => ({ threadId, agentId, runId, fence: lease.fence });
   let begun = false;
   try {
+    let projectedFacts: readonly StoredMessage[] = [];
     const measure = async (): Promise<Projection> => {
       const context = await loadAgentContext(deps, agentId);
+      projectedFacts = context.facts;
       return await projectTurn(deps, context, input.turn, profile);
     };
     /** Releases the lease while the queued compaction job (which takes it) runs, then takes it again. */
@@ -146,47 +151,60 @@ export async function answerTurn(
         );
       }
     }
-    const messagesFor = async (): Promise<ChatMessage[]> => {
+    const messagesFor = async (): Promise<SourcedMessages> => {
       if (compactionOn) {
         const verdict = verifyProjection(projection);
         if (!verdict.ok) throw new ClientTurnError(400, "context_exhausted", exhaustedReason(projection));
-        return projection.messages;
+        return { messages: projection.messages, sourceIds: projection.sourceIds, facts: projectedFacts };
       }
       // Compaction off: the client's own history as it is (the client keeps its own window).
       const facts = await factsOf(deps, agentId);
-      return [
-        ...(input.turn.system ? [{ role: "system" as const, content: input.turn.system }] : []),
-        ...toChatMessages(facts),
-      ];
+      const system = input.turn.system ? [{ role: "system" as const, content: input.turn.system }] : [];
+      return {
+        messages: [...system, ...toChatMessages(facts)],
+        sourceIds: [...system.map(() => null), ...facts.map((fact) => fact.id)],
+        facts,
+      };
     };
     const send = (messages: ChatMessage[]) =>
-      streamUpstream(deps.model, upstreamRequest(input.turn, messages, input.turn.model), {
-        signal: AbortSignal.any([input.signal, lease.lost]),
-        headers: deps.modelHeaders?.(agentId),
-        timeouts: { firstByteMs: profile.modelFirstByteTimeoutMs, totalMs: profile.modelTimeoutMs },
-        onOpen: () => {
-          begun = true;
-          sink.begin({ threadId, replayed: false });
+      streamUpstream(
+        deps,
+        {
+          api: profile.upstreamApi ?? "chat-completions",
+          turn: input.turn,
+          messages,
+          cacheKey: agentId,
+          ...(options.thinkingBudgetTokens ? { thinkingBudgetTokens: options.thinkingBudgetTokens } : {}),
         },
-        onEvent: (event) => {
-          sink.event(event);
-          if (event.type === "text") {
-            deps.events.transient({
-              threadId,
-              agentId,
-              runId,
-              type: "message.delta",
-              data: { text: event.delta },
-            });
-          }
+        {
+          signal: AbortSignal.any([input.signal, lease.lost]),
+          headers: deps.modelHeaders?.(agentId),
+          timeouts: { firstByteMs: profile.modelFirstByteTimeoutMs, totalMs: profile.modelTimeoutMs },
+          onOpen: () => {
+            begun = true;
+            sink.begin({ threadId, replayed: false });
+          },
+          onEvent: (event) => {
+            sink.event(event);
+            if (event.type === "text") {
+              deps.events.transient({
+                threadId,
+                agentId,
+                runId,
+                type: "message.delta",
+                data: { text: event.delta },
+              });
+            }
+          },
         },
-      });
+      );
     let answer: Answer;
     let overflowRetried = false;
     let sent: ChatMessage[] = [];
     let clearedReasoning: ClearedReasoning | undefined;
     for (;;) {
-      let messages = await messagesFor();
+      const sourced = await messagesFor();
+      let messages = withoutRefused(sourced, profile);
       const keep = input.turn.keepReasoningTurns;
       if (keep !== undefined) {
         const cleared = clearOlderReasoning(messages, keep, deps.tokenizer);
@@ -198,8 +216,14 @@ export async function answerTurn(
           sent = messages;
           answer = await send(messages);
         } catch (error) {
-          // Replayed reasoning state refused: it belongs to a chain this request left. Once more without it.
+          // Replayed reasoning state refused: it belongs to a chain this request left. Once more without
+          // it, and never again with it.
           if (begun || !isInvalidEncryptedContent(error) || !messages.some(hasProviderState)) throw error;
+          profile = await rememberRefusal(deps, { threadId, agentId, runId }, profile, {
+            facts: sourced.facts,
+            error,
+            messages: messages.filter(hasProviderState).length,
+          });
           sent = sanitizeMessages(messages);
           answer = await send(sent);
         }

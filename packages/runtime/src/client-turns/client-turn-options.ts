@@ -1,3 +1,4 @@
+import type { UpstreamApi } from "@longrun/protocol";
 import type { ConversationIndex } from "./conversation-index.ts";
 import type { PromptCacheLedger } from "./prompt-cache.ts";
 
@@ -23,6 +24,13 @@ export interface ClientTurnOptions {
   promptCache?: PromptCacheLedger;
   /** Finds the conversation of a client that sends no session id (see ConversationIndex). */
   conversationIndex?: ConversationIndex;
+  /**
+   * The wire format conversations call the upstream in (LONGRUN_UPSTREAM_API, as for longrun's own
+   * agents; default chat-completions). Kept on each conversation's profile, so its summaries use it too.
+   */
+  upstreamApi?: UpstreamApi;
+  /** Thinking budget on an Anthropic upstream when the client's own request does not set one. */
+  thinkingBudgetTokens?: number;
 }
 
 /** Header that sets a conversation's window in tokens. */

@@ -68,6 +68,7 @@ export function settingsOf(options: ClientTurnOptions, input: ClientTurnInput) {
     model: input.turn.model,
     ...(maxInputTokens ? { maxInputTokens } : {}),
     ...(input.turn.maxOutputTokens ? { maxOutputTokens: input.turn.maxOutputTokens } : {}),
+    ...(options.upstreamApi ? { upstreamApi: options.upstreamApi } : {}),
   });
   const setting: "on" | "off" | undefined =
     compaction === "off" || compaction === "on" ? compaction : undefined;

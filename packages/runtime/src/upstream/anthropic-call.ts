@@ -1,10 +1,16 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { ANTHROPIC_REASONING_FORMAT, toAnthropicRequest } from "@longrun/compaction";
+import { toAnthropicRequest } from "@longrun/compaction";
 import type { NewMessage, ReasoningDetail, ToolCall, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { withModelDeadline } from "../step/model-deadline.ts";
 import { setFinishReason } from "../tracing/model-call-span.ts";
-import { functionTools, type UpstreamCall } from "./upstream-request.ts";
+import { createAnthropicEventReader, thinkingDetailOf } from "./anthropic-stream.ts";
+import {
+  functionTools,
+  type StreamedAnswer,
+  type UpstreamCall,
+  type UpstreamControls,
+} from "./upstream-request.ts";
 
 /** Anthropic requires max_tokens; this when the profile names none. */
 const DEFAULT_MAX_TOKENS = 8_192;
@@ -27,20 +33,15 @@ export function usageFromAnthropic(usage: Anthropic.Messages.Usage): Usage {
 }
 
 /** The assistant fact of an Anthropic answer: thinking blocks byte-exact (with their signature) apart. */
-export function messageFromAnthropic(message: Anthropic.Messages.Message): NewMessage {
+export function messageFromAnthropic(
+  message: Anthropic.Messages.Message,
+): NewMessage & { role: "assistant" } {
   const details: ReasoningDetail[] = [];
   const toolCalls: ToolCall[] = [];
   let text = "";
   for (const block of message.content) {
-    if (block.type === "thinking")
-      details.push({
-        type: "reasoning.text",
-        text: block.thinking,
-        signature: block.signature,
-        format: ANTHROPIC_REASONING_FORMAT,
-      });
-    else if (block.type === "redacted_thinking")
-      details.push({ type: "reasoning.encrypted", data: block.data, format: ANTHROPIC_REASONING_FORMAT });
+    if (block.type === "thinking" || block.type === "redacted_thinking")
+      details.push(thinkingDetailOf(block));
     else if (block.type === "text") text += block.text;
     else if (block.type === "tool_use")
       toolCalls.push({
@@ -65,13 +66,47 @@ export function messageFromAnthropic(message: Anthropic.Messages.Message): NewMe
   };
 }
 
+/** A Chat Completions tool choice in Anthropic's form; `disable_parallel_tool_use` rides on it. */
+function toolChoiceOf(controls: UpstreamControls | undefined): Anthropic.Messages.ToolChoice | undefined {
+  const choice = controls?.toolChoice;
+  const name = (choice as { function?: { name?: unknown } } | undefined)?.function?.name;
+  const base: Anthropic.Messages.ToolChoice | undefined =
+    choice === "none"
+      ? { type: "none" }
+      : choice === "required"
+        ? { type: "any" }
+        : typeof name === "string"
+          ? { type: "tool", name }
+          : choice === "auto"
+            ? { type: "auto" }
+            : undefined;
+  if (controls?.parallelToolCalls !== false || base?.type === "none") return base;
+  return { ...(base ?? { type: "auto" }), disable_parallel_tool_use: true } as Anthropic.Messages.ToolChoice;
+}
+
+/**
+ * The sampling controls Anthropic has a form for. With thinking on the provider refuses a temperature
+ * other than 1 and a narrowed top_p, so they are left out then (the model samples as thinking requires).
+ */
+function samplingOf(controls: UpstreamControls | undefined, thinking: boolean) {
+  if (!controls) return {};
+  return {
+    ...(!thinking && controls.temperature !== undefined ? { temperature: controls.temperature } : {}),
+    ...(!thinking && controls.topP !== undefined ? { top_p: controls.topP } : {}),
+    ...(controls.stop?.length ? { stop_sequences: controls.stop } : {}),
+  };
+}
+
 function requestBody(
   call: UpstreamCall,
   summary: boolean,
 ): Anthropic.Messages.MessageCreateParamsNonStreaming {
   const maxTokens = call.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
   const budget = call.thinkingBudgetTokens;
-  const wantsThinking = !summary && budget !== undefined && budget < maxTokens;
+  const toolChoice = summary ? ({ type: "none" } as const) : toolChoiceOf(call.controls);
+  // The provider refuses thinking with a forced tool (`any` or a named one): that request runs without.
+  const forced = toolChoice?.type === "any" || toolChoice?.type === "tool";
+  const wantsThinking = !summary && !forced && budget !== undefined && budget < maxTokens;
   const parts = toAnthropicRequest(call.messages, { thinking: wantsThinking });
   const tools = functionTools(call.tools).map((tool) => ({
     name: tool.name,
@@ -88,31 +123,54 @@ function requestBody(
     max_tokens: maxTokens,
     ...(parts.system.length > 0 ? { system: parts.system } : {}),
     messages: parts.messages as Anthropic.Messages.MessageParam[],
-    ...(tools.length > 0
-      ? { tools: cachedTools, ...(summary ? { tool_choice: { type: "none" as const } } : {}) }
-      : {}),
+    ...(tools.length > 0 ? { tools: cachedTools, ...(toolChoice ? { tool_choice: toolChoice } : {}) } : {}),
     ...(parts.thinking && budget !== undefined
       ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
       : {}),
+    ...(summary ? {} : samplingOf(call.controls, parts.thinking)),
   };
 }
 
+const FINISH_REASONS: Record<string, StreamedAnswer["finishReason"]> = {
+  tool_use: "tool_calls",
+  max_tokens: "length",
+  model_context_window_exceeded: "length",
+  refusal: "content_filter",
+};
+
 /** One streaming Anthropic Messages call through the official client; the answer's fact. */
 export async function callAnthropic(client: Anthropic, call: UpstreamCall): Promise<NewMessage> {
+  return (await streamAnthropic(client, call)).message;
+}
+
+/**
+ * One streaming Anthropic Messages call: `onOpen` at the stream's first event (the provider accepted
+ * the request), each piece to `onEvent` (and text to `onDelta`); the fact and why the model stopped.
+ */
+export async function streamAnthropic(client: Anthropic, call: UpstreamCall): Promise<StreamedAnswer> {
   return withModelDeadline(call.timeouts, call.signal, async (deadline) => {
     const stream = client.messages.stream(requestBody(call, false), {
       signal: deadline.signal,
       headers: call.headers,
     });
+    const read = createAnthropicEventReader();
+    let opened = false;
     for await (const event of stream) {
       deadline.answered();
+      if (!opened) {
+        opened = true;
+        call.onOpen?.();
+      }
       if (event.type === "content_block_delta" && event.delta.type === "text_delta")
         call.onDelta?.(event.delta.text);
+      if (call.onEvent) for (const answerEvent of read(event)) call.onEvent(answerEvent);
     }
     if (deadline.signal.aborted) throw deadline.signal.reason;
     const final = await stream.finalMessage();
     setFinishReason(final.stop_reason);
-    return messageFromAnthropic(final);
+    const message = messageFromAnthropic(final);
+    const stop = final.stop_reason ?? "end_turn";
+    return { message, finishReason: FINISH_REASONS[stop] ?? "stop" };
   });
 }
 

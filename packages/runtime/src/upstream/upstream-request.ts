@@ -1,5 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ChatMessage, UpstreamApi } from "@longrun/protocol";
+import type { AnswerEvent } from "@longrun/openai-compat";
+import type { ChatMessage, NewMessage, UpstreamApi } from "@longrun/protocol";
 import type OpenAI from "openai";
 import type { ModelTimeouts } from "../step/model-deadline.ts";
 
@@ -17,6 +18,34 @@ export interface UpstreamCall {
   thinkingBudgetTokens?: number;
   /** A stable key per agent (OpenAI Responses' prompt_cache_key), so its requests meet one cache. */
   cacheKey?: string;
+  /** The upstream accepted the request (its stream began); a failure before this is an HTTP error. */
+  onOpen?: () => void;
+  /** Every piece of the answer as it streams (text, reasoning, tool calls): the gateway tells its client. */
+  onEvent?: (event: AnswerEvent) => void;
+  /** A gateway client's tool choice and sampling; each format's caller sends those it has a form for. */
+  controls?: UpstreamControls;
+}
+
+/**
+ * What a gateway client asked for beyond the conversation, in Chat Completions terms. Each wire format
+ * maps what it has a form for and leaves the rest out (Responses has no `stop`; Anthropic has no
+ * reasoning effort): nothing is invented for a field another format lacks.
+ */
+export interface UpstreamControls {
+  /** "auto" | "none" | "required" | {type: "function", function: {name}}. */
+  toolChoice?: unknown;
+  parallelToolCalls?: boolean;
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
+  /** OpenAI reasoning effort (Chat `reasoning_effort`, Responses `reasoning.effort`). */
+  reasoningEffort?: string;
+}
+
+/** A streamed answer's end: the fact, and why the model stopped (in Chat Completions terms). */
+export interface StreamedAnswer {
+  message: NewMessage & { role: "assistant" };
+  finishReason: "stop" | "tool_calls" | "length" | "content_filter";
 }
 
 /** How the step reaches the model: the format, and the Anthropic client when that is the format. */
