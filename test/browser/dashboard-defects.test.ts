@@ -1,7 +1,7 @@
-import { loadConfig, openLog } from "@longrun/cli";
 import type { LongrunClient } from "@longrun/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markRunStuck } from "../e2e/support/mark-stuck.ts";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
 import { NARROW, screenshot, UI_TIMEOUT, WIDE } from "./support/page-helpers.ts";
 import type { BrowserServer } from "./support/servers.ts";
@@ -326,16 +326,7 @@ describe("the defects of issue 38", () => {
       await page.locator(byTestId("ops-stuck")).waitFor();
       expect(await page.locator(`${byTestId("ops-stuck-row")}[data-run="${runId}"]`).count()).toBe(0);
       // As the reconciler leaves a run that nothing moves.
-      const store = await openLog(loadConfig({ LONGRUN_DATA_DIR: server!.dataDir }));
-      try {
-        await store.runs.update(runId, {
-          status: "stuck",
-          finishedAt: null,
-          error: { code: "stuck", message: "no progress after 3 recoveries" },
-        });
-      } finally {
-        await store.close();
-      }
+      await markRunStuck(server!.dataDir, runId, "no progress after 3 recoveries");
       const row = page.locator(`${byTestId("ops-stuck-row")}[data-run="${runId}"]`);
       await row.waitFor({ timeout: UI_TIMEOUT });
       await expect

@@ -1,6 +1,6 @@
-import { loadConfig, openLog } from "@longrun/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EmbeddedTestInstance, startEmbeddedForTest, waitForRun } from "./support/embedded-instance.ts";
+import { markRunStuck } from "./support/mark-stuck.ts";
 
 // A stuck run (marked by the reconciler) shows in the operations view of its own tenant only.
 
@@ -19,16 +19,7 @@ describe("stuck runs in /v1/ops", () => {
     const { runId } = await client.threads.sendMessage(thread.id, { content: "Have a look." });
     await waitForRun(client, thread.id, runId);
     // As the reconciler leaves it when nothing can move a run.
-    const store = await openLog(loadConfig({ LONGRUN_DATA_DIR: env.dataDir }));
-    try {
-      await store.runs.update(runId, {
-        status: "stuck",
-        finishedAt: null,
-        error: { code: "stuck", message: "no progress after 3 recoveries" },
-      });
-    } finally {
-      await store.close();
-    }
+    await markRunStuck(env.dataDir, runId, "no progress after 3 recoveries");
     const ops = await client.ops.get();
     expect(ops.stuckRuns).toEqual([
       expect.objectContaining({ runId, threadId: thread.id, reason: "no progress after 3 recoveries" }),
