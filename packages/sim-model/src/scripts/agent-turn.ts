@@ -29,12 +29,16 @@ const SCRIPTS: Record<SimScript, (context: ScriptContext) => PlannedTurn> = {
 
 /**
  * The client's working folder as its prompt states it (Codex `<cwd>…</cwd>`, opencode `Working
- * directory: …`, Claude Code `Primary working directory: …`).
+ * directory: …`, Claude Code `Primary working directory: …`, qwen-code and Gemini CLI `I'm currently
+ * working in the directory: …`).
  */
 function workingFolder(request: WireRequest): string | undefined {
   for (const message of request.messages) {
     const text = contentText(message.content);
-    const found = /<cwd>([^<\n]+)<\/cwd>/.exec(text) ?? /[Ww]orking directory: (\S+)/.exec(text);
+    const found =
+      /<cwd>([^<\n]+)<\/cwd>/.exec(text) ??
+      /[Ww]orking directory: (\S+)/.exec(text) ??
+      /working in the directory:? (\S+)/.exec(text);
     if (found) return found[1]!.trim();
   }
   return undefined;
