@@ -73,6 +73,20 @@ export async function threadOf(env: LongrunUnderTest, predicate: (thread: Thread
   return { thread, facts, events };
 }
 
+/**
+ * The gateway threads whose facts mention `text` (a sandbox's work folder): the conversation of a
+ * client that sends no session id, and any branch of it.
+ */
+export async function threadsMentioning(env: LongrunUnderTest, text: string) {
+  const found: Awaited<ReturnType<typeof threadOf>>[] = [];
+  for (const thread of await env.longrun.client.threads.list()) {
+    if (!thread.modelProfile.gateway) continue;
+    const detail = await threadOf(env, (candidate) => candidate.id === thread.id);
+    if (JSON.stringify(detail.facts).includes(text)) found.push(detail);
+  }
+  return found;
+}
+
 /** The report of one client's run, from its gateway thread, the upstream calls and its own requests. */
 export function clientReport(input: {
   client: string;

@@ -291,6 +291,8 @@ export async function runPi(
     api: "openai-completions" | "openai-responses";
     /** pi's max output tokens for the model (also its reserve for the gateway's limit). */
     maxTokens: number;
+    /** pi's own window (its model's contextWindow) when it is not longrun's `window`. */
+    clientWindow?: number;
   },
 ): Promise<ClientRun> {
   const agentDir = join(sandbox.home, ".pi", "agent");
@@ -306,7 +308,13 @@ export async function runPi(
             // The name of the variable that holds the key (pi resolves it from the environment).
             apiKey: "LONGRUN_TOKEN",
             headers: { "x-longrun-max-input-tokens": String(input.window) },
-            models: [{ id: input.model, contextWindow: input.window, maxTokens: input.maxTokens }],
+            models: [
+              {
+                id: input.model,
+                contextWindow: input.clientWindow ?? input.window,
+                maxTokens: input.maxTokens,
+              },
+            ],
           },
         },
       },
@@ -347,7 +355,16 @@ export async function runPi(
  */
 export async function runQwen(
   sandbox: ClientSandbox,
-  input: { baseUrl: string; token: string; model: string; window: number; task: string; timeoutMs: number },
+  input: {
+    baseUrl: string;
+    token: string;
+    model: string;
+    window: number;
+    task: string;
+    timeoutMs: number;
+    /** qwen-code's own window (contextWindowSize) when it is not longrun's `window`. */
+    clientWindow?: number;
+  },
 ): Promise<ClientRun> {
   const qwenHome = join(sandbox.home, ".qwen");
   await mkdir(qwenHome, { recursive: true });
@@ -363,7 +380,7 @@ export async function runQwen(
               baseUrl: `${input.baseUrl}/v1`,
               envKey: "LONGRUN_TOKEN",
               generationConfig: {
-                contextWindowSize: input.window,
+                contextWindowSize: input.clientWindow ?? input.window,
                 customHeaders: { "x-longrun-max-input-tokens": String(input.window) },
               },
             },
