@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clientReport, threadOf, upstreamOf } from "./support/client-report.ts";
+import { clientReport, threadsMentioning, upstreamOf } from "./support/client-report.ts";
 import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientRun, type ClientSandbox, createSandbox, runPi } from "./support/run-client.ts";
@@ -70,7 +70,9 @@ describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its API
         `Finished after ${steps} steps`,
       );
 
-      const thread = await threadOf(env, (candidate) => candidate.modelProfile.gateway?.api === gatewayApi);
+      const threads = await threadsMentioning(env, sandbox.work);
+      expect(threads.map((thread) => thread.thread.modelProfile.gateway?.api)).toEqual([gatewayApi]);
+      const thread = threads[0]!;
       const upstream = upstreamOf(env, model);
       const clientRequests = env.requests.filter(
         (request) => (request.body as { model?: string })?.model === model,
@@ -97,4 +99,50 @@ describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its API
       );
     }, 300_000);
   }
+
+  it("compacts itself at most twice in 50 steps when its own window is below longrun's, each answered by longrun", async () => {
+    const sandbox = await createSandbox("pi-own");
+    sandboxes.push(sandbox);
+    const window = 32_000;
+    const model = `sim:script=coder:steps=50:ctx=${window}`;
+    const run = await runPi(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window,
+      clientWindow: WINDOW,
+      task: TASK,
+      timeoutMs: 240_000,
+      api: "openai-completions",
+      maxTokens: MAX_TOKENS,
+    });
+    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+      "Finished after 50 steps",
+    );
+    const threads = await threadsMentioning(env, sandbox.work);
+    const clientRequests = env.requests.filter(
+      (request) => (request.body as { model?: string })?.model === model,
+    );
+    const upstream = upstreamOf(env, model);
+    const report = clientReport({
+      client: "pi-own-window",
+      thread: threads[0]!,
+      upstream,
+      clientRequests,
+      window,
+      wallMs: run.wallMs,
+    });
+    // pi compacts at its 16k less its reserve, below what longrun keeps at 32k: once, not every turn.
+    expect(report.clientCompactions).toBeGreaterThanOrEqual(1);
+    expect(report.clientCompactions).toBeLessThan(3);
+    expect(piCompactions(run)).toBe(report.clientCompactions);
+    expect(clientRequests.every((request) => request.status === 200)).toBe(true);
+    // Each was answered from longrun's compaction: no <conversation> transcript went upstream.
+    expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain("<conversation>");
+    expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+    // The history pi rebuilt (its chat API sends no session id) continued its one thread.
+    expect(threads).toHaveLength(1);
+  }, 300_000);
 });
