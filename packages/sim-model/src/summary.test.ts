@@ -119,6 +119,35 @@ describe("summarization", () => {
     expect(folded).toContain("- Renaming now.");
   });
 
+  it("keeps the working folder a message named, past what the task keeps, and carries it into the next summary", () => {
+    // qwen-code names its folder in a first message that opens with ~6k characters of reminders.
+    const first = buildSummary([
+      { role: "system", content: "Summarize." },
+      {
+        role: "user",
+        content: `<system-reminder>${"skill ".repeat(1_000)}</system-reminder>\nI'm currently working in the directory: /work/q\nSurvey it.`,
+      },
+      {
+        role: "assistant",
+        content: "Looking.",
+        tool_calls: [call("call_s1_0_aa", "read_file", { path: "a.ts" })],
+      },
+      { role: "tool", tool_call_id: "call_s1_0_aa", content: "export const a = 1;" },
+    ]);
+    expect(first).toContain("- Working directory: /work/q");
+    const folded = buildSummary([
+      { role: "system", content: "Summarize." },
+      { role: "user", content: first },
+      {
+        role: "assistant",
+        content: "Reading.",
+        tool_calls: [call("call_s2_0_bb", "read_file", { path: "b.ts" })],
+      },
+      { role: "tool", tool_call_id: "call_s2_0_bb", content: "export const b = 2;" },
+    ]);
+    expect(folded).toContain("- Working directory: /work/q");
+  });
+
   it("stays within its token bound whatever the input", () => {
     const huge: WireMessage[] = [
       { role: "system", content: "Summarize." },

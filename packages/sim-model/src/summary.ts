@@ -2,7 +2,8 @@ import { summaryMarker } from "./markers.ts";
 import { isSummaryInstruction } from "./summary-request.ts";
 import { countText } from "./tokens.ts";
 import { readTranscript, type TodoItem } from "./transcript-facts.ts";
-import type { WireMessage } from "./wire.ts";
+import { contentText, type WireMessage } from "./wire.ts";
+import { workingFolderIn } from "./working-folder.ts";
 
 /** Upper bound of a summary's size in o200k tokens, whatever the input. */
 export const SUMMARY_MAX_TOKENS = 1500;
@@ -123,6 +124,11 @@ export function buildSummary(messages: readonly WireMessage[], maxTokens = SUMMA
         .map((todo) => clip(`[${todo.status}] ${todo.content}`, 160))
     : bulletLines(section(previous, "Open items")).filter((line) => line !== "none");
   const plan = facts.plan ?? section(previous, "State of work").match(/plan: (.*)/)?.[1];
+  // Where the work happens, as a model's summary keeps it: the folder a message named (often past
+  // the part of a long first message the task keeps), or the one the previous summary carried.
+  const folder =
+    transcript.map((message) => workingFolderIn(contentText(message.content))).find(Boolean) ??
+    section(previous, "State of work").match(/Working directory: (\S+)/)?.[1];
   const state = [
     `steps completed: ${facts.step}${facts.done ? ` (last finished task at step ${facts.done})` : ""}`,
     `tool errors seen: ${facts.toolErrors}`,
@@ -130,6 +136,7 @@ export function buildSummary(messages: readonly WireMessage[], maxTokens = SUMMA
       ? [`todos: ${todos.filter((todo) => todo.status === "completed").length}/${todos.length} done`]
       : []),
     ...(plan ? [`plan: ${clip(plan, 300)}`] : []),
+    ...(folder ? [`Working directory: ${folder}`] : []),
   ];
   const lastAssistant = facts.assistantTexts.at(-1);
   const next = clip(

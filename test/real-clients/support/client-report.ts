@@ -1,4 +1,9 @@
-import { detectClientCompaction, parseChatRequest, parseResponsesRequest } from "@longrun/openai-compat";
+import {
+  detectClientCompaction,
+  parseChatRequest,
+  parseMessagesRequest,
+  parseResponsesRequest,
+} from "@longrun/openai-compat";
 import type { LongrunEvent, StoredMessage, Thread } from "@longrun/protocol";
 import type { SimLogEntry } from "@longrun/sim-model";
 import { allEvents } from "../../e2e/support/embedded-instance.ts";
@@ -27,11 +32,15 @@ export function isClientCompaction(request: RecordedRequest): boolean {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
+  const path = request.path.split("?")[0] ?? request.path;
   try {
-    if (request.path.endsWith("/responses")) {
+    if (path.endsWith("/messages")) {
+      return detectClientCompaction(parseMessagesRequest(request.body as never).turn, header) !== null;
+    }
+    if (path.endsWith("/responses")) {
       return detectClientCompaction(parseResponsesRequest(request.body as never), header) !== null;
     }
-    if (request.path.endsWith("/chat/completions")) {
+    if (path.endsWith("/chat/completions")) {
       return detectClientCompaction(parseChatRequest(request.body as never), header) !== null;
     }
   } catch {
@@ -62,6 +71,20 @@ export async function threadOf(env: LongrunUnderTest, predicate: (thread: Thread
   }
   const events: LongrunEvent[] = await allEvents(env.longrun.client, thread.id);
   return { thread, facts, events };
+}
+
+/**
+ * The gateway threads whose facts mention `text` (a sandbox's work folder): the conversation of a
+ * client that sends no session id, and any branch of it.
+ */
+export async function threadsMentioning(env: LongrunUnderTest, text: string) {
+  const found: Awaited<ReturnType<typeof threadOf>>[] = [];
+  for (const thread of await env.longrun.client.threads.list()) {
+    if (!thread.modelProfile.gateway) continue;
+    const detail = await threadOf(env, (candidate) => candidate.id === thread.id);
+    if (JSON.stringify(detail.facts).includes(text)) found.push(detail);
+  }
+  return found;
 }
 
 /** The report of one client's run, from its gateway thread, the upstream calls and its own requests. */

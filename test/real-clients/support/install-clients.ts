@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The real clients (Codex CLI, opencode: ~780 MB of binaries) are not part of the repository's
+ * The real clients (Codex CLI, opencode, Claude Code, pi, qwen-code: ~1.4 GB) are not part of the repository's
  * `npm install`. They live in their own package folder with its own lockfile and are installed
  * there the first time a real-client test needs them. `npm install --no-save` rather than `npm ci`:
  * the lockfile pins every package that installs here (exact versions and integrity), but not
@@ -22,12 +22,29 @@ const INSTALL_LOCK = join(CLIENTS_DIR, ".installing");
 /** How long one install may take, for the beforeAll hooks that await it. */
 export const CLIENT_INSTALL_TIMEOUT_MS = 900_000;
 
-/** A real client's executable inside the clients folder. */
-export function clientBinary(client: "codex" | "opencode"): string {
+/** The real clients the tests drive. */
+export type RealClient = "codex" | "opencode" | "claude" | "pi" | "qwen";
+
+/**
+ * A real client's entry point inside the clients folder: a native executable (opencode, Claude Code)
+ * or a Node script that runs under this test's own node (Codex, pi, qwen-code).
+ */
+export function clientBinary(client: RealClient): string {
   const modules = join(CLIENTS_DIR, "node_modules");
-  if (client === "codex") return join(modules, "@openai", "codex", "bin", "codex.js");
-  // opencode-ai's postinstall (allowed in the clients' package.json) puts the platform binary here.
-  return join(modules, "opencode-ai", "bin", "opencode.exe");
+  switch (client) {
+    case "codex":
+      return join(modules, "@openai", "codex", "bin", "codex.js");
+    case "opencode":
+      // opencode-ai's postinstall (allowed in the clients' package.json) puts the platform binary here.
+      return join(modules, "opencode-ai", "bin", "opencode.exe");
+    case "claude":
+      // So does @anthropic-ai/claude-code's (a native binary since 2.x, from its platform package).
+      return join(modules, "@anthropic-ai", "claude-code", "bin", "claude.exe");
+    case "pi":
+      return join(modules, "@mariozechner", "pi-coding-agent", "dist", "cli.js");
+    case "qwen":
+      return join(modules, "@qwen-code", "qwen-code", "cli-entry.js");
+  }
 }
 
 /**
@@ -120,7 +137,9 @@ function lockReleased(): Promise<void> {
 async function runNpmInstall(lockHash: string): Promise<void> {
   const started = Date.now();
   const say = (line: string) => process.stderr.write(`[real clients] ${line}\n`);
-  say(`installing Codex CLI and opencode (~780 MB, once) into ${CLIENTS_DIR} from its lockfile`);
+  say(
+    `installing Codex CLI, opencode, Claude Code, pi and qwen-code (~1.4 GB, once) into ${CLIENTS_DIR} from its lockfile`,
+  );
   // The user's shell environment, not the one npm gave this test run (its workspace settings, its
   // node options) — the clients folder is a project of its own.
   const env = Object.fromEntries(

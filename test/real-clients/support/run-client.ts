@@ -217,3 +217,192 @@ export async function runOpencode(
     timeoutMs: input.timeoutMs,
   });
 }
+
+/**
+ * Claude Code, headless (`claude -p`, stream-json), against longrun's Anthropic Messages endpoint:
+ * ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY (sent as `x-api-key`), its own config dir, and the switches
+ * that keep it off the network (the real-clients README's). The window travels in a custom header.
+ */
+export async function runClaudeCode(
+  sandbox: ClientSandbox,
+  input: {
+    baseUrl: string;
+    token: string;
+    model: string;
+    window: number;
+    task: string;
+    timeoutMs: number;
+    maxTurns: number;
+    /** `--tools`: the built-in tools it offers, comma-separated (default all of them). */
+    tools?: string;
+  },
+): Promise<ClientRun> {
+  const configDir = join(sandbox.home, ".claude");
+  await mkdir(configDir, { recursive: true });
+  return runProcess(
+    clientBinary("claude"),
+    [
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--model",
+      input.model,
+      "--dangerously-skip-permissions",
+      "--max-turns",
+      String(input.maxTurns),
+      // One argument: `--tools a,b` would take the task as a tool name too (the option is variadic).
+      ...(input.tools ? [`--tools=${input.tools}`] : []),
+      input.task,
+    ],
+    {
+      cwd: sandbox.work,
+      env: {
+        ...sandbox.env,
+        CLAUDE_CONFIG_DIR: configDir,
+        ANTHROPIC_BASE_URL: input.baseUrl,
+        ANTHROPIC_API_KEY: input.token,
+        ANTHROPIC_CUSTOM_HEADERS: `x-longrun-max-input-tokens: ${input.window}`,
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_ERROR_REPORTING: "1",
+        IS_SANDBOX: "1",
+      },
+      timeoutMs: input.timeoutMs,
+    },
+  );
+}
+
+/**
+ * pi, headless (`--mode json`), against longrun's Chat Completions (`openai-completions`) or Responses
+ * (`openai-responses`) endpoint: a provider in `$PI_CODING_AGENT_DIR/models.json` with the window as
+ * the model's contextWindow and in a header, its own compaction on (settings.json), offline switches.
+ */
+export async function runPi(
+  sandbox: ClientSandbox,
+  input: {
+    baseUrl: string;
+    token: string;
+    model: string;
+    window: number;
+    task: string;
+    timeoutMs: number;
+    api: "openai-completions" | "openai-responses";
+    /** pi's max output tokens for the model (also its reserve for the gateway's limit). */
+    maxTokens: number;
+    /** pi's own window (its model's contextWindow) when it is not longrun's `window`. */
+    clientWindow?: number;
+  },
+): Promise<ClientRun> {
+  const agentDir = join(sandbox.home, ".pi", "agent");
+  await mkdir(agentDir, { recursive: true });
+  await writeFile(
+    join(agentDir, "models.json"),
+    JSON.stringify(
+      {
+        providers: {
+          longrun: {
+            baseUrl: `${input.baseUrl}/v1`,
+            api: input.api,
+            // The name of the variable that holds the key (pi resolves it from the environment).
+            apiKey: "LONGRUN_TOKEN",
+            headers: { "x-longrun-max-input-tokens": String(input.window) },
+            models: [
+              {
+                id: input.model,
+                contextWindow: input.clientWindow ?? input.window,
+                maxTokens: input.maxTokens,
+              },
+            ],
+          },
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  // pi's own compaction stays on, as its users have it: longrun keeps the history under its threshold.
+  await writeFile(
+    join(agentDir, "settings.json"),
+    JSON.stringify({
+      compaction: { enabled: true, reserveTokens: input.maxTokens, keepRecentTokens: 4_000 },
+    }),
+  );
+  return runProcess(
+    process.execPath,
+    [clientBinary("pi"), "--mode", "json", "--provider", "longrun", "--model", input.model, input.task],
+    {
+      cwd: sandbox.work,
+      env: {
+        ...sandbox.env,
+        PI_CODING_AGENT_DIR: agentDir,
+        PI_OFFLINE: "1",
+        PI_SKIP_VERSION_CHECK: "1",
+        LONGRUN_TOKEN: input.token,
+      },
+      timeoutMs: input.timeoutMs,
+    },
+  );
+}
+
+/**
+ * qwen-code, headless (a positional prompt is one-shot; `--yolo` approves its tools; stream-json
+ * output), against longrun's Chat Completions endpoint. Read off its 0.24.4 bundle: `~/.qwen/
+ * settings.json` holds `modelProviders.openai[]` (baseUrl, envKey naming the key's variable,
+ * generationConfig.contextWindowSize and customHeaders), `security.auth.selectedType: "openai"`,
+ * `model.name`, and the update, usage-statistics and telemetry switches.
+ */
+export async function runQwen(
+  sandbox: ClientSandbox,
+  input: {
+    baseUrl: string;
+    token: string;
+    model: string;
+    window: number;
+    task: string;
+    timeoutMs: number;
+    /** qwen-code's own window (contextWindowSize) when it is not longrun's `window`. */
+    clientWindow?: number;
+  },
+): Promise<ClientRun> {
+  const qwenHome = join(sandbox.home, ".qwen");
+  await mkdir(qwenHome, { recursive: true });
+  await writeFile(
+    join(qwenHome, "settings.json"),
+    JSON.stringify(
+      {
+        modelProviders: {
+          openai: [
+            {
+              id: input.model,
+              name: "sim coder",
+              baseUrl: `${input.baseUrl}/v1`,
+              envKey: "LONGRUN_TOKEN",
+              generationConfig: {
+                contextWindowSize: input.clientWindow ?? input.window,
+                customHeaders: { "x-longrun-max-input-tokens": String(input.window) },
+              },
+            },
+          ],
+        },
+        security: { auth: { selectedType: "openai" } },
+        model: { name: input.model },
+        general: { enableAutoUpdate: false },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+      },
+      null,
+      2,
+    ),
+  );
+  return runProcess(
+    process.execPath,
+    [clientBinary("qwen"), "--yolo", "--output-format", "stream-json", input.task],
+    {
+      cwd: sandbox.work,
+      env: { ...sandbox.env, LONGRUN_TOKEN: input.token, QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" },
+      timeoutMs: input.timeoutMs,
+    },
+  );
+}

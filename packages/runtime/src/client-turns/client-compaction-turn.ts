@@ -14,6 +14,7 @@ import type { ClientTurnOptions } from "./client-turn-options.ts";
 import { learnedClientWindow, usageForClient } from "./client-window.ts";
 import { gatewayCompactionStrategy } from "./compaction-strategy.ts";
 import { compactedThread } from "./conversation-finder.ts";
+import { countClientTurnTokens } from "./count-turn.ts";
 import { compactThroughQueue } from "./queued-compaction.ts";
 import { matchResentHistory } from "./resent-history.ts";
 import type { ClientTurnInput, ClientTurnResult, TurnSink } from "./turn-context.ts";
@@ -89,6 +90,14 @@ export async function answerClientCompaction(
     } finally {
       await lease.release();
     }
+  }
+  // qwen-code and Gemini CLI weigh the answer against their own count of the history they sent: they
+  // keep it when before − (prompt tokens − 1,000) + summary tokens + restored files ≤ before, else they
+  // discard it and ask again (qwen-code 0.24: COMPRESSION_FAILED_INFLATED_TOKEN_COUNT, then "Context is
+  // too large to send safely"). Their answer reports the size of the request they sent, which is what
+  // a model that read it would report; the others are told the projection longrun keeps.
+  if (detected.client === "snapshot") {
+    tokens = await countClientTurnTokens(input.turn, deps.tokenizer, deps.counter);
   }
   const reply = replayAnswer({ role: "assistant", content: text });
   const answer: Answer = {

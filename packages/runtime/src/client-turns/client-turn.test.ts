@@ -13,6 +13,7 @@ import { createHarness, type Harness } from "../harness.test-helper.ts";
 import { runClientTurn } from "./client-turn.ts";
 import { ClientTurnError } from "./client-turn-error.ts";
 import type { ClientTurnOptions } from "./client-turn-options.ts";
+import { countClientTurnTokens } from "./count-turn.ts";
 
 let harness: Harness;
 let options: ClientTurnOptions;
@@ -275,6 +276,112 @@ describe("a gateway turn", () => {
     const facts = await factsOf(first.result.threadId);
     expect(facts.map((fact) => fact.content)).toContain("Now read the README");
     expect(facts.filter((fact) => fact.role === "user")).toHaveLength(2);
+  });
+
+  it("continues one thread after qwen-code's compaction, which resends the pending call/result pair after its summary and restored files", async () => {
+    // qwen-code 0.24 (no session id) rebuilds its history as: the summary (longrun's answer), "Got it",
+    // the files it read lately, then the call and result it was in the middle of — a pair longrun
+    // already has before the checkpoint. Measured: its second request after that branched the thread.
+    const model = simModelName({ steps: 8 });
+    const system = { role: "system" as const, content: "You are Qwen Code." };
+    const task = {
+      role: "user" as const,
+      content: "I'm currently working in the directory: /work/q\nSurvey the project.",
+    };
+    const files = fakeWorkspace(6);
+    const messages: ChatRequestBody["messages"] = [system, task];
+    const step = async () => {
+      const { result } = await send(parseChatRequest({ model, messages, tools }));
+      const answer = result.answer.message;
+      messages.push({ role: "assistant", content: answer.content, tool_calls: answer.toolCalls });
+      for (const call of answer.toolCalls ?? []) {
+        const output = executeFakeTool(files, call.function.name, call.function.arguments);
+        messages.push({ role: "tool", tool_call_id: call.id, content: output });
+      }
+      return result.threadId;
+    };
+    const threadId = await step();
+    await step();
+    const pending = messages.slice(-2);
+    const checkpoint = await send(
+      parseChatRequest({
+        model,
+        messages: [
+          { role: "system", content: "You are the component that summarizes a conversation." },
+          ...messages.slice(1),
+          {
+            role: "user",
+            content: "First, reason in your <analysis> block. Then, produce the <state_snapshot> XML.",
+          },
+        ],
+      }),
+    );
+    const summary = checkpoint.result.answer.message.content as string;
+    expect(summary).toMatch(/^\[longrun checkpoint \d+ thread /);
+    messages.splice(
+      1,
+      messages.length,
+      { role: "user", content: `${summary}\n\nResume the prior task using the summary above.` },
+      { role: "assistant", content: "Got it. Thanks for the additional context!" },
+      { role: "user", content: "Recently accessed file (full current content embedded):\n\n## src/a.ts" },
+      ...pending,
+    );
+    for (let turn = 0; turn < 3; turn++) expect(await step()).toBe(threadId);
+    expect(
+      (await harness.store.threads.list("t1")).filter((thread) => thread.modelProfile.gateway),
+    ).toHaveLength(1);
+    // The log stayed well formed: each call answered exactly once (the last answer's call still open).
+    const facts = await factsOf(threadId);
+    const calls = facts.slice(0, -1).flatMap((fact) => (fact.toolCalls ?? []).map((call) => call.id));
+    const results = facts.filter((fact) => fact.role === "tool").map((fact) => fact.toolCallId);
+    expect(new Set(calls).size).toBe(calls.length);
+    expect([...results].sort()).toEqual([...calls].sort());
+  });
+
+  it("tells qwen-code its snapshot request's own size, unscaled, so qwen keeps longrun's summary", async () => {
+    // qwen-code keeps a summary when before − (prompt tokens − 1,000) + summary tokens + restored files
+    // ≤ before (its own count), else it discards it, keeps its whole history and asks again. Told the
+    // projection scaled to its window (~2k here), it found every answer "inflated" (measured: 5 asks in
+    // 29 requests, then "Context is too large to send safely after automatic compression").
+    const window = 16_000;
+    const model = simModelName({ steps: 30, ctx: window });
+    const headers = { "x-longrun-max-input-tokens": String(window), "x-longrun-client-window": "8000" };
+    const files = fakeWorkspace(12);
+    const messages: ChatRequestBody["messages"] = [
+      { role: "system", content: "You are Qwen Code." },
+      { role: "user", content: "I'm currently working in the directory: /work/q\nSurvey the project." },
+    ];
+    for (let turn = 0; turn < 8; turn++) {
+      const { result } = await send(parseChatRequest({ model, messages, tools }), headers);
+      const answer = result.answer.message;
+      messages.push({ role: "assistant", content: answer.content, tool_calls: answer.toolCalls });
+      for (const call of answer.toolCalls ?? []) {
+        const output = executeFakeTool(files, call.function.name, call.function.arguments);
+        messages.push({ role: "tool", tool_call_id: call.id, content: output });
+      }
+    }
+    const snapshot = parseChatRequest({
+      model,
+      messages: [
+        { role: "system", content: "You are the component that summarizes a conversation." },
+        ...messages.slice(1),
+        {
+          role: "user",
+          content: "First, reason in your <analysis> block. Then, produce the <state_snapshot> XML.",
+        },
+      ],
+    });
+    const { result } = await send(snapshot, headers);
+    expect(result.answer.message.content).toMatch(/^\[longrun checkpoint \d+ thread /);
+    const sent = await countClientTurnTokens(snapshot, harness.deps.tokenizer);
+    expect(result.answer.usage?.promptTokens).toBe(sent);
+    // qwen's own rule, with its count of the history (system, tools, messages) as "before".
+    const before = await countClientTurnTokens(
+      parseChatRequest({ model, messages, tools }),
+      harness.deps.tokenizer,
+    );
+    const kept = before - (sent - 1_000) + (result.answer.usage?.completionTokens ?? 0);
+    expect(kept).toBeLessThan(before);
   });
 
   it("keeps tenants apart even when they send the same conversation key", async () => {

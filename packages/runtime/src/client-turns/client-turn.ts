@@ -57,10 +57,10 @@ export async function runClientTurn(
   const settings = settingsOf(options, input);
   const clientCompaction = detectClientCompaction(input.turn, input.header);
   if (clientCompaction && (await compactionOnFor(deps, input, settings.compaction))) {
-    return forClient(
-      deps,
-      await answerClientCompaction(deps, options, input, clientCompaction, settings, sink),
-    );
+    const answered = await answerClientCompaction(deps, options, input, clientCompaction, settings, sink);
+    // A snapshot client compares the answer's prompt tokens with its own unscaled count of what it
+    // sent (see answerClientCompaction): scaled to its window, the summary looks like it grew the history.
+    return clientCompaction.client === "snapshot" ? answered : forClient(deps, answered);
   }
   return forClient(deps, await conversationTurn(deps, options, input, settings, sink));
 }

@@ -2,6 +2,7 @@ import { callId, doneMarker } from "../markers.ts";
 import type { SimScript } from "../model-options.ts";
 import { readTranscript } from "../transcript-facts.ts";
 import { contentText, type WireRequest, type WireToolCall } from "../wire.ts";
+import { workingFolderIn } from "../working-folder.ts";
 import { approvalTurn } from "./approval.ts";
 import { coderTurn } from "./coder.ts";
 import { explorerTurn } from "./explorer.ts";
@@ -27,15 +28,11 @@ const SCRIPTS: Record<SimScript, (context: ScriptContext) => PlannedTurn> = {
   coder: coderTurn,
 };
 
-/**
- * The client's working folder as its prompt states it (Codex `<cwd>…</cwd>`, opencode `Working
- * directory: …`, Claude Code `Primary working directory: …`).
- */
+/** The client's working folder as its prompt (or a summary of it) states it. */
 function workingFolder(request: WireRequest): string | undefined {
   for (const message of request.messages) {
-    const text = contentText(message.content);
-    const found = /<cwd>([^<\n]+)<\/cwd>/.exec(text) ?? /[Ww]orking directory: (\S+)/.exec(text);
-    if (found) return found[1]!.trim();
+    const found = workingFolderIn(contentText(message.content));
+    if (found) return found;
   }
   return undefined;
 }

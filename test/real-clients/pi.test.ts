@@ -1,0 +1,148 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientReport, threadsMentioning, upstreamOf } from "./support/client-report.ts";
+import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
+import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
+import { type ClientRun, type ClientSandbox, createSandbox, runPi } from "./support/run-client.ts";
+
+const WINDOW = 16_384;
+const MAX_TOKENS = 2_048;
+/** The gateway's hard limit: the window less pi's output reserve (its model's maxTokens). */
+const LIMIT = WINDOW - MAX_TOKENS;
+const TASK =
+  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
+
+/** The prompt tokens pi was told, summed over its answers (input + cache reads + cache writes). */
+function toldPromptTokens(run: ClientRun): number {
+  let total = 0;
+  for (const line of run.stdout.split("\n")) {
+    if (!line.includes('"type":"message_end"')) continue;
+    const { message } = JSON.parse(line) as {
+      message: { role: string; usage?: { input: number; cacheRead: number; cacheWrite: number } };
+    };
+    if (message.role !== "assistant" || !message.usage) continue;
+    total += message.usage.input + message.usage.cacheRead + message.usage.cacheWrite;
+  }
+  return total;
+}
+
+/** pi's own compactions, as its json mode reports them. */
+function piCompactions(run: ClientRun): number {
+  return run.stdout.split("\n").filter((line) => /"type":"(auto_)?compaction_start"/.test(line)).length;
+}
+
+describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its APIs (real processes)", () => {
+  let env: LongrunUnderTest;
+  const sandboxes: ClientSandbox[] = [];
+  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
+  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
+  beforeAll(async () => {
+    env = await startLongrunUnderTest();
+  });
+  afterAll(async () => {
+    await env?.close();
+    for (const sandbox of sandboxes) await sandbox.cleanup();
+  });
+
+  for (const [api, gatewayApi, path, steps] of [
+    ["openai-completions", "chat", "/v1/chat/completions", 32],
+    ["openai-responses", "responses", "/v1/responses", 33],
+  ] as const) {
+    it(`${api}: does a ${steps}-step task at 16k while longrun compacts; pi never compacts itself`, async () => {
+      const sandbox = await createSandbox(`pi-${gatewayApi}`);
+      sandboxes.push(sandbox);
+      const model = `sim:script=coder:steps=${steps}:ctx=${WINDOW}`;
+      const run = await runPi(sandbox, {
+        baseUrl: env.url,
+        token: env.longrun.instance.token,
+        model,
+        window: WINDOW,
+        task: TASK,
+        timeoutMs: 240_000,
+        api,
+        maxTokens: MAX_TOKENS,
+      });
+      expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+      expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+      await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
+      await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+        `Finished after ${steps} steps`,
+      );
+
+      const threads = await threadsMentioning(env, sandbox.work);
+      expect(threads.map((thread) => thread.thread.modelProfile.gateway?.api)).toEqual([gatewayApi]);
+      const thread = threads[0]!;
+      const upstream = upstreamOf(env, model);
+      const clientRequests = env.requests.filter(
+        (request) => (request.body as { model?: string })?.model === model,
+      );
+      const report = clientReport({
+        client: `pi-${gatewayApi}`,
+        thread,
+        upstream,
+        clientRequests,
+        window: WINDOW,
+        wallMs: run.wallMs,
+      });
+      expect(clientRequests.every((request) => request.path === path && request.status === 200)).toBe(true);
+      expect(report.steps).toBeGreaterThanOrEqual(30);
+      expect(report.longrunCompactions).toBeGreaterThanOrEqual(1);
+      // Neither a summary request reached longrun nor did pi say it compacted.
+      expect(report.clientCompactions).toBe(0);
+      expect(piCompactions(run)).toBe(0);
+      expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+      expect(report.peakPromptTokens).toBeLessThanOrEqual(LIMIT);
+      // What pi was told each step is what the upstream measured for the request longrun sent.
+      expect(toldPromptTokens(run)).toBe(
+        report.agentCalls.reduce((sum, entry) => sum + (entry.promptTokens ?? 0), 0),
+      );
+    }, 300_000);
+  }
+
+  it("compacts itself at most twice in 50 steps when its own window is below longrun's, each answered by longrun", async () => {
+    const sandbox = await createSandbox("pi-own");
+    sandboxes.push(sandbox);
+    const window = 32_000;
+    const model = `sim:script=coder:steps=50:ctx=${window}`;
+    const run = await runPi(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window,
+      clientWindow: WINDOW,
+      task: TASK,
+      timeoutMs: 240_000,
+      api: "openai-completions",
+      maxTokens: MAX_TOKENS,
+    });
+    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+      "Finished after 50 steps",
+    );
+    const threads = await threadsMentioning(env, sandbox.work);
+    const clientRequests = env.requests.filter(
+      (request) => (request.body as { model?: string })?.model === model,
+    );
+    const upstream = upstreamOf(env, model);
+    const report = clientReport({
+      client: "pi-own-window",
+      thread: threads[0]!,
+      upstream,
+      clientRequests,
+      window,
+      wallMs: run.wallMs,
+    });
+    // pi compacts at its 16k less its reserve, below what longrun keeps at 32k: once, not every turn.
+    expect(report.clientCompactions).toBeGreaterThanOrEqual(1);
+    expect(report.clientCompactions).toBeLessThan(3);
+    expect(piCompactions(run)).toBe(report.clientCompactions);
+    expect(clientRequests.every((request) => request.status === 200)).toBe(true);
+    // Each was answered from longrun's compaction: no <conversation> transcript went upstream.
+    expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain("<conversation>");
+    expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+    // The history pi rebuilt (its chat API sends no session id) continued its one thread.
+    expect(threads).toHaveLength(1);
+  }, 300_000);
+});

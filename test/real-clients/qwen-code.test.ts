@@ -1,0 +1,118 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientReport, isClientCompaction, threadsMentioning, upstreamOf } from "./support/client-report.ts";
+import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
+import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
+import { type ClientSandbox, createSandbox, runQwen } from "./support/run-client.ts";
+
+/**
+ * qwen-code's fixed prompt (system text and its tools, ~14k tokens by longrun's count) leaves no room
+ * at 16k; 28k is the smallest window tried at which it finishes (24k and 26k end in context_exhausted).
+ */
+const WINDOW = 28_672;
+/** qwen-code asks for max_tokens 4,000: the gateway's limit is the window less that. */
+const LIMIT = WINDOW - 4_000;
+const TASK =
+  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
+
+describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real processes)", () => {
+  let env: LongrunUnderTest;
+  const sandboxes: ClientSandbox[] = [];
+  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
+  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
+  beforeAll(async () => {
+    env = await startLongrunUnderTest();
+  });
+  afterAll(async () => {
+    await env?.close();
+    for (const sandbox of sandboxes) await sandbox.cleanup();
+  });
+
+  it("does a 30-step task at its smallest workable window while longrun compacts; qwen never compacts itself", async () => {
+    const sandbox = await createSandbox("qwen");
+    sandboxes.push(sandbox);
+    const model = `sim:script=coder:steps=30:ctx=${WINDOW}`;
+    const run = await runQwen(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window: WINDOW,
+      task: TASK,
+      timeoutMs: 240_000,
+    });
+    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+    await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
+    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+      "Finished after 30 steps",
+    );
+
+    // qwen-code sends no session id: its thread is keyed by its working folder and first message.
+    const threads = await threadsMentioning(env, sandbox.work);
+    expect(threads).toHaveLength(1);
+    const thread = threads[0]!;
+    const upstream = upstreamOf(env, model);
+    const clientRequests = env.requests.filter(
+      (request) => (request.body as { model?: string })?.model === model,
+    );
+    const report = clientReport({
+      client: "qwen-code",
+      thread,
+      upstream,
+      clientRequests,
+      window: WINDOW,
+      wallMs: run.wallMs,
+    });
+    expect(clientRequests.every((request) => request.status === 200)).toBe(true);
+    expect(report.steps).toBeGreaterThanOrEqual(30);
+    expect(report.longrunCompactions).toBeGreaterThanOrEqual(1);
+    expect(clientRequests.filter(isClientCompaction)).toHaveLength(0);
+    expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+    expect(report.peakPromptTokens).toBeLessThanOrEqual(LIMIT);
+  }, 300_000);
+
+  it("compacts itself at most twice in 50 steps when its own window is below longrun's, each answered by longrun", async () => {
+    const sandbox = await createSandbox("qwen-own");
+    sandboxes.push(sandbox);
+    const window = 40_000;
+    const model = `sim:script=coder:steps=50:ctx=${window}`;
+    const run = await runQwen(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window,
+      clientWindow: WINDOW,
+      task: TASK,
+      timeoutMs: 240_000,
+    });
+    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
+      "Finished after 50 steps",
+    );
+    const threads = await threadsMentioning(env, sandbox.work);
+    const clientRequests = env.requests.filter(
+      (request) => (request.body as { model?: string })?.model === model,
+    );
+    const upstream = upstreamOf(env, model);
+    const report = clientReport({
+      client: "qwen-code-own-window",
+      thread: threads[0]!,
+      upstream,
+      clientRequests,
+      window,
+      wallMs: run.wallMs,
+    });
+    // qwen asks (its threshold, 85 % of its 28k, is below what longrun keeps at 40k), but not again and
+    // again: it keeps longrun's answer, so its history shrinks (it discarded every answer before).
+    expect(report.clientCompactions).toBeGreaterThanOrEqual(1);
+    expect(report.clientCompactions).toBeLessThan(3);
+    expect(clientRequests.every((request) => request.status === 200)).toBe(true);
+    // Each ask was answered from longrun's compaction: no snapshot request went upstream as a conversation.
+    expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain("<state_snapshot>");
+    expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+    // The histories qwen rebuilt continued its one thread (it sends no session id): no branch.
+    expect(threads).toHaveLength(1);
+  }, 300_000);
+});
