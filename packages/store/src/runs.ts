@@ -48,6 +48,8 @@ export interface RunRepository {
    * with an active run, and the runs queued behind the first active run of their thread.
    */
   tenantLoad(tenantId: string): Promise<{ activeThreads: number; queuedRuns: number }>;
+  /** Stuck runs of each of `threadIds` that has any (by the thread-and-status index: no other thread is read). */
+  stuckByThread(threadIds: readonly string[]): Promise<Map<string, number>>;
 }
 
 /** Statuses of a run that has not ended. */
@@ -124,6 +126,19 @@ export function createRunRepository(context: StoreContext): RunRepository {
         activeThreads: perThread.length,
         queuedRuns: perThread.reduce((sum, thread) => sum + thread.active - 1, 0),
       };
+    },
+    async stuckByThread(threadIds) {
+      if (threadIds.length === 0) return new Map();
+      // One prepared statement for any number of ids (a JSON array), not one SQL text per list length.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT thread_id, count(*) AS stuck FROM runs
+                WHERE status = 'stuck' AND thread_id IN (SELECT value FROM json_each(?))
+                GROUP BY thread_id`,
+          args: [JSON.stringify(threadIds)],
+        }),
+      );
+      return new Map(result.rows.map((row) => [String(row.thread_id), Number(row.stuck)]));
     },
   };
 }
