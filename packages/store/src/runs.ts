@@ -1,8 +1,8 @@
 import { LongrunError, type Run, type RunStatus } from "@longrun/protocol";
-import { and, asc, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
-import { runs, threads } from "./schema.ts";
+import { runs } from "./schema.ts";
 
 /**
  * A run row: the protocol's Run plus the coordinator's links (parent run, queue job) and a pending
@@ -114,14 +114,17 @@ export function createRunRepository(context: StoreContext): RunRepository {
       );
     },
     async tenantLoad(tenantId) {
-      const perThread = await context.read((db) =>
-        db
-          .select({ active: count() })
-          .from(runs)
-          .innerJoin(threads, eq(threads.id, runs.threadId))
-          .where(and(eq(threads.tenantId, tenantId), inArray(runs.status, ACTIVE), isNull(runs.parentRunId)))
-          .groupBy(runs.threadId),
+      // Asked by every run admission, refused ones included: a statement prepared once.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT count(*) AS active FROM runs JOIN threads ON threads.id = runs.thread_id
+                WHERE threads.tenant_id = ? AND runs.status IN (${ACTIVE.map(() => "?").join(", ")})
+                  AND runs.parent_run_id IS NULL
+                GROUP BY runs.thread_id`,
+          args: [tenantId, ...ACTIVE],
+        }),
       );
+      const perThread = result.rows.map((row) => ({ active: Number(row.active) }));
       return {
         activeThreads: perThread.length,
         queuedRuns: perThread.reduce((sum, thread) => sum + thread.active - 1, 0),
