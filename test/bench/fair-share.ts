@@ -1,6 +1,6 @@
 import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -73,6 +73,7 @@ export async function runFairShareBench(): Promise<void> {
     const bobToken = (await store.apiKeys.create("B")).token;
     await store.close();
 
+    const load = { idle: loadavg()[0] ?? 0, flood: 0 };
     const idle = await measureA(instance);
 
     // B floods from its own process: its clients' work is not the server's.
@@ -100,6 +101,7 @@ export async function runFairShareBench(): Promise<void> {
     await reply("started");
     // B's reads are bounded: its process may be done (and gone) before A is.
     const underFlood = await measureA(instance).finally(() => flood.connected && flood.send("stop"));
+    load.flood = loadavg()[0] ?? 0;
     const answers = new Map(Object.entries((await done).answers ?? {}));
 
     const rows = (["run", "create", "list"] as const).map((kind) => {
@@ -109,10 +111,14 @@ export async function runFairShareBench(): Promise<void> {
     });
     console.log(renderTable(["A's", "idle p50 ms", "B flooding p50 ms", "ratio"], rows));
     console.log(`B's answers: ${[...answers].map(([key, value]) => `${key}: ${value}`).join(", ")}`);
+    // Other work on the machine stretches both phases, not always alike: read the ratios beside it.
+    console.log(
+      `1-minute load average: ${load.idle.toFixed(1)} before the idle phase, ${load.flood.toFixed(1)} after the flood (${cpus().length} CPUs)`,
+    );
     await mkdir(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
     await writeFile(
       RESULTS,
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), load, idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
     );
   } finally {
     await instance.close();
