@@ -154,4 +154,22 @@ describe("fair shares: tenant B floods, tenant A is served", () => {
     expect(Number(limited[0]?.retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await call(instance.token, "GET", "/v1/threads?limit=1")).status).toBe(200);
   });
+
+  it("answers B's 429s from memory: past its burst, its requests read no key from the store", async () => {
+    const store = instance.runtime.deps.store;
+    const reads = vi.spyOn(store.apiKeys, "verify");
+    try {
+      // One at a time: each refusal is decided on the token's lookup of at most half a second ago (the
+      // served ones, two a second, refresh it); the exact expiry is tested in apps/server's auth test.
+      const answers: Answer[] = [];
+      for (let request = 0; request < 40; request += 1)
+        answers.push(await call(bobToken, "GET", "/v1/threads?limit=1"));
+      const limited = answers.filter((answer) => answer.status === 429);
+      expect(limited.length).toBeGreaterThan(30);
+      // Served requests verify their token; a refusal reads only when the lookup has just expired.
+      expect(reads.mock.calls.length).toBeLessThan(limited.length / 4);
+    } finally {
+      reads.mockRestore();
+    }
+  });
 });

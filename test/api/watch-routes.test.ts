@@ -96,4 +96,15 @@ describe("API for watching clients", () => {
   it("answers 404 for the snapshot of a thread that does not exist", async () => {
     await expect(client.threads.snapshot("no-such-thread")).rejects.toMatchObject({ code: "not_found" });
   });
+
+  it("counts a listed thread's stuck runs (read for the listed threads only)", async () => {
+    const thread = await client.threads.create({ title: "Stuck once" });
+    const agentId = thread.agents[0]!.id;
+    const store = instance.runtime.deps.store;
+    for (let index = 0; index < 2; index += 1)
+      await store.runs.create({ threadId: thread.id, agentId, kind: "message", status: "stuck" });
+    const listed = await client.threads.list();
+    expect(listed.find((item) => item.id === thread.id)).toMatchObject({ stuckRuns: 2 });
+    expect(listed.filter((item) => item.id !== thread.id).every((item) => item.stuckRuns === 0)).toBe(true);
+  });
 });

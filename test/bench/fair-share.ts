@@ -1,6 +1,6 @@
 import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -63,6 +63,19 @@ async function measureA(instance: EmbeddedInstance): Promise<Samples> {
   return samples;
 }
 
+/**
+ * This process's CPU since `from` (user + system) and as a share of one core over the wall time: on a
+ * shared machine the server's own work per phase, which the wall-clock ratios cannot separate from others'.
+ */
+function usage(from?: { cpu: NodeJS.CpuUsage; at: number }) {
+  const now = { cpu: process.cpuUsage(), at: performance.now() };
+  if (!from) return { ...now, seconds: 0, wallSeconds: 0, share: 0 };
+  const cpu = process.cpuUsage(from.cpu);
+  const seconds = (cpu.user + cpu.system) / 1e6;
+  const wallSeconds = (now.at - from.at) / 1000;
+  return { ...now, seconds, wallSeconds, share: (100 * seconds) / wallSeconds };
+}
+
 /** `npm run bench -- fair-share`: A's p50 idle and while B floods, as a ratio. */
 export async function runFairShareBench(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "longrun-bench-fair-"));
@@ -73,7 +86,10 @@ export async function runFairShareBench(): Promise<void> {
     const bobToken = (await store.apiKeys.create("B")).token;
     await store.close();
 
+    const load = { idle: loadavg()[0] ?? 0, flood: 0 };
+    const idleStart = usage();
     const idle = await measureA(instance);
+    const idleCpu = usage(idleStart);
 
     // B floods from its own process: its clients' work is not the server's.
     const flood = fork(
@@ -98,8 +114,11 @@ export async function runFairShareBench(): Promise<void> {
       ]);
     const done = reply("done");
     await reply("started");
+    const floodStart = usage();
     // B's reads are bounded: its process may be done (and gone) before A is.
     const underFlood = await measureA(instance).finally(() => flood.connected && flood.send("stop"));
+    const floodCpu = usage(floodStart);
+    load.flood = loadavg()[0] ?? 0;
     const answers = new Map(Object.entries((await done).answers ?? {}));
 
     const rows = (["run", "create", "list"] as const).map((kind) => {
@@ -109,10 +128,18 @@ export async function runFairShareBench(): Promise<void> {
     });
     console.log(renderTable(["A's", "idle p50 ms", "B flooding p50 ms", "ratio"], rows));
     console.log(`B's answers: ${[...answers].map(([key, value]) => `${key}: ${value}`).join(", ")}`);
+    const bAnswered = [...answers.values()].reduce((sum, count) => sum + count, 0);
+    console.log(
+      `this process's CPU (server and A's client): ${idleCpu.share.toFixed(0)}% of a core idle, ${floodCpu.share.toFixed(0)}% while B floods (${floodCpu.seconds.toFixed(1)} s of CPU in ${floodCpu.wallSeconds.toFixed(1)} s; ${((floodCpu.seconds * 1e6) / Math.max(1, bAnswered)).toFixed(0)} µs per answer to B, B's runs' steps included)`,
+    );
+    // Other work on the machine stretches both phases, not always alike: read the ratios beside it.
+    console.log(
+      `1-minute load average: ${load.idle.toFixed(1)} before the idle phase, ${load.flood.toFixed(1)} after the flood (${cpus().length} CPUs)`,
+    );
     await mkdir(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
     await writeFile(
       RESULTS,
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), load, cpu: { idle: idleCpu, flood: floodCpu }, idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
     );
   } finally {
     await instance.close();

@@ -28,6 +28,7 @@ import { threadForkRoutes } from "./routes/thread-fork.ts";
 import { threadRoutes } from "./routes/threads.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import type { ServerDeps } from "./server-deps.ts";
+import { createTokenCache } from "./token-cache.ts";
 
 const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 /**
@@ -85,15 +86,13 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   app.use("/v1/*", (context, next) =>
     GATEWAY_PATHS.has(context.req.path) ? gatewayLimit(context, next) : apiLimit(context, next),
   );
-  app.use("/v1/*", bearerAuth(deps.store));
-  // Each tenant's request rate: past its burst, a 429 rate_limited with Retry-After (fair share).
+  // Each tenant's request rate: past its burst, a 429 rate_limited with Retry-After (fair share),
+  // decided right after the token's lookup and, for a token seen in the last half second, from memory.
   const requestRate = createRequestRate((tenantId) =>
     limitsOf(deps.runtime.tenantLimits ?? { defaults: DEFAULT_TENANT_LIMITS, overrides: {} }, tenantId),
   );
-  app.use("/v1/*", async (context, next) => {
-    requestRate.admit(context.get("tenantId"));
-    await next();
-  });
+  const tokens = createTokenCache((token) => deps.store.apiKeys.verify(token));
+  app.use("/v1/*", bearerAuth(tokens, requestRate));
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/threads", threadForkRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));

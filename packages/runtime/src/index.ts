@@ -42,7 +42,7 @@ export { DEFAULT_SYSTEM_PROMPT } from "./context/system-prompt.ts";
 export { threadCost } from "./context/thread-cost.ts";
 export type { EventSink } from "./events/event-sink.ts";
 export { createPersistingEventSink } from "./events/persisting-event-sink.ts";
-export { createRequestRate, type RequestRate } from "./fair-share/request-rate.ts";
+export { createRequestRate, type RateRefusal, type RequestRate } from "./fair-share/request-rate.ts";
 export { checkRunQuota } from "./fair-share/run-quota.ts";
 export {
   DEFAULT_TENANT_LIMITS,

@@ -76,18 +76,18 @@ export function createApiKeyRepository(context: StoreContext): ApiKeyRepository 
     },
     async verify(token) {
       const hash = hashToken(token);
-      const rows = await context.read((db) =>
-        db
-          .select()
-          .from(apiKeys)
-          .where(and(eq(apiKeys.tokenHash, hash), isNull(apiKeys.revokedAt)))
-          .limit(1),
+      // Every served request asks this: a prepared statement, not a drizzle query built and prepared anew.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: "SELECT id, tenant_id, token_hash, admin FROM api_keys WHERE token_hash = ? AND revoked_at IS NULL LIMIT 1",
+          args: [hash],
+        }),
       );
-      const row = rows[0];
+      const row = result.rows[0];
       if (!row) return null;
       // The lookup is by hash already; the explicit compare keeps the check constant-time on its own.
-      if (!timingSafeEqual(Buffer.from(row.tokenHash, "hex"), Buffer.from(hash, "hex"))) return null;
-      return { tenantId: row.tenantId, keyId: row.id, admin: row.admin };
+      if (!timingSafeEqual(Buffer.from(String(row.token_hash), "hex"), Buffer.from(hash, "hex"))) return null;
+      return { tenantId: String(row.tenant_id), keyId: String(row.id), admin: Number(row.admin) === 1 };
     },
     async revoke(id) {
       const rows = await context.write((tx) =>

@@ -1,7 +1,8 @@
 import type { Approval } from "@longrun/protocol";
-import { and, asc, eq, isNull } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
-import { agents, approvals, threads } from "./schema.ts";
+import { approvalFromRow } from "./rows.ts";
+import { approvals } from "./schema.ts";
 import type { ApprovalRequest, DecideResult } from "./unit-of-work.ts";
 
 export interface ApprovalRepository {
@@ -60,23 +61,21 @@ export function createApprovalRepository(context: StoreContext): ApprovalReposit
       return rows.map(toApproval);
     },
     async forTenant(tenantId, options = {}) {
-      const rows = await context.read((db) =>
-        db
-          .select({ approval: approvals })
-          .from(approvals)
-          .innerJoin(agents, eq(agents.id, approvals.agentId))
-          .innerJoin(threads, eq(threads.id, agents.threadId))
-          .where(
-            and(
-              eq(threads.tenantId, tenantId),
-              options.pending ? isNull(approvals.decision) : undefined,
-              options.callId === undefined ? undefined : eq(approvals.callId, options.callId),
-            ),
-          )
-          .orderBy(asc(approvals.requestedAt))
-          .limit(options.limit ?? 500),
+      // Read with every thread list: a statement prepared once per shape (at most four), not a
+      // three-table drizzle query built and prepared anew on each call.
+      const pending = options.pending ? " AND approvals.decision IS NULL" : "";
+      const byCall = options.callId === undefined ? "" : " AND approvals.call_id = ?";
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT approvals.* FROM approvals
+                JOIN agents ON agents.id = approvals.agent_id
+                JOIN threads ON threads.id = agents.thread_id
+                WHERE threads.tenant_id = ?${pending}${byCall}
+                ORDER BY approvals.requested_at, approvals.rowid LIMIT ?`,
+          args: [tenantId, ...(options.callId === undefined ? [] : [options.callId]), options.limit ?? 500],
+        }),
       );
-      return rows.map((row) => toApproval(row.approval));
+      return result.rows.map(approvalFromRow);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Row } from "@libsql/client";
-import type { Approval } from "@longrun/protocol";
+import type { Approval, ModelProfile, Thread } from "@longrun/protocol";
 import type { AgentRecord } from "./agents.ts";
 import type { RunRecord } from "./runs.ts";
 
@@ -14,6 +14,22 @@ export const parsed = <T>(value: unknown): T | null =>
 export const textOrNull = (value: unknown): string | null => (typeof value === "string" ? value : null);
 export const numberOrNull = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
+
+/** A raw `threads` row. */
+export function threadFromRow(row: Row): Thread {
+  return {
+    id: String(row.id),
+    tenantId: String(row.tenant_id),
+    title: String(row.title),
+    workspaceDir: String(row.workspace_dir),
+    modelProfile: JSON.parse(String(row.model_profile)) as ModelProfile,
+    status: String(row.status) as Thread["status"],
+    forkedFromThreadId: textOrNull(row.forked_from_thread_id),
+    rewoundToThreadId: textOrNull(row.rewound_to_thread_id),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
 
 /** A raw `agents` row in the protocol shape plus its fence. */
 export function agentFromRow(row: Row): AgentRecord {

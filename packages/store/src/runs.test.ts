@@ -77,4 +77,15 @@ describe("runs", () => {
     expect(await store.runs.tenantLoad("t2")).toEqual({ activeThreads: 1, queuedRuns: 0 });
     expect(await store.runs.tenantLoad("nobody")).toEqual({ activeThreads: 0, queuedRuns: 0 });
   });
+
+  it("counts stuck runs of the threads asked for only", async () => {
+    const stuck = (threadId: string) =>
+      store.runs.create({ threadId, agentId: "a", kind: "message", status: "stuck" });
+    await stuck("listed");
+    await stuck("listed");
+    await stuck("other-tenant");
+    await store.runs.create({ threadId: "calm", agentId: "b", kind: "message", status: "running" });
+    expect(await store.runs.stuckByThread(["listed", "calm", "unknown"])).toEqual(new Map([["listed", 2]]));
+    expect(await store.runs.stuckByThread([])).toEqual(new Map());
+  });
 });

@@ -1,8 +1,8 @@
 import { LongrunError, type Run, type RunStatus } from "@longrun/protocol";
-import { and, asc, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
-import { runs, threads } from "./schema.ts";
+import { runs } from "./schema.ts";
 
 /**
  * A run row: the protocol's Run plus the coordinator's links (parent run, queue job) and a pending
@@ -48,6 +48,8 @@ export interface RunRepository {
    * with an active run, and the runs queued behind the first active run of their thread.
    */
   tenantLoad(tenantId: string): Promise<{ activeThreads: number; queuedRuns: number }>;
+  /** Stuck runs of each of `threadIds` that has any (by the thread-and-status index: no other thread is read). */
+  stuckByThread(threadIds: readonly string[]): Promise<Map<string, number>>;
 }
 
 /** Statuses of a run that has not ended. */
@@ -112,18 +114,34 @@ export function createRunRepository(context: StoreContext): RunRepository {
       );
     },
     async tenantLoad(tenantId) {
-      const perThread = await context.read((db) =>
-        db
-          .select({ active: count() })
-          .from(runs)
-          .innerJoin(threads, eq(threads.id, runs.threadId))
-          .where(and(eq(threads.tenantId, tenantId), inArray(runs.status, ACTIVE), isNull(runs.parentRunId)))
-          .groupBy(runs.threadId),
+      // Asked by every run admission, refused ones included: a statement prepared once.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT count(*) AS active FROM runs JOIN threads ON threads.id = runs.thread_id
+                WHERE threads.tenant_id = ? AND runs.status IN (${ACTIVE.map(() => "?").join(", ")})
+                  AND runs.parent_run_id IS NULL
+                GROUP BY runs.thread_id`,
+          args: [tenantId, ...ACTIVE],
+        }),
       );
+      const perThread = result.rows.map((row) => ({ active: Number(row.active) }));
       return {
         activeThreads: perThread.length,
         queuedRuns: perThread.reduce((sum, thread) => sum + thread.active - 1, 0),
       };
+    },
+    async stuckByThread(threadIds) {
+      if (threadIds.length === 0) return new Map();
+      // One prepared statement for any number of ids (a JSON array), not one SQL text per list length.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT thread_id, count(*) AS stuck FROM runs
+                WHERE status = 'stuck' AND thread_id IN (SELECT value FROM json_each(?))
+                GROUP BY thread_id`,
+          args: [JSON.stringify(threadIds)],
+        }),
+      );
+      return new Map(result.rows.map((row) => [String(row.thread_id), Number(row.stuck)]));
     },
   };
 }

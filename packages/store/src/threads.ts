@@ -1,7 +1,8 @@
 import { LongrunError, type ModelProfile, type Thread, type ThreadStatus } from "@longrun/protocol";
-import { desc, eq, inArray, or, sql } from "drizzle-orm";
+import { eq, inArray, or, sql } from "drizzle-orm";
 import type { StoreContext } from "./context.ts";
 import { newId } from "./ids.ts";
+import { threadFromRow } from "./rows.ts";
 import { threads } from "./schema.ts";
 
 export interface CreateThreadInput {
@@ -69,15 +70,15 @@ export function createThreadRepository(context: StoreContext): ThreadRepository 
       const rows = await context.read((db) => db.select().from(threads).where(eq(threads.id, id)).limit(1));
       return rows[0] ?? null;
     },
-    list(tenantId, options) {
-      return context.read((db) =>
-        db
-          .select()
-          .from(threads)
-          .where(eq(threads.tenantId, tenantId))
-          .orderBy(desc(threads.createdAt), desc(threads.id))
-          .limit(options?.limit ?? -1),
+    async list(tenantId, options) {
+      // The dashboard polls this and a busy tenant may send it 50 times a second: a prepared statement.
+      const result = await context.readRaw((reader) =>
+        reader.execute({
+          sql: `SELECT * FROM threads WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+          args: [tenantId, options?.limit ?? -1],
+        }),
       );
+      return result.rows.map(threadFromRow);
     },
     update,
     setStatus: (id, status) => update(id, { status }),

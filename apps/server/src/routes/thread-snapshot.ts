@@ -62,16 +62,18 @@ export function agentActivity(agentId: string, latest: readonly LongrunEvent[]):
 }
 
 /**
- * Per thread of a tenant: undecided approvals of agents parked on them, and stuck runs. Both come from
- * small sets (pending approvals, active runs), never from a scan of the threads' logs.
+ * Per thread of a tenant: undecided approvals of agents parked on them, and stuck runs of `threadIds`
+ * (the threads listed). Both come from small sets, never from a scan of the threads' logs, and never
+ * from other tenants' runs: a tenant with hundreds of runs under way must not slow another's list.
  */
 export async function threadAttention(
   deps: ServerDeps,
   tenantId: string,
+  threadIds: readonly string[],
 ): Promise<{ approvals: Map<string, number>; stuck: Map<string, number> }> {
-  const [pending, active] = await Promise.all([
+  const [pending, stuck] = await Promise.all([
     deps.store.approvals.forTenant(tenantId, { pending: true, limit: 1000 }),
-    deps.store.runs.listActive({ limit: 1000 }),
+    deps.store.runs.stuckByThread(threadIds),
   ]);
   const approvals = new Map<string, number>();
   const agentIds = [...new Set(pending.map((approval) => approval.agentId))];
@@ -82,11 +84,6 @@ export async function threadAttention(
   for (const approval of pending) {
     if (!waiting.has(approval.agentId)) continue;
     approvals.set(approval.threadId, (approvals.get(approval.threadId) ?? 0) + 1);
-  }
-  const stuck = new Map<string, number>();
-  // Active runs of every tenant: only ids of this tenant's threads are ever looked up in the map.
-  for (const run of active) {
-    if (run.status === "stuck") stuck.set(run.threadId, (stuck.get(run.threadId) ?? 0) + 1);
   }
   return { approvals, stuck };
 }

@@ -209,7 +209,11 @@ export function threadRoutes(deps: ServerDeps) {
     const { limit = PAGE_LIMITS.threads.default } = context.req.valid("query");
     const tenantId = context.get("tenantId");
     const threads = await store.threads.list(tenantId, { limit });
-    const attention = await threadAttention(deps, tenantId);
+    const attention = await threadAttention(
+      deps,
+      tenantId,
+      threads.map((thread) => thread.id),
+    );
     return context.json(
       {
         threads: threads.map((thread) => ({

@@ -36,6 +36,22 @@ describe("request rate per tenant", () => {
     expect(refusalOf(() => rate.admit("flood"))).toBeUndefined();
   });
 
+  it("take answers the wait instead of throwing, and counts like admit", () => {
+    let now = 0;
+    const rate = createRequestRate(
+      (tenant) => limitsOf(config, tenant),
+      () => now,
+    );
+    expect([rate.take("flood"), rate.take("flood"), rate.take("flood")]).toEqual([0, 0, 0]);
+    expect(rate.take("flood")).toBe(500);
+    now += 250;
+    expect(rate.take("flood")).toBe(250);
+    expect(rate.refusal("flood", 250)).toMatchObject({
+      details: { limit: "requestsPerSecond", requestsPerSecond: 2, requestBurst: 3 },
+      retryAfterMs: 250,
+    });
+  });
+
   it("keeps tenants apart: one tenant's empty bucket does not slow another", () => {
     const now = 5_000;
     const rate = createRequestRate(

@@ -9,8 +9,23 @@ interface Bucket {
   at: number;
 }
 
-/** Per-tenant request rate: `admit(tenant)` takes one token or throws `rate_limited` with a Retry-After. */
+/** Why a tenant's request was refused for its rate: the parts of a `rate_limited` answer. */
+export interface RateRefusal {
+  message: string;
+  details: { limit: "requestsPerSecond"; requestsPerSecond: number; requestBurst: number };
+  retryAfterMs: number;
+}
+
+/**
+ * Per-tenant request rate. `take(tenant)` takes one token and answers 0, or how many ms until one is
+ * free; it never throws, so a server can answer a flood's 429s without building an Error for each
+ * (the stack capture was a visible part of a 429's cost). `admit` throws the same refusal.
+ */
 export interface RequestRate {
+  take(tenantId: string): number;
+  /** The refusal of a request `take` answered with `retryAfterMs`. */
+  refusal(tenantId: string, retryAfterMs: number): RateRefusal;
+  /** Takes one token or throws `rate_limited` with a Retry-After. */
   admit(tenantId: string): void;
 }
 
@@ -20,28 +35,45 @@ export function createRequestRate(
   now: () => number = Date.now,
 ): RequestRate {
   const buckets = new Map<string, Bucket>();
-  return {
-    admit(tenantId) {
+  const rate: RequestRate = {
+    take(tenantId) {
       const { requestsPerSecond, requestBurst } = limitsOf(tenantId);
       const time = now();
-      const previous = buckets.get(tenantId);
-      const refilled = previous
-        ? Math.min(requestBurst, previous.tokens + ((time - previous.at) / 1000) * requestsPerSecond)
-        : requestBurst;
-      if (refilled < 1) {
-        buckets.set(tenantId, { tokens: refilled, at: time });
-        const retryAfterMs = Math.ceil(((1 - refilled) / requestsPerSecond) * 1000);
-        throw new LongrunError(
-          "rate_limited",
-          `tenant ${tenantId} is over its request rate (${requestsPerSecond}/s, burst ${requestBurst}); retry after ${retryAfterMs} ms`,
-          { limit: "requestsPerSecond", requestsPerSecond, requestBurst },
-          retryAfterMs,
-        );
+      const bucket = buckets.get(tenantId);
+      if (!bucket) {
+        buckets.set(tenantId, { tokens: requestBurst - 1, at: time });
+        if (buckets.size > TRACKED_TENANTS) forgetFull(time);
+        return 0;
       }
-      buckets.set(tenantId, { tokens: refilled - 1, at: time });
-      if (buckets.size > TRACKED_TENANTS) forgetFull(time);
+      // Updated in place: a flood's refusals allocate nothing here.
+      const refilled = Math.min(
+        requestBurst,
+        bucket.tokens + ((time - bucket.at) / 1000) * requestsPerSecond,
+      );
+      bucket.at = time;
+      if (refilled < 1) {
+        bucket.tokens = refilled;
+        return Math.ceil(((1 - refilled) / requestsPerSecond) * 1000);
+      }
+      bucket.tokens = refilled - 1;
+      return 0;
+    },
+    refusal(tenantId, retryAfterMs) {
+      const { requestsPerSecond, requestBurst } = limitsOf(tenantId);
+      return {
+        message: `tenant ${tenantId} is over its request rate (${requestsPerSecond}/s, burst ${requestBurst}); retry after ${retryAfterMs} ms`,
+        details: { limit: "requestsPerSecond", requestsPerSecond, requestBurst },
+        retryAfterMs,
+      };
+    },
+    admit(tenantId) {
+      const wait = rate.take(tenantId);
+      if (wait === 0) return;
+      const { message, details, retryAfterMs } = rate.refusal(tenantId, wait);
+      throw new LongrunError("rate_limited", message, details, retryAfterMs);
     },
   };
+  return rate;
 
   // A bucket that has refilled is the same as no bucket: forgetting those keeps the map to active tenants.
   function forgetFull(time: number) {
