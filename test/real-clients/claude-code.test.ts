@@ -1,14 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { LongrunEvent } from "@longrun/protocol";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientReport, threadOf, upstreamOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
-import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientRun, type ClientSandbox, createSandbox, runClaudeCode } from "./support/run-client.ts";
+import { type LongrunUnderTest, realClientSuite, SURVEY_TASK } from "./support/longrun-under-test.ts";
+import { type ClientRun, createSandbox, runClaudeCode } from "./support/run-client.ts";
 
-const TASK =
-  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
 /** Claude Code asks for max_tokens 32,000: the gateway's reserve is capped at a fifth of the window. */
 const limitOf = (window: number) => window - Math.floor(window * 0.2);
 
@@ -42,15 +39,8 @@ function rawPeak(events: LongrunEvent[]): number {
 
 describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real processes)", () => {
   let env: LongrunUnderTest;
-  const sandboxes: ClientSandbox[] = [];
-  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
-  beforeAll(async () => {
-    env = await startLongrunUnderTest();
-  });
-  afterAll(async () => {
-    await env?.close();
-    for (const sandbox of sandboxes) await sandbox.cleanup();
+  const sandboxes = realClientSuite((started) => {
+    env = started;
   });
 
   async function survey(input: {
@@ -69,7 +59,7 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
       token: env.longrun.instance.token,
       model,
       window: input.window,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 240_000,
       maxTurns: input.steps + 10,
       ...(input.tools ? { tools: input.tools } : {}),

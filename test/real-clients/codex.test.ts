@@ -1,10 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientReport, threadOf, upstreamOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
-import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientSandbox, createSandbox, runCodex } from "./support/run-client.ts";
+import { type LongrunUnderTest, realClientSuite } from "./support/longrun-under-test.ts";
+import { createSandbox, runCodex } from "./support/run-client.ts";
 
 const WINDOW = 20_000;
 /** The gateway's hard limit for this window: the window less Codex's default output reserve. */
@@ -25,15 +24,8 @@ function codexUsage(stdout: string): { input_tokens: number; output_tokens: numb
 
 describe("Codex CLI 0.171 through longrun's OpenAI-compatible gateway (real processes)", () => {
   let env: LongrunUnderTest;
-  const sandboxes: ClientSandbox[] = [];
-  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
-  beforeAll(async () => {
-    env = await startLongrunUnderTest();
-  });
-  afterAll(async () => {
-    await env?.close();
-    for (const sandbox of sandboxes) await sandbox.cleanup();
+  const sandboxes = realClientSuite((started) => {
+    env = started;
   });
 
   it("does a 40-step task while longrun compacts (the client never does), beside a second Codex that never sees it", async () => {

@@ -1,28 +1,21 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
-import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientSandbox, createSandbox, runOpencode } from "./support/run-client.ts";
+import {
+  expectSurveyDone,
+  type LongrunUnderTest,
+  realClientSuite,
+  SURVEY_TASK,
+} from "./support/longrun-under-test.ts";
+import { createSandbox, runOpencode } from "./support/run-client.ts";
 
 const WINDOW = 16_384;
 /** The gateway's hard limit: the window less opencode's output reserve (max_tokens 2048). */
 const LIMIT = WINDOW - 2_048;
-const TASK =
-  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
 
 describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real processes)", () => {
   let env: LongrunUnderTest;
-  const sandboxes: ClientSandbox[] = [];
-  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
-  beforeAll(async () => {
-    env = await startLongrunUnderTest();
-  });
-  afterAll(async () => {
-    await env?.close();
-    for (const sandbox of sandboxes) await sandbox.cleanup();
+  const sandboxes = realClientSuite((started) => {
+    env = started;
   });
 
   it("does a 34-step task while longrun compacts; opencode never compacts itself", async () => {
@@ -34,15 +27,10 @@ describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real proces
       token: env.longrun.instance.token,
       model,
       window: WINDOW,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 240_000,
     });
-    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
-    expect(run.code, run.stderr.slice(-2_000)).toBe(0);
-    await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
-    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
-      "Finished after 34 steps",
-    );
+    await expectSurveyDone(run, sandbox.work, { steps: 34, progressStep: 28 });
 
     const main = await threadOf(
       env,
@@ -83,7 +71,7 @@ describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real proces
       token: env.longrun.instance.token,
       model,
       window,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 120_000,
     });
     const requests = env.requests

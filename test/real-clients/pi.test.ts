@@ -1,17 +1,19 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientReport, threadsMentioning, upstreamOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
-import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientRun, type ClientSandbox, createSandbox, runPi } from "./support/run-client.ts";
+import {
+  expectSurveyDone,
+  type LongrunUnderTest,
+  realClientSuite,
+  SURVEY_TASK,
+} from "./support/longrun-under-test.ts";
+import { type ClientRun, createSandbox, runPi } from "./support/run-client.ts";
 
 const WINDOW = 16_384;
 const MAX_TOKENS = 2_048;
 /** The gateway's hard limit: the window less pi's output reserve (its model's maxTokens). */
 const LIMIT = WINDOW - MAX_TOKENS;
-const TASK =
-  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
 
 /** The prompt tokens pi was told, summed over its answers (input + cache reads + cache writes). */
 function toldPromptTokens(run: ClientRun): number {
@@ -34,15 +36,8 @@ function piCompactions(run: ClientRun): number {
 
 describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its APIs (real processes)", () => {
   let env: LongrunUnderTest;
-  const sandboxes: ClientSandbox[] = [];
-  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
-  beforeAll(async () => {
-    env = await startLongrunUnderTest();
-  });
-  afterAll(async () => {
-    await env?.close();
-    for (const sandbox of sandboxes) await sandbox.cleanup();
+  const sandboxes = realClientSuite((started) => {
+    env = started;
   });
 
   for (const [api, gatewayApi, path, steps] of [
@@ -58,17 +53,12 @@ describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its API
         token: env.longrun.instance.token,
         model,
         window: WINDOW,
-        task: TASK,
+        task: SURVEY_TASK,
         timeoutMs: 240_000,
         api,
         maxTokens: MAX_TOKENS,
       });
-      expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
-      expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
-      await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
-      await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
-        `Finished after ${steps} steps`,
-      );
+      await expectSurveyDone(run, sandbox.work, { steps: steps, progressStep: 28 });
 
       const threads = await threadsMentioning(env, sandbox.work);
       expect(threads.map((thread) => thread.thread.modelProfile.gateway?.api)).toEqual([gatewayApi]);
@@ -111,7 +101,7 @@ describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its API
       model,
       window,
       clientWindow: WINDOW,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 240_000,
       api: "openai-completions",
       maxTokens: MAX_TOKENS,

@@ -1,10 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadsMentioning, upstreamOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
-import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientSandbox, createSandbox, runQwen } from "./support/run-client.ts";
+import {
+  expectSurveyDone,
+  type LongrunUnderTest,
+  realClientSuite,
+  SURVEY_TASK,
+} from "./support/longrun-under-test.ts";
+import { createSandbox, runQwen } from "./support/run-client.ts";
 
 /**
  * qwen-code's fixed prompt (system text and its tools, ~14k tokens by longrun's count) leaves no room
@@ -13,20 +17,11 @@ import { type ClientSandbox, createSandbox, runQwen } from "./support/run-client
 const WINDOW = 28_672;
 /** qwen-code asks for max_tokens 4,000: the gateway's limit is the window less that. */
 const LIMIT = WINDOW - 4_000;
-const TASK =
-  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
 
 describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real processes)", () => {
   let env: LongrunUnderTest;
-  const sandboxes: ClientSandbox[] = [];
-  // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
-  beforeAll(async () => {
-    env = await startLongrunUnderTest();
-  });
-  afterAll(async () => {
-    await env?.close();
-    for (const sandbox of sandboxes) await sandbox.cleanup();
+  const sandboxes = realClientSuite((started) => {
+    env = started;
   });
 
   it("does a 30-step task at its smallest workable window while longrun compacts; qwen never compacts itself", async () => {
@@ -38,15 +33,10 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
       token: env.longrun.instance.token,
       model,
       window: WINDOW,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 240_000,
     });
-    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
-    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
-    await expect(readFile(join(sandbox.work, "NOTES.md"), "utf8")).resolves.toContain("progress: step 28");
-    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
-      "Finished after 30 steps",
-    );
+    await expectSurveyDone(run, sandbox.work, { steps: 30, progressStep: 28 });
 
     // qwen-code sends no session id: its thread is keyed by its working folder and first message.
     const threads = await threadsMentioning(env, sandbox.work);
@@ -83,7 +73,7 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
       model,
       window,
       clientWindow: WINDOW,
-      task: TASK,
+      task: SURVEY_TASK,
       timeoutMs: 240_000,
     });
     expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);

@@ -1,6 +1,11 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import type { SimModelServer } from "@longrun/sim-model";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type EmbeddedTestInstance, startGatewayOverSim } from "../../e2e/support/embedded-instance.ts";
+import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./install-clients.ts";
 import { type RecordedRequest, startRecordingProxy } from "./recording-proxy.ts";
+import type { ClientRun, ClientSandbox } from "./run-client.ts";
 
 /** Embedded longrun whose upstream is a strict sim model, with a recording proxy in front of it. */
 export interface LongrunUnderTest {
@@ -25,4 +30,44 @@ export async function startLongrunUnderTest(): Promise<LongrunUnderTest> {
       await gateway.close();
     },
   };
+}
+
+/**
+ * The hooks every real-client file shares: the clients installed on first use (from their own lockfile),
+ * one longrun under test handed to `started`, and at the end longrun closed and every sandbox pushed onto
+ * the returned list removed.
+ */
+export function realClientSuite(started: (env: LongrunUnderTest) => void): ClientSandbox[] {
+  let env: LongrunUnderTest | undefined;
+  const sandboxes: ClientSandbox[] = [];
+  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
+  beforeAll(async () => {
+    env = await startLongrunUnderTest();
+    started(env);
+  });
+  afterAll(async () => {
+    await env?.close();
+    for (const sandbox of sandboxes) await sandbox.cleanup();
+  });
+  return sandboxes;
+}
+
+/** The task every real-client test gives: the sim's coder script writes NOTES.md, then REPORT.md. */
+export const SURVEY_TASK =
+  "Survey this warehouse project: read its files, keep notes in NOTES.md and finish with REPORT.md.";
+
+/** The client ran to its end in time, exit 0, and wrote the notes (up to `progressStep`) and the report. */
+export async function expectSurveyDone(
+  run: ClientRun,
+  work: string,
+  expected: { steps: number; progressStep: number },
+): Promise<void> {
+  expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+  expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+  await expect(readFile(join(work, "NOTES.md"), "utf8")).resolves.toContain(
+    `progress: step ${expected.progressStep}`,
+  );
+  await expect(readFile(join(work, "REPORT.md"), "utf8")).resolves.toContain(
+    `Finished after ${expected.steps} steps`,
+  );
 }
