@@ -1,7 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clientReport, isClientCompaction, threadsMentioning, upstreamOf } from "./support/client-report.ts";
+import {
+  clientReport,
+  isClientCompaction,
+  sessionByFolder,
+  threadsMentioning,
+  upstreamOf,
+} from "./support/client-report.ts";
 import {
   expectSurveyDone,
   type LongrunUnderTest,
@@ -81,16 +87,10 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
     await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
       "Finished after 50 steps",
     );
-    const threads = await threadsMentioning(env, sandbox.work);
-    const clientRequests = env.requests.filter(
-      (request) => (request.body as { model?: string })?.model === model,
-    );
-    const upstream = upstreamOf(env, model);
-    const report = clientReport({
+    const { threads, clientRequests, upstream, report } = await sessionByFolder(env, {
       client: "qwen-code-own-window",
-      thread: threads[0]!,
-      upstream,
-      clientRequests,
+      model,
+      work: sandbox.work,
       window,
       wallMs: run.wallMs,
     });

@@ -115,3 +115,30 @@ export function clientReport(input: {
   console.log(`[gateway report] ${JSON.stringify(report)}`);
   return { ...report, agentCalls };
 }
+
+/**
+ * One session of a client that sends no session id, found by its sandbox's working folder: the threads
+ * that mention it (one, when its rebuilt histories continued it), the requests it sent for `model`, what
+ * went upstream for it, and the report of its first thread.
+ */
+export async function sessionByFolder(
+  env: LongrunUnderTest,
+  input: { client: string; model: string; work: string; window: number; wallMs: number },
+) {
+  const threads = await threadsMentioning(env, input.work);
+  const clientRequests = env.requests.filter(
+    (request) => (request.body as { model?: string })?.model === input.model,
+  );
+  const upstream = upstreamOf(env, input.model);
+  const [first] = threads;
+  if (!first) throw new Error(`no gateway thread mentions ${input.work}`);
+  const report = clientReport({
+    client: input.client,
+    thread: first,
+    upstream,
+    clientRequests,
+    window: input.window,
+    wallMs: input.wallMs,
+  });
+  return { threads, clientRequests, upstream, report };
+}

@@ -45,6 +45,16 @@ export async function createSandbox(prefix: string): Promise<ClientSandbox> {
   return { root, home, work, env, cleanup: () => rm(root, { recursive: true, force: true }) };
 }
 
+/** What every client run is given: where longrun listens, its token, the model string, the window, the task. */
+export interface ClientRunInput {
+  baseUrl: string;
+  token: string;
+  model: string;
+  window: number;
+  task: string;
+  timeoutMs: number;
+}
+
 /** What a client process did. */
 export interface ClientRun {
   code: number | null;
@@ -95,13 +105,7 @@ export function runProcess(
 /** Codex CLI, offline, against longrun's Responses endpoint (its config in the sandbox's CODEX_HOME). */
 export async function runCodex(
   sandbox: ClientSandbox,
-  input: {
-    baseUrl: string;
-    token: string;
-    model: string;
-    window: number;
-    task: string;
-    timeoutMs: number;
+  input: ClientRunInput & {
     /** Codex's own compaction threshold (default 90 % of the window). */
     autoCompactTokens?: number;
   },
@@ -225,13 +229,7 @@ export async function runOpencode(
  */
 export async function runClaudeCode(
   sandbox: ClientSandbox,
-  input: {
-    baseUrl: string;
-    token: string;
-    model: string;
-    window: number;
-    task: string;
-    timeoutMs: number;
+  input: ClientRunInput & {
     maxTurns: number;
     /** `--tools`: the built-in tools it offers, comma-separated (default all of them). */
     tools?: string;
@@ -281,13 +279,7 @@ export async function runClaudeCode(
  */
 export async function runPi(
   sandbox: ClientSandbox,
-  input: {
-    baseUrl: string;
-    token: string;
-    model: string;
-    window: number;
-    task: string;
-    timeoutMs: number;
+  input: ClientRunInput & {
     api: "openai-completions" | "openai-responses";
     /** pi's max output tokens for the model (also its reserve for the gateway's limit). */
     maxTokens: number;
@@ -355,13 +347,7 @@ export async function runPi(
  */
 export async function runQwen(
   sandbox: ClientSandbox,
-  input: {
-    baseUrl: string;
-    token: string;
-    model: string;
-    window: number;
-    task: string;
-    timeoutMs: number;
+  input: ClientRunInput & {
     /** qwen-code's own window (contextWindowSize) when it is not longrun's `window`. */
     clientWindow?: number;
   },
