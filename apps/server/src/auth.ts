@@ -26,17 +26,17 @@ export function bearerAuth(tokens: TokenCache, rate: RequestRate): MiddlewareHan
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const recent = tokens.recent(token);
     if (recent === null) throw new LongrunError("unauthorized", "invalid token");
-    if (recent) {
-      const wait = rate.take(recent.tenantId);
-      if (wait > 0) return rateLimited(context, rate.refusal(recent.tenantId, wait));
-    }
+    // Counted once: before the store read for a token in memory, after it for one that was not.
+    const overRate = (tenantId: string) => {
+      const wait = rate.take(tenantId);
+      return wait > 0 ? rateLimited(context, rate.refusal(tenantId, wait)) : null;
+    };
+    const refused = recent ? overRate(recent.tenantId) : null;
+    if (refused) return refused;
     const key = await tokens.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
-    // A token not in memory has not been counted yet.
-    if (!recent) {
-      const wait = rate.take(key.tenantId);
-      if (wait > 0) return rateLimited(context, rate.refusal(key.tenantId, wait));
-    }
+    const refusedNow = recent ? null : overRate(key.tenantId);
+    if (refusedNow) return refusedNow;
     context.set("tenantId", key.tenantId);
     context.set("keyId", key.keyId);
     context.set("admin", key.admin);

@@ -2,7 +2,6 @@ import { type ChatMessage, type CompactionEvent, contentText, type StoredMessage
 import type { Boundary } from "./boundary.ts";
 import { resolveBoundary } from "./boundary.ts";
 import { splitPrefixSystem } from "./fork-system.ts";
-import { ANTHROPIC_REASONING_FORMAT } from "./provider-rules/formats.ts";
 import { repairToolPairs } from "./repair.ts";
 import {
   planRestoration,
@@ -10,7 +9,7 @@ import {
   type RestorationBudgets,
   type RestoredFile,
 } from "./restoration.ts";
-import { sanitizeMessage } from "./sanitize.ts";
+import { isSignedThinkingOnly, sanitizeMessage } from "./sanitize.ts";
 import { toChatMessage } from "./to-chat.ts";
 import { estimateMessageTokens, type Tokenizer } from "./tokenizer.ts";
 import type { ProjectionItem } from "./types.ts";
@@ -44,7 +43,10 @@ export function assembleRaw(
   // to go on thinking in that loop and which no prefix binds.
   const inFlight = inFlightAnswerIndex(facts);
   const replay = facts.map(
-    (fact, index) => issuedInChain(fact, compaction) || (index === inFlight && signedThinkingOnly(fact)),
+    (fact, index) =>
+      issuedInChain(fact, compaction) ||
+      (index === inFlight &&
+        isSignedThinkingOnly(fact.providerState?.reasoningDetails, fact.providerState?.reasoningContent)),
   );
   const wire = facts.map((fact, index) => toChatMessage(fact, { replayReasoning: replay[index] }));
   const repaired = repairToolPairs(wire);
@@ -105,15 +107,6 @@ function inFlightAnswerIndex(facts: readonly StoredMessage[]): number {
   return index < facts.length - 1 && answer?.role === "assistant" && (answer.toolCalls?.length ?? 0) > 0
     ? index
     : -1;
-}
-
-function signedThinkingOnly(fact: StoredMessage): boolean {
-  const details = fact.providerState?.reasoningDetails ?? [];
-  return (
-    fact.providerState?.reasoningContent === undefined &&
-    details.length > 0 &&
-    details.every((detail) => detail.format === ANTHROPIC_REASONING_FORMAT)
-  );
 }
 
 /** How many of the most recent tool results every stage keeps verbatim, with their calls. */

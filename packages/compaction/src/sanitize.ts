@@ -1,4 +1,4 @@
-import type { ChatMessage } from "@longrun/protocol";
+import type { ChatMessage, ReasoningDetail } from "@longrun/protocol";
 import { ANTHROPIC_REASONING_FORMAT } from "./provider-rules/formats.ts";
 
 /** True when a message carries provider-private reasoning or encrypted state. */
@@ -19,16 +19,24 @@ export function sanitizeMessages(messages: readonly ChatMessage[]): ChatMessage[
 }
 
 /**
- * Whether all of a message's provider state is Anthropic's signed thinking: a thinking block is bound to
- * its own text by its signature, not to the conversation before it (the provider checks the signature
- * only), so a rewrite of an earlier message does not invalidate it — where OpenAI's encrypted reasoning
- * is bound to the exact prefix it was issued after.
+ * Whether all of some provider state is Anthropic's signed thinking: a thinking block is bound to its own
+ * text by its signature, not to the conversation before it (the provider checks the signature only), so
+ * a rewrite of an earlier message does not invalidate it — where OpenAI's encrypted reasoning is bound to
+ * the exact prefix it was issued after.
  */
-export function carriesSignedThinkingOnly(message: ChatMessage): boolean {
-  const details = message.reasoning_details ?? [];
+export function isSignedThinkingOnly(
+  details: readonly ReasoningDetail[] | undefined,
+  reasoningContent: string | undefined,
+): boolean {
   return (
-    message.reasoning_content === undefined &&
+    reasoningContent === undefined &&
+    details !== undefined &&
     details.length > 0 &&
     details.every((detail) => detail.format === ANTHROPIC_REASONING_FORMAT)
   );
+}
+
+/** A wire message whose provider state is all Anthropic's signed thinking (see isSignedThinkingOnly). */
+export function carriesSignedThinkingOnly(message: ChatMessage): boolean {
+  return isSignedThinkingOnly(message.reasoning_details, message.reasoning_content);
 }

@@ -1,7 +1,15 @@
 import { LongrunError } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
-import { createRequestRate } from "./request-rate.ts";
+import { createRequestRate, type RequestRate } from "./request-rate.ts";
 import { DEFAULT_TENANT_LIMITS, limitsOf } from "./tenant-limits.ts";
+
+/** One request as the server takes it: a token, or the refusal thrown as the `rate_limited` error. */
+function admit(rate: RequestRate, tenantId: string): void {
+  const wait = rate.take(tenantId);
+  if (wait === 0) return;
+  const { message, details, retryAfterMs } = rate.refusal(tenantId, wait);
+  throw new LongrunError("rate_limited", message, details, retryAfterMs);
+}
 
 function refusalOf(action: () => void): LongrunError | undefined {
   try {
@@ -25,15 +33,15 @@ describe("request rate per tenant", () => {
       (tenant) => limitsOf(config, tenant),
       () => now,
     );
-    for (let request = 0; request < 3; request += 1) rate.admit("flood");
-    const refused = refusalOf(() => rate.admit("flood"));
+    for (let request = 0; request < 3; request += 1) admit(rate, "flood");
+    const refused = refusalOf(() => admit(rate, "flood"));
     expect(refused?.code).toBe("rate_limited");
     // One token at 2 per second: half a second.
     expect(refused?.retryAfterMs).toBe(500);
     now += 499;
-    expect(refusalOf(() => rate.admit("flood"))?.code).toBe("rate_limited");
+    expect(refusalOf(() => admit(rate, "flood"))?.code).toBe("rate_limited");
     now += 1;
-    expect(refusalOf(() => rate.admit("flood"))).toBeUndefined();
+    expect(refusalOf(() => admit(rate, "flood"))).toBeUndefined();
   });
 
   it("take answers the wait instead of throwing, and counts like admit", () => {
@@ -58,9 +66,9 @@ describe("request rate per tenant", () => {
       (tenant) => limitsOf(config, tenant),
       () => now,
     );
-    for (let request = 0; request < 3; request += 1) rate.admit("flood");
-    expect(refusalOf(() => rate.admit("flood"))).toBeDefined();
-    for (let request = 0; request < DEFAULT_TENANT_LIMITS.requestBurst; request += 1) rate.admit("quiet");
+    for (let request = 0; request < 3; request += 1) admit(rate, "flood");
+    expect(refusalOf(() => admit(rate, "flood"))).toBeDefined();
+    for (let request = 0; request < DEFAULT_TENANT_LIMITS.requestBurst; request += 1) admit(rate, "quiet");
   });
 
   it("reads overrides over the defaults, field by field", () => {

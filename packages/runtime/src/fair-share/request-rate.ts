@@ -1,4 +1,3 @@
-import { LongrunError } from "@longrun/protocol";
 import type { TenantLimits } from "./tenant-limits.ts";
 
 /** Buckets kept before the full ones are swept. */
@@ -19,14 +18,12 @@ export interface RateRefusal {
 /**
  * Per-tenant request rate. `take(tenant)` takes one token and answers 0, or how many ms until one is
  * free; it never throws, so a server can answer a flood's 429s without building an Error for each
- * (the stack capture was a visible part of a 429's cost). `admit` throws the same refusal.
+ * (the stack capture was a visible part of a 429's cost); `refusal` says why.
  */
 export interface RequestRate {
   take(tenantId: string): number;
   /** The refusal of a request `take` answered with `retryAfterMs`. */
   refusal(tenantId: string, retryAfterMs: number): RateRefusal;
-  /** Takes one token or throws `rate_limited` with a Retry-After. */
-  admit(tenantId: string): void;
 }
 
 /** Token buckets per tenant, in this process (each server instance counts its own requests). */
@@ -65,12 +62,6 @@ export function createRequestRate(
         details: { limit: "requestsPerSecond", requestsPerSecond, requestBurst },
         retryAfterMs,
       };
-    },
-    admit(tenantId) {
-      const wait = rate.take(tenantId);
-      if (wait === 0) return;
-      const { message, details, retryAfterMs } = rate.refusal(tenantId, wait);
-      throw new LongrunError("rate_limited", message, details, retryAfterMs);
     },
   };
   return rate;
