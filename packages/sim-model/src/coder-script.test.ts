@@ -140,11 +140,12 @@ async function session(
   toolNames: string[] | ChatCompletionTool[],
   context: string,
   run: (files: Map<string, string>, name: string, argumentsText: string) => string = execute,
+  task = "Survey this project, keep NOTES.md and finish with REPORT.md.",
 ) {
   const files = new Map(Object.entries(PROJECT));
   const messages: ChatCompletionMessageParam[] = [
     { role: "system", content: `You are a coding agent.\n${context}` },
-    { role: "user", content: "Survey this project, keep NOTES.md and finish with REPORT.md." },
+    { role: "user", content: task },
   ];
   const used = new Map<string, number>();
   let steps = 0;
@@ -211,6 +212,35 @@ describe("coder script", () => {
     }
     expect(result.files.get(CODER_NOTES)).toContain("progress: step 28");
     expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
+  });
+
+  it("runs the project's tests at steps 9, 19 and 29 when the task asks it to, in Claude Code's and pi's tools", async () => {
+    const task =
+      "Survey this project: read its files, run its tests now and then, keep NOTES.md and finish with REPORT.md.";
+    for (const [tools, prompt, run] of [
+      [
+        ["Bash", "Edit", "Grep", "Read", "Write"],
+        `<env>\nPrimary working directory: ${CWD}\n</env>`,
+        execute,
+      ],
+      [CLIENT_TOOL_LISTS.pi as ChatCompletionTool[], `Current working directory: ${CWD}`, executeOther],
+    ] as const) {
+      const commands: string[] = [];
+      const result = await session(
+        tools as string[] | ChatCompletionTool[],
+        prompt,
+        (files, name, argumentsText) => {
+          const command = (JSON.parse(argumentsText) as { command?: unknown }).command;
+          if (typeof command === "string") commands.push(command);
+          return run(files, name, argumentsText);
+        },
+        task,
+      );
+      expect(result.steps).toBe(32);
+      expect(commands.filter((command) => command === "node --test 2>&1")).toHaveLength(3);
+      expect(commands.some((command) => command.startsWith("wc -l"))).toBe(false);
+      expect(result.files.get(CODER_REPORT)).toMatch(/Finished after 32 steps/);
+    }
   });
 
   it("works in pi's tools, read off their schemas: path, oldText, newText (never opencode's filePath)", async () => {

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   body: unknown;
   status: number;
+  /** The answer's body when it was JSON (not a stream), once it has been sent. */
+  response?: unknown;
 }
 
 /**
@@ -61,6 +63,17 @@ export async function startRecordingProxy(
           record.status = response.statusCode ?? 0;
           outgoing.writeHead(response.statusCode ?? 502, response.headers);
           response.pipe(outgoing);
+          if (String(response.headers["content-type"]).startsWith("application/json")) {
+            const answer: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => answer.push(chunk));
+            response.on("end", () => {
+              try {
+                record.response = JSON.parse(Buffer.concat(answer).toString("utf8"));
+              } catch {
+                record.response = Buffer.concat(answer).toString("utf8");
+              }
+            });
+          }
         },
       );
       forward.on("error", (error) => {

@@ -14,11 +14,15 @@ export interface ClientSandbox {
   cleanup(): Promise<void>;
 }
 
-export async function createSandbox(prefix: string): Promise<ClientSandbox> {
+export async function createSandbox(
+  prefix: string,
+  /** Files the project has besides the sim's demo project (path → content). */
+  extraFiles: Record<string, string> = {},
+): Promise<ClientSandbox> {
   const root = await mkdtemp(join(tmpdir(), `longrun-${prefix}-`));
   const home = join(root, "home");
   const work = join(root, "work");
-  for (const [path, content] of Object.entries(demoProjectFiles())) {
+  for (const [path, content] of Object.entries({ ...demoProjectFiles(), ...extraFiles })) {
     await mkdir(dirname(join(work, path)), { recursive: true });
     await writeFile(join(work, path), content);
   }
@@ -233,6 +237,8 @@ export async function runClaudeCode(
     maxTurns: number;
     /** `--tools`: the built-in tools it offers, comma-separated (default all of them). */
     tools?: string;
+    /** More of Claude Code's environment switches (its own window, output and file-read limits). */
+    env?: Record<string, string>;
   },
 ): Promise<ClientRun> {
   const configDir = join(sandbox.home, ".claude");
@@ -266,6 +272,7 @@ export async function runClaudeCode(
         DISABLE_AUTOUPDATER: "1",
         DISABLE_ERROR_REPORTING: "1",
         IS_SANDBOX: "1",
+        ...input.env,
       },
       timeoutMs: input.timeoutMs,
     },

@@ -1,4 +1,11 @@
-import { CODER_NOTES, CODER_REPORT, coderNotes, coderReport, genericCoderTurn } from "./generic-coder.ts";
+import {
+  CODER_NOTES,
+  CODER_REPORT,
+  coderCheckCommand,
+  coderNotes,
+  coderReport,
+  genericCoderTurn,
+} from "./generic-coder.ts";
 import type { PlannedCall, PlannedTurn, ScriptContext } from "./planned-call.ts";
 
 export { CODER_NOTES, CODER_REPORT } from "./generic-coder.ts";
@@ -126,7 +133,8 @@ function todos(name: string, step: number, steps: number): PlannedCall {
 /**
  * Coder: what a coding agent does in Codex CLI, opencode or Claude Code, in that client's own tools — list and
  * search the project, read its files one by one, keep NOTES.md (written every 10 steps, edited 3 steps
- * later), run a command now and then, keep a todo list (opencode), and write REPORT.md at the last step.
+ * later), run a command now and then (the tests, when the task asks for them), keep a todo list (opencode),
+ * and write REPORT.md at the last step.
  * Paths are relative for Codex (its commands run in the working folder) and absolute for opencode and
  * Claude Code (their file tools demand it; the folder is read off the system prompt). Any other client
  * (pi, qwen-code, cline…) gets the same task in its own tools, read off their schemas (genericCoderTurn).
@@ -193,11 +201,10 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
       `updating ${CODER_NOTES}`,
     );
   }
-  if (step % 10 === 9)
-    return say(
-      shell(vocabulary, context.tools, "wc -l $(find . -name '*.ts' -not -path '*/.*') | tail -1"),
-      "counting lines",
-    );
+  if (step % 10 === 9) {
+    const check = coderCheckCommand(context);
+    return say(shell(vocabulary, context.tools, check.command), check.what);
+  }
   if (step % 10 === 0 && todo) return say(todos(todo, step, steps), "updating the plan");
   const unread = files.filter((file) => !read.has(file));
   const pool = unread.length > 0 ? unread : files;

@@ -5,6 +5,17 @@ import { fillArguments, type RoleTool, type ToolRoles } from "./tool-roles.ts";
 export const CODER_NOTES = "NOTES.md";
 export const CODER_REPORT = "REPORT.md";
 
+/**
+ * The shell command of a coder's step 9, 19, 29…: counting lines, or — when the task asks it to run
+ * the project's tests — running them. A test run's output is not a read (the projection keeps it
+ * verbatim, never collapsing it), so such a task fills the context the way real test runs do.
+ */
+export function coderCheckCommand(context: Pick<ScriptContext, "task">): { command: string; what: string } {
+  return /\brun (its|the) tests\b/i.test(context.task)
+    ? { command: "node --test 2>&1", what: "running the tests" }
+    : { command: "wc -l $(find . -name '*.ts' -not -path '*/.*') | tail -1", what: "counting lines" };
+}
+
 /** A path as a tool wants it: absolute when its schema says so (and the folder is known), else relative. */
 function pathFor(tool: RoleTool, context: ScriptContext, relative: string): string {
   if (!tool.absolutePaths || !context.cwd) return relative;
@@ -101,7 +112,8 @@ export function genericCoderTurn(context: ScriptContext, roles: ToolRoles, files
       `updating ${CODER_NOTES}`,
     );
   } else if (step % 10 === 9) {
-    turn = say(run("wc -l $(find . -name '*.ts' -not -path '*/.*') | tail -1"), "counting lines");
+    const check = coderCheckCommand(context);
+    turn = say(run(check.command), check.what);
   }
   return (
     turn ??
