@@ -7,7 +7,9 @@ describe("compaction budgets", () => {
     expect(summaryBudgetTokens({ maxInputTokens: 8_000 })).toBe(240);
     expect(ledgerBudgetTokens({ maxInputTokens: 8_000 })).toBe(512);
     // Together less than the 880 tokens of the 400 + 480 they replace.
-    expect(summaryBudgetTokens({ maxInputTokens: 8_000 }) + ledgerBudgetTokens({ maxInputTokens: 8_000 })).toBe(752);
+    expect(
+      summaryBudgetTokens({ maxInputTokens: 8_000 }) + ledgerBudgetTokens({ maxInputTokens: 8_000 }),
+    ).toBe(752);
   });
 
   it("keeps the budgets of 16k and larger windows", () => {
