@@ -120,10 +120,13 @@ describe("cache-stable projection (property tests)", () => {
           for (const { end, projection } of walk(scenario)) {
             const scratch = project({ ...inputAt(scenario, end, null), memo: undefined });
             if (scratch.needsCompaction || !projection.needsCompaction) continue;
-            // The cost model may find compaction cheaper than the deterministic path: it says so.
-            if (projection.compactionNeed?.need === "cheaper" && projection.rewrite?.cause !== "fit") {
+            // The cost model may find compaction cheaper than the deterministic path — a rewrite to fit
+            // included (small windows, where the summary's budget is small): it says so, and why.
+            const cheaper = projection.compactionNeed?.need === "cheaper";
+            if (cheaper && !/; LLM compaction instead/.test(projection.rewrite?.reason ?? "")) {
               expect(projection.reason).toMatch(/LLM compaction is cheaper than the deterministic path/);
-              expect(projection.compactionNeed.expectedSaving).toBeGreaterThan(0);
+              if (projection.rewrite?.cause === "fit") expect(projection.reason).toContain("needed to fit");
+              expect(projection.compactionNeed?.expectedSaving).toBeGreaterThan(0);
               continue;
             }
             instead++;
