@@ -1,6 +1,7 @@
 import type { StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { clearOlderResults } from "./microcompact.ts";
+import type { Projection } from "./project.ts";
 import { factLog, tokenizer, walk, wire } from "./stable.test-helper.ts";
 import { estimateMessageTokens } from "./tokenizer.ts";
 import type { ProjectionItem } from "./types.ts";
@@ -144,8 +145,11 @@ describe("a result that replaces a placeholder already sent breaks the cache the
 });
 
 describe("clearing past a rewrite's first change counts toward the compaction decision", () => {
-  /** A task, three reads (a trace that collapses), then test runs with long output: collapse alone frees little. */
-  function history(): StoredMessage[] {
+  /**
+   * A task, three reads (a trace that collapses), `suiteRuns` full-suite runs with `suiteLines` lines of
+   * output, then focused test runs with `runLines` lines each: collapse and truncation free little.
+   */
+  function history(shape: { suiteRuns: number; suiteLines: number; runLines: number }): StoredMessage[] {
     const { facts, add, call } = factLog();
     add({ role: "user", content: "Make the test suite pass." });
     for (let index = 0; index < 3; index++)
@@ -155,43 +159,90 @@ describe("clearing past a rewrite's first change counts toward the compaction de
         { path: `src/m${index}.ts` },
         `export const m${index} = ${index};\n`.repeat(6),
       );
+    for (let index = 0; index < shape.suiteRuns; index++)
+      call(
+        `s${index}`,
+        "bash",
+        { command: "pytest -q tests/" },
+        `<returncode>0</returncode>\n<output>\n${`tests/test_${index}.py::case passed\n`.repeat(shape.suiteLines)}</output>`,
+      );
     for (let index = 0; index < 30; index++)
       call(
         `t${index}`,
         "bash",
         { command: `pytest -q tests/test_${index}.py` },
-        `<returncode>0</returncode>\n<output>\n${`test_${index} case passed\n`.repeat(60)}</output>`,
+        `<returncode>0</returncode>\n<output>\n${`test_${index} case passed\n`.repeat(shape.runLines)}</output>`,
       );
     return facts;
   }
 
-  it("a rewrite that clears older results comes instead of LLM compaction when that fits", () => {
-    const facts = history();
-    const profile = { maxInputTokens: 8_000 };
-    let cleared = 0;
-    for (const { projection } of walk({ facts, profile, rewriteMinTokens: undefined })) {
-      // LLM compaction does not run here: the walk ends where it would.
-      if (projection.needsCompaction) break;
+  /**
+   * Walks an 8k window up to the first LLM compaction and checks every rewrite whose clearing brought the
+   * request under the trigger (collapse and truncation left it over): it fits, older results are
+   * cleared, the five most recent stay. Returns them: LLM compaction is asked for only when the cost
+   * model finds it cheaper than that rewrite (compaction-economy.ts), never as "must".
+   */
+  function clearingRewrites(facts: StoredMessage[]): Projection[] {
+    const found: Projection[] = [];
+    for (const { projection } of walk({
+      facts,
+      profile: { maxInputTokens: 8_000 },
+      rewriteMinTokens: undefined,
+    })) {
       expect(projection.tokens).toBeLessThanOrEqual(projection.limitTokens);
       const truncate = projection.stages.find((report) => report.name === "truncate");
       // Collapse and truncation leave the request over the trigger ...
-      if (!projection.rewrite?.rewritten || (truncate?.tokensAfter ?? 0) <= projection.triggerTokens)
-        continue;
-      cleared++;
-      // ... the clearing brings it under: no LLM compaction, the rewrite fits.
-      expect(projection.needsCompaction).toBe(false);
-      expect(projection.rewrite.cause).toBe("fit");
-      expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
-      expect(projection.saved.microcompact).toBeGreaterThan(0);
-      const results = projection.messages
-        .filter((message) => message.role === "tool")
-        .map((m) => String(m.content));
-      expect(
-        results.filter((content) => content.startsWith("[older result cleared:")).length,
-      ).toBeGreaterThan(0);
-      for (const content of results.slice(-5)) expect(content).not.toMatch(/^\[older result cleared/);
+      if (projection.rewrite?.rewritten && (truncate?.tokensAfter ?? 0) > projection.triggerTokens) {
+        // ... the clearing brings it under: the rewrite fits ...
+        expect(projection.rewrite.cause).toBe("fit");
+        expect(projection.rewrite.reason).not.toMatch(/LLM compaction instead/);
+        expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
+        expect(projection.saved.microcompact).toBeGreaterThan(0);
+        const results = projection.messages
+          .filter((message) => message.role === "tool")
+          .map((m) => String(m.content));
+        expect(
+          results.filter((content) => content.startsWith("[older result cleared:")).length,
+        ).toBeGreaterThan(0);
+        for (const content of results.slice(-5)) expect(content).not.toMatch(/^\[older result cleared/);
+        // ... and LLM compaction comes only when the cost model finds it cheaper than this rewrite.
+        if (projection.needsCompaction) {
+          expect(projection.compactionNeed?.need).toBe("cheaper");
+          expect(projection.compactionNeed?.expectedSaving).toBeGreaterThan(0);
+          expect(projection.reason).toMatch(
+            /LLM compaction is cheaper than the deterministic path \(needed to fit/,
+          );
+        } else expect(projection.compactionNeed).toBeNull();
+        found.push(projection);
+      }
+      // LLM compaction does not run here: the walk ends where it would.
+      if (projection.needsCompaction) break;
     }
-    expect(cleared).toBeGreaterThan(0);
+    return found;
+  }
+
+  // Per call (growth g per call, openai prices, 8k: trigger 6,000, compacted ≈ 1,454), the rewrite costs
+  // 0.9·resent·g/room + 0.05·(tokens + trigger), compaction g·K + 0.05·(compacted + trigger) with
+  // K ≈ 0.71 (the summary call and the compacted request written whole, per token of room it buys).
+  // A clearing rewrite resends about all it keeps, the five most recent results among it: it stays the
+  // cheaper path when those are short against what each call adds (g), and the long results are older.
+
+  it("a rewrite that clears older results comes instead of LLM compaction when that fits and costs less", () => {
+    // Two full-suite runs (~2k tokens each, cleared), then focused runs of 40 lines: the rewrite keeps
+    // 1,856 tokens, resends 1,668 for 4,144 of room, g ≈ 490 (per call 571 against compaction's 723).
+    const taken = clearingRewrites(history({ suiteRuns: 2, suiteLines: 200, runLines: 40 })).filter(
+      (projection) => !projection.needsCompaction,
+    );
+    expect(taken.length).toBeGreaterThan(0);
+  });
+
+  it("LLM compaction the cost model finds cheaper than the clearing rewrite comes instead, and says so", () => {
+    // Focused runs of 60 lines only: the rewrite keeps 2,786 tokens, five long results among them, and
+    // resends 2,513 for 3,214 of room, g ≈ 346 (per call 683 against compaction's 619).
+    const cheaper = clearingRewrites(history({ suiteRuns: 0, suiteLines: 0, runLines: 60 })).filter(
+      (projection) => projection.needsCompaction,
+    );
+    expect(cheaper.length).toBeGreaterThan(0);
   });
 });
 

@@ -54,12 +54,38 @@ describe("a rewrite to fit or LLM compaction: what the rewrite resends per token
     expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
   });
 
-  it("the rewrite is taken when it buys more room than it resends", () => {
-    // Nine reads: the record frees enough that the resent drafts buy ~3.3k of room.
-    const projection = firstFit(9);
+  // Within FIT_RESEND_PER_ROOM the cost model still compares the rewrite with LLM compaction (need
+  // "cheaper", compaction-economy.ts). Per call, with g the growth per call, the rewrite costs
+  // 0.9·resent·g/room + 0.05·(tokens + trigger) and compaction g·K + 0.05·(compacted + trigger), where
+  // K = (summary call + 0.9·compacted)/(trigger − compacted) ≈ 0.71 at 8k (240-token summary at 4x,
+  // 512-token ledger, compacted ≈ 1,454): the rewrite is kept while 0.9·resent/room < K − 0.05·(tokens −
+  // compacted)/g. More reads collapse into one record, so the rewrite resends fewer drafts per token of room.
+
+  it("the rewrite is taken when it buys more room than it resends and the cost model does not find compaction cheaper", () => {
+    // Ten reads: resends 1,974 for 3,808 of room (0.52; 0.9 × 0.52 = 0.47 < 0.71 − 0.09), g ≈ 420.
+    const projection = firstFit(10);
     const room = projection.triggerTokens - projection.tokens;
     expect(projection.rewrite?.resentTokens).toBeLessThanOrEqual(FIT_RESEND_PER_ROOM * room);
     expect(projection.needsCompaction).toBe(false);
+    expect(projection.compactionNeed).toBeNull();
     expect(projection.rewrite?.reason).not.toMatch(/LLM compaction instead/);
+  });
+
+  it("a rewrite within the rule gives way to LLM compaction the cost model finds cheaper; it says so and the rewrite stands", () => {
+    // Nine reads: resends 2,481 for 3,251 of room (0.76; 0.9 × 0.76 = 0.69 > 0.71 − 0.16), g ≈ 394.
+    const projection = firstFit(9);
+    const rewrite = projection.rewrite;
+    const room = projection.triggerTokens - projection.tokens;
+    expect(rewrite?.resentTokens).toBeLessThanOrEqual(FIT_RESEND_PER_ROOM * room);
+    expect(rewrite?.reason).not.toMatch(/LLM compaction instead/);
+    expect(projection.needsCompaction).toBe(true);
+    expect(projection.compactionNeed?.need).toBe("cheaper");
+    expect(projection.compactionNeed?.expectedSaving).toBeGreaterThan(0);
+    expect(projection.reason).toMatch(
+      /LLM compaction is cheaper than the deterministic path \(needed to fit \(\d+ > limit 6400\);/,
+    );
+    // The rewrite stands, for when compaction cannot run.
+    expect(rewrite?.rewritten).toBe(true);
+    expect(projection.tokens).toBeLessThanOrEqual(projection.triggerTokens);
   });
 });

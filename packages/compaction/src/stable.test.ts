@@ -120,13 +120,18 @@ describe("cache-stable projection (property tests)", () => {
           for (const { end, projection } of walk(scenario)) {
             const scratch = project({ ...inputAt(scenario, end, null), memo: undefined });
             if (scratch.needsCompaction || !projection.needsCompaction) continue;
-            // The cost model may find compaction cheaper than the deterministic path: it says so.
-            if (projection.compactionNeed?.need === "cheaper" && projection.rewrite?.cause !== "fit") {
+            // The cost model may find compaction cheaper than the deterministic path, a rewrite to fit
+            // included (its resent tokens are priced; small windows budget a small summary): it says so,
+            // and why. That is never also a compaction instead of a rewrite: that one is "must".
+            if (projection.compactionNeed?.need === "cheaper") {
+              expect(projection.rewrite?.reason ?? "").not.toMatch(/LLM compaction instead/);
               expect(projection.reason).toMatch(/LLM compaction is cheaper than the deterministic path/);
+              if (projection.rewrite?.cause === "fit") expect(projection.reason).toContain("needed to fit");
               expect(projection.compactionNeed.expectedSaving).toBeGreaterThan(0);
               continue;
             }
             instead++;
+            expect(projection.compactionNeed?.need).toBe("must");
             expect(projection.rewrite?.cause).toBe("fit");
             // Either the rewrite leaves too little room, or it resends too much per token of room.
             const reason = projection.rewrite?.reason ?? "";

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { ledgerBudgetTokens, summaryBudgetTokens } from "./compaction-budget.ts";
+
+describe("compaction budgets", () => {
+  it("asks a small window for a shorter summary, and gives part of it to the ledger", () => {
+    // At 8k the summary's 400-token floor would be 5 % of the window, read again at every call.
+    expect(summaryBudgetTokens({ maxInputTokens: 8_000 })).toBe(240);
+    expect(ledgerBudgetTokens({ maxInputTokens: 8_000 })).toBe(512);
+    // Together less than the 880 tokens of the 400 + 480 they replace.
+    expect(
+      summaryBudgetTokens({ maxInputTokens: 8_000 }) + ledgerBudgetTokens({ maxInputTokens: 8_000 }),
+    ).toBe(752);
+  });
+
+  it("keeps the budgets of 16k and larger windows", () => {
+    expect(summaryBudgetTokens({ maxInputTokens: 16_000 })).toBe(400);
+    expect(summaryBudgetTokens({ maxInputTokens: 64_000 })).toBe(1_280);
+    expect(ledgerBudgetTokens({ maxInputTokens: 16_000 })).toBe(960);
+    expect(ledgerBudgetTokens({ maxInputTokens: 64_000 })).toBe(3_840);
+  });
+
+  it("never gives a tiny window more than its limit can afford", () => {
+    // 4k: limit 3,200; the ledger's floor is 8 % of it, the summary at most a quarter of it.
+    expect(ledgerBudgetTokens({ maxInputTokens: 4_000 })).toBe(256);
+    expect(summaryBudgetTokens({ maxInputTokens: 4_000 })).toBe(120);
+  });
+});
