@@ -1,12 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BenchAdapter } from "./adapters/adapter.ts";
-import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
-import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
-import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
+import { installBenchLibraries } from "./bench-libraries.ts";
 import { type CorpusFile, callPoints, simCorpus } from "./corpus.ts";
 import { fits, keepsLatestUser, satisfiesI1 } from "./invariants.ts";
 import { listTokens } from "./tokens.ts";
+
+// The compared libraries are installed on first use (bench-libraries.ts), before their adapters load.
+await installBenchLibraries();
+const { createClearToolUsesAdapter } = await import("./libraries/clear-tool-uses.ts");
+const { pruneMessagesAdapter } = await import("./libraries/prune-messages.ts");
+const { createTrimMessagesAdapter } = await import("./libraries/trim-messages.ts");
 
 // A short sim explorer session keeps this fast; a 4k budget forces every method to act.
 let file: CorpusFile;

@@ -1,7 +1,11 @@
 import type { ChatMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
-import { fromModelMessage, toModelMessage } from "./ai-convert.ts";
-import { fromLangChain, toLangChain } from "./langchain-convert.ts";
+import { installBenchLibraries } from "./bench-libraries.ts";
+
+// The libraries are installed on first use (bench-libraries.ts), before the conversions that import them load.
+await installBenchLibraries();
+const { fromModelMessage, toModelMessage } = await import("./libraries/ai-convert.ts");
+const { fromLangChain, toLangChain } = await import("./libraries/langchain-convert.ts");
 
 const conversation: ChatMessage[] = [
   { role: "system", content: "sys" },

@@ -1,9 +1,7 @@
 import type { BenchAdapter } from "./adapters/adapter.ts";
-import { createClearToolUsesAdapter } from "./adapters/clear-tool-uses.ts";
 import { longrunDeterministicAdapter, longrunWithCompactionAdapter } from "./adapters/longrun.ts";
 import { createLongrunStableAdapter } from "./adapters/longrun-stable.ts";
-import { pruneMessagesAdapter } from "./adapters/prune-messages.ts";
-import { createTrimMessagesAdapter } from "./adapters/trim-messages.ts";
+import { installBenchLibraries } from "./bench-libraries.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionLatencyBench } from "./compaction-latency.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
@@ -45,6 +43,11 @@ export const sections: BenchSection[] = [
     description:
       "projection vs trimMessages / ClearToolUsesEdit / pruneMessages on the corpus at 16k and 64k",
     async run() {
+      // The compared libraries are installed on first use (bench-libraries.ts), before their adapters load.
+      await installBenchLibraries();
+      const { createClearToolUsesAdapter } = await import("./libraries/clear-tool-uses.ts");
+      const { pruneMessagesAdapter } = await import("./libraries/prune-messages.ts");
+      const { createTrimMessagesAdapter } = await import("./libraries/trim-messages.ts");
       await runCompactionBench({
         budgets: COMPACTION_BUDGETS,
         samplesPerFile: SAMPLES_PER_FILE,

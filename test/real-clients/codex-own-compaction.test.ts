@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { FIRST_USE_INSTALL_TIMEOUT_MS } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isClientCompaction, threadOf } from "./support/client-report.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./support/install-clients.ts";
+import { installRealClients } from "./support/install-clients.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
 import { type ClientSandbox, createSandbox, runCodex } from "./support/run-client.ts";
 
@@ -12,7 +13,7 @@ describe("Codex CLI's own compaction request through longrun's gateway (real pro
   let env: LongrunUnderTest;
   let sandbox: ClientSandbox;
   // Installed on first use from their own lockfile (support/install-clients.ts), not by `npm install`.
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
+  beforeAll(installRealClients, FIRST_USE_INSTALL_TIMEOUT_MS);
   beforeAll(async () => {
     env = await startLongrunUnderTest();
     sandbox = await createSandbox("codex-own");

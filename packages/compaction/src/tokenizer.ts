@@ -22,7 +22,7 @@ const LONG_MEMO_MAX_TOTAL_CHARS = 4_000_000;
 
 /**
  * A BPE tokenizer for a family. gpt-tokenizer measured ~8x faster than js-tiktoken on the
- * corpus (bench/tokenizers.ts), so it is the one used; long unbroken runs are counted in
+ * corpus (test/bench/libraries/tokenizers.ts), so it is the one used; long unbroken runs are counted in
  * stitched windows (bpe-count.ts), so the cost stays linear in the text's length.
  */
 export function createTokenizer(family: TokenizerFamily = "o200k_base"): Tokenizer {

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SimModelServer } from "@longrun/sim-model";
+import { FIRST_USE_INSTALL_TIMEOUT_MS } from "@longrun/testing";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type EmbeddedTestInstance, startGatewayOverSim } from "../../e2e/support/embedded-instance.ts";
-import { CLIENT_INSTALL_TIMEOUT_MS, installRealClients } from "./install-clients.ts";
+import { installRealClients } from "./install-clients.ts";
 import { type RecordedRequest, startRecordingProxy } from "./recording-proxy.ts";
 import type { ClientRun, ClientSandbox } from "./run-client.ts";
 
@@ -40,7 +41,7 @@ export async function startLongrunUnderTest(): Promise<LongrunUnderTest> {
 export function realClientSuite(started: (env: LongrunUnderTest) => void): ClientSandbox[] {
   let env: LongrunUnderTest | undefined;
   const sandboxes: ClientSandbox[] = [];
-  beforeAll(installRealClients, CLIENT_INSTALL_TIMEOUT_MS);
+  beforeAll(installRealClients, FIRST_USE_INSTALL_TIMEOUT_MS);
   beforeAll(async () => {
     env = await startLongrunUnderTest();
     started(env);

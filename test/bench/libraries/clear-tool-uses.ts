@@ -1,7 +1,7 @@
 import type { BaseLanguageModel } from "@langchain/core/language_models/base";
 import type { BaseMessage } from "@langchain/core/messages";
-import { fromLangChain } from "../langchain-convert.ts";
-import type { BenchAdapter } from "./adapter.ts";
+import type { BenchAdapter } from "../adapters/adapter.ts";
+import { fromLangChain } from "./langchain-convert.ts";
 import { type CountMode, prepareLangChain } from "./langchain-counter.ts";
 
 /** The part of langchain's ClearToolUsesEdit this bench calls. */

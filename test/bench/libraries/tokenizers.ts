@@ -1,10 +1,12 @@
 /**
  * Measures gpt-tokenizer vs js-tiktoken on the real corpus (all message text + tool-call JSON).
- * Run: LONGRUN_CORPUS_DIR=<folder of *.jsonl transcripts> npx tsx packages/compaction/bench/tokenizers.ts
+ * Run: LONGRUN_CORPUS_DIR=<folder of *.jsonl transcripts> npx tsx test/bench/libraries/tokenizers.ts
+ * (js-tiktoken is one of the bench libraries, installed on first use: ../bench-libraries.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { installBenchLibraries } from "../bench-libraries.ts";
 
 const configured = process.env.LONGRUN_CORPUS_DIR?.trim();
 if (!configured) {
@@ -43,6 +45,7 @@ const texts = corpusTexts();
 const chars = texts.reduce((sum, text) => sum + text.length, 0);
 console.log(`corpus: ${texts.length} texts, ${chars} chars`);
 
+await installBenchLibraries();
 let start = performance.now();
 const gpt = await import("gpt-tokenizer/encoding/o200k_base");
 console.log(`gpt-tokenizer o200k load ms=${(performance.now() - start).toFixed(1)}`);

@@ -1,6 +1,6 @@
 import { type BaseMessage, trimMessages } from "@langchain/core/messages";
-import { fromLangChain } from "../langchain-convert.ts";
-import type { BenchAdapter } from "./adapter.ts";
+import type { BenchAdapter } from "../adapters/adapter.ts";
+import { fromLangChain } from "./langchain-convert.ts";
 import { type CountMode, prepareLangChain } from "./langchain-counter.ts";
 
 /** @langchain/core trimMessages, strategy "last", whole messages, system kept, starting on a human message. */

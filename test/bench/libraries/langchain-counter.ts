@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatMessage } from "@longrun/protocol";
-import { fromLangChain, toLangChain } from "../langchain-convert.ts";
 import { messageTokens } from "../tokens.ts";
+import { fromLangChain, toLangChain } from "./langchain-convert.ts";
 
 /**
  * How the libraries' token counter works:

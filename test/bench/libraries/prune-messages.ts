@@ -1,6 +1,6 @@
 import { pruneMessages } from "ai";
-import { fromModelMessage, toModelMessage } from "../ai-convert.ts";
-import type { BenchAdapter } from "./adapter.ts";
+import type { BenchAdapter } from "../adapters/adapter.ts";
+import { fromModelMessage, toModelMessage } from "./ai-convert.ts";
 
 /** ai 6.x pruneMessages: drops reasoning and tool traffic older than the last 2 messages; no budget. */
 export const pruneMessagesAdapter: BenchAdapter = {
