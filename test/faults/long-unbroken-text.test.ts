@@ -12,11 +12,12 @@ import { startHealthPoller } from "./support/health-poller.ts";
  * that fits the window froze embedded mode (/healthz silent for 30 s and more): BPE merging inside one
  * pre-tokenizer piece is quadratic. Each run sends a fresh random text, so no count cache can hide the
  * cost, to a window it fits, through the REST API and through the gateway, and polls /healthz from
- * another thread meanwhile. The bound on its worst latency is generous (the box is shared); the
- * freeze it guards against was thirty times longer.
+ * another thread meanwhile. The bound on its worst latency is generous — test files run side by side
+ * on a shared 2-core box, where 1.5 s stalls were seen with no freeze — and the freeze it guards against
+ * (30 s and more) is six times longer still.
  */
 
-const WORST_HEALTHZ_MS = 1_000;
+const WORST_HEALTHZ_MS = 5_000;
 
 /** `length` random lowercase letters: one pre-tokenizer piece, never seen before. */
 function freshUnbrokenText(length: number): string {
