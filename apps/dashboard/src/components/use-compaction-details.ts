@@ -16,14 +16,19 @@ export function useCompactionDetails(
 ): { details: Record<string, CompactionDetail>; coverage: Record<string, CompactionCoverage> } {
   const api = useOptionalStore()?.api ?? null;
   const [details, setDetails] = useState<Record<string, CompactionDetail>>({});
-  const completed = Object.values(compactions)
-    .flatMap((notice) =>
-      notice.agentId === agentId && notice.phase === "completed" && notice.compactionId
-        ? [notice.compactionId]
-        : [],
-    )
-    .sort()
-    .join(",");
+  // Recomputed only when the compactions change, not on every batch of a streaming run.
+  const completed = useMemo(
+    () =>
+      Object.values(compactions)
+        .flatMap((notice) =>
+          notice.agentId === agentId && notice.phase === "completed" && notice.compactionId
+            ? [notice.compactionId]
+            : [],
+        )
+        .sort()
+        .join(","),
+    [compactions, agentId],
+  );
   useEffect(() => {
     if (!completed || !api) return;
     let cancelled = false;

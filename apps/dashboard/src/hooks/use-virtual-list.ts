@@ -157,9 +157,17 @@ export function useVirtualList({
     }
     if (anchored) hold();
     else anchor.current = null;
-    const element = scroller.current;
-    if (element && element.clientHeight !== view.height) updateView();
   });
+  // The view's height, when the scroller is resized (not read after every render: reading it there
+  // forces a layout per batch of a streaming run).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one observer for the scroller's life (it reads refs)
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const resize = new ResizeObserver(() => updateView());
+    resize.observe(element);
+    return () => resize.disconnect();
+  }, []);
 
   return {
     range,
