@@ -1,7 +1,7 @@
 import { type RefObject, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 /** Pixels drawn above and below what is visible, so a scroll shows drawn entries before new ones. */
-const OVERSCAN_PX = 1_200;
+const OVERSCAN_PX = 800;
 /** Height assumed for an entry never drawn, until some entry has been measured. */
 const ESTIMATE_PX = 90;
 /** A list this short is drawn whole: it costs less than its bookkeeping, and find-in-page still works. */
