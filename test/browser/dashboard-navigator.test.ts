@@ -193,7 +193,9 @@ describe("navigating a long run and acting from its transcript", () => {
       // Cut at the output limit, like before it was drawn on demand.
       expect(resultText.slice(0, 2000)).toBe(await output.textContent());
       expect(await call.locator("pre.code").first().textContent()).toContain(
-        Object.keys(JSON.parse(made?.toolCalls?.find((item) => item.id === callId)?.function.arguments ?? "{}"))[0],
+        Object.keys(
+          JSON.parse(made?.toolCalls?.find((item) => item.id === callId)?.function.arguments ?? "{}"),
+        )[0],
       );
       await page.keyboard.press("Enter");
       await expect.poll(() => call.locator(".tool-body").count()).toBe(0);
