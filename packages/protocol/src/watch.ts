@@ -90,7 +90,17 @@ export const CompactionCoverage = z
   .meta({ id: "CompactionCoverage" });
 export type CompactionCoverage = z.infer<typeof CompactionCoverage>;
 
-/** GET /v1/agents/:id/compactions: every compaction of the agent, oldest first, with summary and ledger. */
+/**
+ * GET /v1/agents/:id/compactions?after=: only the compactions recorded after the one named (an id this
+ * list returned for the agent), so a client that holds the list reads what is new, not all of it again.
+ */
+export const CompactionListQuery = z.object({ after: z.string().min(1).max(200).optional() });
+export type CompactionListQuery = z.infer<typeof CompactionListQuery>;
+
+/**
+ * GET /v1/agents/:id/compactions: every compaction of the agent (or those after `after`), oldest first,
+ * with summary and ledger.
+ */
 export const CompactionList = z
   .object({ compactions: z.array(CompactionEvent.extend({ coverage: CompactionCoverage.optional() })) })
   .meta({ id: "CompactionList" });

@@ -1,21 +1,33 @@
 import type { CompactionCoverage, CompactionList } from "@longrun/protocol";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 
 type CompactionDetail = CompactionList["compactions"][number];
 
+/** What the page has read of one agent's compactions, and the newest one read (the next read's `after`). */
+interface DetailsRead {
+  agentId: string;
+  details: Record<string, CompactionDetail>;
+  newestId: string | null;
+}
+
 /**
  * Summary text, ledger, restored content and coverage (what the projection took out and what it still
- * sends) of the agent's compactions (GET /v1/agents/:id/compactions), by compaction id; read again when
- * a compaction completes.
+ * sends) of the agent's compactions (GET /v1/agents/:id/compactions), by compaction id. Read once, then,
+ * when a compaction the page does not hold completes, only the ones after the newest held (`after`), so
+ * a long thread's page does not read and validate hundreds of summaries again at each compaction.
  */
 export function useCompactionDetails(
   agentId: string,
   compactions: ThreadState["compactions"],
 ): { details: Record<string, CompactionDetail>; coverage: Record<string, CompactionCoverage> } {
   const api = useOptionalStore()?.api ?? null;
-  const [details, setDetails] = useState<Record<string, CompactionDetail>>({});
+  const [read, setRead] = useState<DetailsRead>({ agentId, details: {}, newestId: null });
+  const held = read.agentId === agentId ? read : null;
+  // The effect reads what is held without re-running when it changes (only new completions do that).
+  const heldRef = useRef(held);
+  heldRef.current = held;
   // Recomputed only when the compactions change, not on every batch of a streaming run.
   const completed = useMemo(
     () =>
@@ -31,19 +43,29 @@ export function useCompactionDetails(
   );
   useEffect(() => {
     if (!completed || !api) return;
+    const current = heldRef.current;
+    if (current && completed.split(",").every((id) => id in current.details)) return;
+    const after = current?.newestId ?? null;
     let cancelled = false;
     api.agents
-      .compactions(agentId)
+      .compactions(agentId, after ? { after } : undefined)
       .then((list) => {
-        if (!cancelled) setDetails(Object.fromEntries(list.map((event) => [event.id, event])));
+        if (cancelled) return;
+        setRead((previous) => {
+          const base = previous.agentId === agentId && after ? previous.details : {};
+          const details = { ...base, ...Object.fromEntries(list.map((event) => [event.id, event])) };
+          return { agentId, details, newestId: list.at(-1)?.id ?? (after ? previous.newestId : null) };
+        });
       })
       .catch(() => {
-        // The notice still shows what the events said; the summary text appears on the next read.
+        // The notice still shows what the events said; the next completion reads the whole list again.
+        if (!cancelled && after) setRead({ agentId, details: current?.details ?? {}, newestId: null });
       });
     return () => {
       cancelled = true;
     };
   }, [api, agentId, completed]);
+  const details = held?.details ?? EMPTY;
   const coverage = useMemo(
     () =>
       Object.fromEntries(
@@ -53,3 +75,5 @@ export function useCompactionDetails(
   );
   return { details, coverage };
 }
+
+const EMPTY: Record<string, CompactionDetail> = {};
