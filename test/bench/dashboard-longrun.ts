@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startEmbedded } from "@longrun/cli";
 import { createClient, type LongrunClient } from "@longrun/client";
-import type { Page } from "playwright-core";
+import type { CDPSession, Page } from "playwright-core";
 import { launchChromium } from "../browser/support/chromium.ts";
 import { ensureDashboardBuilt } from "../browser/support/dashboard-build.ts";
 import { formatMs, quantile, renderTable } from "./stats.ts";
@@ -303,7 +303,18 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await openFigures(page, origin, base.id);
     const baseOpen = await openFigures(page, origin, base.id);
     const longOpen = await openFigures(page, origin, long.id);
-    const baseFrames = await scrollFrames(await reopen(page, origin, base.id));
+    const baseRestFrames = await scrollFrames(await reopen(page, origin, base.id));
+    // The baseline during a run too (its page open, another task, scrolled while it streams), so the
+    // ratio compares like with like: the same machine load and the same streaming, a short log.
+    await client.threads.sendMessage(base.id, { content: "Survey it again and report." });
+    await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    const baseStreamed = await whileStreaming(client, base.id, () => scrollFrames(page));
+    const baseFrames = baseStreamed.result;
+    await cancelRuns(client, base.id);
+    await waitIdle(client, base.id, "baseline");
+    console.log(
+      `  baseline: scrolling at rest p95 ${formatMs(baseRestFrames.p95)} max ${formatMs(baseRestFrames.max)}; during its run p95 ${formatMs(baseFrames.p95)} max ${formatMs(baseFrames.max)} (${baseStreamed.events} events streamed, a run under way ${Math.round(baseStreamed.runningShare * 100)} % of the window)`,
+    );
     // The long thread at rest: the page's idle frame time, scrolling, and the navigator's jumps (to the
     // start of the log, which is read on demand, and to the first error when there is one).
     await reopen(page, origin, long.id);
@@ -326,7 +337,17 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await reopen(page, origin, long.id);
     await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
     await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    const profiling =
+      process.env.LONGRUN_BENCH_DASHBOARD_PROFILE === "trace"
+        ? "trace"
+        : process.env.LONGRUN_BENCH_DASHBOARD_PROFILE
+          ? "cpu"
+          : null;
+    const profiler = profiling === "cpu" ? await startProfile(page) : null;
+    if (profiling === "trace") await browser.startTracing(page, { categories: ["devtools.timeline"] });
     const streamed = await whileStreaming(client, long.id, () => scrollFrames(page));
+    if (profiler) await printProfile(profiler);
+    if (profiling === "trace") printTrace(await browser.stopTracing());
     const longFrames = streamed.result;
     console.log(
       `  during the run: ${streamed.events} events streamed into the page in the ${SCROLL_MS / 1000} s window, a run under way ${Math.round(streamed.runningShare * 100)} % of it (${streamed.tasks} more task${streamed.tasks === 1 ? "" : "s"} sent to keep it working)`,
@@ -335,10 +356,7 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     const reopenStarted = performance.now();
     await reopen(page, origin, long.id);
     console.log(`  re-opened during the run in ${Math.round(performance.now() - reopenStarted)} ms`);
-    const detail = await client.threads.get(long.id);
-    for (const run of detail.runs.filter((candidate) => candidate.finishedAt === null)) {
-      await client.runs.cancel(run.id);
-    }
+    await cancelRuns(client, long.id);
 
     const rows = [
       row(`${options.baselineSteps} steps (baseline)`, baseOpen, baseFrames),
@@ -372,7 +390,7 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
       ),
     );
     console.log(
-      `  frame p95/max: the baseline's while its page is at rest, the long thread's while a run streams into it; both scrolled with the mouse wheel (${WHEEL_PX} px every ${WHEEL_EVERY_MS} ms), timed in the page by requestAnimationFrame`,
+      `  frame p95/max: each thread's while a run streams into its open page; both scrolled with the mouse wheel (${WHEEL_PX} px every ${WHEEL_EVERY_MS} ms), timed in the page by requestAnimationFrame`,
     );
     console.log(
       `  frames while scrolling during the run: ${longFrames.frames} in ${SCROLL_MS / 1000} s, p50 ${formatMs(longFrames.p50)}, p99 ${formatMs(longFrames.p99)}, ${longFrames.over50ms} over 50 ms`,
@@ -388,6 +406,7 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
           baseOpen,
           longOpen,
           baseFrames,
+          baseRestFrames,
           longFrames,
           idle,
           restFrames,
@@ -405,6 +424,72 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await browser.close();
     await instance.close();
     await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** With LONGRUN_BENCH_DASHBOARD_PROFILE set: a CPU profile of the page over the window measured during the run. */
+async function startProfile(page: Page): Promise<CDPSession> {
+  const session = await page.context().newCDPSession(page);
+  await session.send("Profiler.enable");
+  await session.send("Profiler.setSamplingInterval", { interval: 200 });
+  await session.send("Profiler.start");
+  return session;
+}
+
+/** Prints the functions the page spent most of its own time in, with the page's long tasks. */
+async function printProfile(session: CDPSession): Promise<void> {
+  const { profile } = await session.send("Profiler.stop");
+  await session.detach();
+  const selfMs = new Map<string, number>();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const deltas = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((id, index) => {
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) return;
+    const file = frame.url.split("/").at(-1) ?? "";
+    const name = `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`;
+    selfMs.set(name, (selfMs.get(name) ?? 0) + (deltas[index] ?? 0) / 1000);
+  });
+  const top = [...selfMs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+  console.log("  page CPU during the run (self time):");
+  for (const [name, ms] of top) console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
+}
+
+/** The page's main-thread time by trace event (only events not nested in another), over the window. */
+function printTrace(buffer: Buffer): void {
+  const { traceEvents } = JSON.parse(buffer.toString()) as {
+    traceEvents: {
+      name: string;
+      ph: string;
+      dur?: number;
+      ts: number;
+      tid: number;
+      args?: { name?: string };
+    }[];
+  };
+  const main = traceEvents.find(
+    (event) => event.name === "thread_name" && event.args?.name === "CrRendererMain",
+  )?.tid;
+  const complete = traceEvents
+    .filter((event) => event.tid === main && event.ph === "X" && event.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts);
+  const byName = new Map<string, number>();
+  let coveredUntil = 0;
+  for (const event of complete) {
+    if (event.ts < coveredUntil) continue;
+    coveredUntil = event.ts + (event.dur ?? 0);
+    byName.set(event.name, (byName.get(event.name) ?? 0) + (event.dur ?? 0) / 1000);
+  }
+  console.log("  page main thread during the run (top-level trace events):");
+  for (const [name, ms] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
+    console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
+  }
+}
+
+async function cancelRuns(client: LongrunClient, threadId: string): Promise<void> {
+  const detail = await client.threads.get(threadId);
+  for (const run of detail.runs.filter((candidate) => candidate.finishedAt === null)) {
+    await client.runs.cancel(run.id);
   }
 }
 

@@ -48,6 +48,8 @@ export function useVirtualList({
    * read alone is folded into its call once the call is read).
    */
   const anchor = useRef<Anchor[] | null>(null);
+  /** What was drawn when the anchor was last held (drawn keys and the spacer above them). */
+  const heldDrawn = useRef<string | null>(null);
   const anchoredNow = useRef(anchored);
   anchoredNow.current = anchored;
   // biome-ignore lint/correctness/useExhaustiveDependencies: `measured` counts changes to the heights
@@ -155,8 +157,14 @@ export function useVirtualList({
         observed.current.add(child);
       }
     }
-    if (anchored) hold();
-    else anchor.current = null;
+    // Held only when what is drawn changed (other entries, or other spacing above them): a render that
+    // changed neither (a streamed batch below the drawn part, a row above the view re-rendered in
+    // place) cannot have moved the anchor, and holding it would force a layout per batch; a drawn
+    // entry that changed height is held by the observer above.
+    const drawn = `${range.padTop}|${keys.slice(range.first, range.end).join("\n")}`;
+    if (anchored && (anchor.current === null || drawn !== heldDrawn.current)) hold();
+    if (!anchored) anchor.current = null;
+    heldDrawn.current = anchored ? drawn : null;
   });
   // The view's height, when the scroller is resized (not read after every render: reading it there
   // forces a layout per batch of a streaming run).
