@@ -133,7 +133,7 @@ describe("the context the dashboard shows is the server's projection", () => {
       await showThread(threadId);
       const held = await client.agents.compactions(agentId);
       await expect.poll(() => compactionReads.length, { timeout: UI_TIMEOUT }).toBe(1);
-      expect(compactionReads[0]?.searchParams.get("after")).toBeNull();
+      expect(compactionReads[0]?.searchParams.get("offset")).toBeNull();
       const card = page.locator(
         `${byTestId("agent-node")}[data-agent-id="${agentId}"] ${byTestId("agent-activity")}`,
       );
@@ -155,13 +155,16 @@ describe("the context the dashboard shows is the server's projection", () => {
       await expect.poll(figures, { timeout: UI_TIMEOUT }).toEqual([after.tokensAfter, after.tokensAfter]);
       expect(await gauge.locator(byTestId("token-as-of")).textContent()).toMatch(/after the compaction/);
       expect(await card.textContent()).toMatch(/after compaction/);
-      // The new compaction's summary is shown, read alone: one more read, after the newest one held.
+      // The new compaction's summary is shown, read alone: one more read, of what follows those held.
       await page
         .locator(
           `${byTestId("compaction-notice")}[data-compaction-id="${after.id}"] ${byTestId("compaction-summary")}`,
         )
         .waitFor({ timeout: UI_TIMEOUT });
-      expect(compactionReads.map((url) => url.searchParams.get("after"))).toEqual([null, held.at(-1)?.id]);
+      expect(compactionReads.map((url) => url.searchParams.get("offset"))).toEqual([
+        null,
+        String(held.length),
+      ]);
       page.off("request", countRead);
 
       // A reload reads the snapshot: the card must not fall back to the measurement from before.

@@ -234,8 +234,8 @@ export interface RestApi {
     ): Promise<MessagesPage>;
     context(agentId: string, options?: RequestOptions): Promise<ContextView>;
     /**
-     * Every compaction of the agent, oldest first, with summary text and ledger; with `after` (an id
-     * this returned), only the ones recorded after it.
+     * Every compaction of the agent, oldest first, with summary text and ledger; with `offset`, only
+     * the ones after the first `offset` (a client holding those reads what is new).
      */
     compactions(
       agentId: string,

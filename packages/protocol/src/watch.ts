@@ -91,14 +91,16 @@ export const CompactionCoverage = z
 export type CompactionCoverage = z.infer<typeof CompactionCoverage>;
 
 /**
- * GET /v1/agents/:id/compactions?after=: only the compactions recorded after the one named (an id this
- * list returned for the agent), so a client that holds the list reads what is new, not all of it again.
+ * GET /v1/agents/:id/compactions?offset=: the agent's compactions after the first `offset` (the list only
+ * grows, oldest first), so a client that holds the first n reads what is new, not all of it again.
  */
-export const CompactionListQuery = z.object({ after: z.string().min(1).max(200).optional() });
+export const CompactionListQuery = z.object({
+  offset: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+});
 export type CompactionListQuery = z.infer<typeof CompactionListQuery>;
 
 /**
- * GET /v1/agents/:id/compactions: every compaction of the agent (or those after `after`), oldest first,
+ * GET /v1/agents/:id/compactions: every compaction of the agent (or those after `offset`), oldest first,
  * with summary and ledger.
  */
 export const CompactionList = z

@@ -10,7 +10,6 @@ import {
   HistoryQuery,
   HistoryView,
   Id,
-  LongrunError,
   MessagesPage,
   MessagesQuery,
   PAGE_LIMITS,
@@ -95,7 +94,7 @@ const listCompactions = createRoute({
   path: "/{id}/compactions",
   operationId: "listAgentCompactions",
   summary:
-    "Every compaction of the agent (or only those after `after`), oldest first, with its summary, ledger and restored items",
+    "Every compaction of the agent (or those after the first `offset`), oldest first, with its summary, ledger and restored items",
   tags,
   security: BEARER,
   request: { params: AgentParams, query: CompactionListQuery },
@@ -103,8 +102,8 @@ const listCompactions = createRoute({
     200: jsonResponse("The compactions", CompactionList),
     ...errors({
       ...AUTH_ERRORS,
-      400: "the id or `after` is malformed",
-      404: `${NO_AGENT}, or \`after\` is not one of its compactions`,
+      400: "the id is malformed, or `offset` is not an integer ≥ 0",
+      404: NO_AGENT,
     }),
   },
 });
@@ -225,15 +224,18 @@ export function agentRoutes(deps: ServerDeps) {
   app.openapi(listCompactions, async (context) => {
     const { id } = context.req.valid("param");
     const agent = await requireAgent(store, context.get("tenantId"), id);
-    const { after } = context.req.valid("query");
+    const { offset = 0 } = context.req.valid("query");
     const compactions = await store.compactions.list(agent.id);
     // Coverage runs from each compaction's predecessor, so it is worked out over the whole list.
     const coverage = await compactionCoverage(deps, agent.id, compactions);
-    const listed = compactions.map((compaction, index) => ({ ...compaction, coverage: coverage[index] }));
-    if (after === undefined) return context.json({ compactions: listed }, 200);
-    const known = listed.findIndex((compaction) => compaction.id === after);
-    if (known < 0) throw new LongrunError("not_found", `compaction ${after} not found for agent ${agent.id}`);
-    return context.json({ compactions: listed.slice(known + 1) }, 200);
+    return context.json(
+      {
+        compactions: compactions
+          .map((compaction, index) => ({ ...compaction, coverage: coverage[index] }))
+          .slice(offset),
+      },
+      200,
+    );
   });
 
   app.openapi(spawn, async (context) => {
