@@ -86,6 +86,32 @@ describe("API for watching clients", () => {
     expect((await client.threads.list()).find((item) => item.id === thread.id)?.pendingApprovals).toBe(0);
   }, 120_000);
 
+  it("lists only the compactions after the first n, each with the coverage the whole list gives it", async () => {
+    const thread = await client.threads.create({
+      title: "Compacts a few times",
+      simSteps: 30,
+      maxInputTokens: 8000,
+      task: "Survey the inventory service and report its modules, tests and docs.",
+    });
+    await vi.waitFor(
+      async () => {
+        const detail = await client.threads.get(thread.id);
+        expect(detail.runs.length).toBeGreaterThan(0);
+        expect(detail.runs.every((run) => run.finishedAt !== null)).toBe(true);
+      },
+      { timeout: 90_000, interval: 200 },
+    );
+    const agentId = thread.agents[0]!.id;
+    const all = await client.agents.compactions(agentId);
+    expect(all.length).toBeGreaterThan(1);
+    // A client holding the first one reads the rest, coverage and all, exactly as the full list has them.
+    expect(await client.agents.compactions(agentId, { offset: 1 })).toEqual(all.slice(1));
+    expect(await client.agents.compactions(agentId, { offset: all.length })).toEqual([]);
+    await expect(client.agents.compactions(agentId, { offset: -1 })).rejects.toMatchObject({
+      code: "bad_request",
+    });
+  }, 120_000);
+
   it("refuses an events filter that is not a list of types", async () => {
     const threads = await client.threads.list();
     await expect(

@@ -122,7 +122,18 @@ describe("the context the dashboard shows is the server's projection", () => {
     async () => {
       if (!finished) throw new Error("the first test did not finish its thread");
       const { threadId, agentId } = finished;
+      // Every read of the agent's compaction list, by its query (the page holds the list and reads only
+      // what is new after a compaction completes).
+      const compactionReads: URL[] = [];
+      const countRead = (request: { url(): string }) => {
+        const url = new URL(request.url());
+        if (url.pathname === `/v1/agents/${agentId}/compactions`) compactionReads.push(url);
+      };
+      page.on("request", countRead);
       await showThread(threadId);
+      const held = await client.agents.compactions(agentId);
+      await expect.poll(() => compactionReads.length, { timeout: UI_TIMEOUT }).toBe(1);
+      expect(compactionReads[0]?.searchParams.get("offset")).toBeNull();
       const card = page.locator(
         `${byTestId("agent-node")}[data-agent-id="${agentId}"] ${byTestId("agent-activity")}`,
       );
@@ -144,6 +155,17 @@ describe("the context the dashboard shows is the server's projection", () => {
       await expect.poll(figures, { timeout: UI_TIMEOUT }).toEqual([after.tokensAfter, after.tokensAfter]);
       expect(await gauge.locator(byTestId("token-as-of")).textContent()).toMatch(/after the compaction/);
       expect(await card.textContent()).toMatch(/after compaction/);
+      // The new compaction's summary is shown, read alone: one more read, of what follows those held.
+      await page
+        .locator(
+          `${byTestId("compaction-notice")}[data-compaction-id="${after.id}"] ${byTestId("compaction-summary")}`,
+        )
+        .waitFor({ timeout: UI_TIMEOUT });
+      expect(compactionReads.map((url) => url.searchParams.get("offset"))).toEqual([
+        null,
+        String(held.length),
+      ]);
+      page.off("request", countRead);
 
       // A reload reads the snapshot: the card must not fall back to the measurement from before.
       await page.reload();

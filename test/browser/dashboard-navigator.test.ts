@@ -1,4 +1,5 @@
 import type { LongrunClient } from "@longrun/client";
+import { contentText } from "@longrun/protocol";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type DashboardSession, openDashboardSession } from "./support/dashboard-session.ts";
@@ -161,6 +162,53 @@ describe("navigating a long run and acting from its transcript", () => {
         )) as boolean;
       }
       expect(left).toBe(true);
+      expect(pageErrors).toEqual([]);
+    },
+    TEST_TIMEOUT,
+  );
+
+  it(
+    "draws a tool call's arguments and result when it is opened, and the timeline's bars without an element each",
+    async () => {
+      const { threadId, agentId } = sourceThread();
+      await showThread(threadId);
+      const transcript = page.locator(byTestId("transcript"));
+      const { messages } = await client.agents.messages(agentId, { limit: 5000 });
+      const result = messages.find((message) => message.role === "tool" && message.toolStatus === "ok");
+      const callId = result?.toolCallId ?? "";
+      const made = messages.find((message) => message.toolCalls?.some((call) => call.id === callId));
+      const call = transcript.locator(`${byTestId("tool-call")}[data-call-id="${callId}"]`);
+      await call.waitFor({ timeout: UI_TIMEOUT });
+      // Closed, the call is its one-line summary: name, arguments in short, status.
+      expect(await call.locator("summary").textContent()).toContain(
+        made?.toolCalls?.find((item) => item.id === callId)?.function.name ?? "?",
+      );
+      expect(await call.locator(".tool-body").count()).toBe(0);
+      // Opened from the keyboard, it shows the arguments and the result the log holds.
+      await call.locator("summary").focus();
+      await page.keyboard.press("Enter");
+      const output = call.locator(byTestId("tool-output"));
+      await output.waitFor({ timeout: UI_TIMEOUT });
+      const resultText = contentText(result?.content ?? null);
+      // Cut at the output limit, like before it was drawn on demand.
+      expect(resultText.slice(0, 2000)).toBe(await output.textContent());
+      expect(await call.locator("pre.code").first().textContent()).toContain(
+        Object.keys(
+          JSON.parse(made?.toolCalls?.find((item) => item.id === callId)?.function.arguments ?? "{}"),
+        )[0],
+      );
+      await page.keyboard.press("Enter");
+      await expect.poll(() => call.locator(".tool-body").count()).toBe(0);
+      // Each bin of the timeline draws its model turns as a bar, from the bin's own style.
+      const bars = (await page.evaluate(
+        `[...document.querySelectorAll('[data-testid="navigator-bin"]')].map((bin) => [
+          bin.children.length - bin.querySelectorAll(".bin-error, .bin-approval").length,
+          parseFloat(getComputedStyle(bin, "::before").height),
+        ])`,
+      )) as [number, number][];
+      expect(bars.length).toBeGreaterThan(0);
+      expect(bars.every(([children]) => children === 0)).toBe(true);
+      expect(bars.some(([, height]) => height > 0)).toBe(true);
       expect(pageErrors).toEqual([]);
     },
     TEST_TIMEOUT,

@@ -11,6 +11,7 @@ import {
   ApprovalRuleQuery,
   CompactBody,
   CompactionList,
+  CompactionListQuery,
   CompactResult,
   ContextView,
   CreateApprovalRuleBody,
@@ -114,7 +115,12 @@ export const restEndpoints = {
     response: ApprovalRule,
   },
   revokeApprovalRule: { method: "DELETE", path: "/v1/approval-rules/{id}", response: ApprovalRule },
-  listAgentCompactions: { method: "GET", path: "/v1/agents/{id}/compactions", response: CompactionList },
+  listAgentCompactions: {
+    method: "GET",
+    path: "/v1/agents/{id}/compactions",
+    query: CompactionListQuery,
+    response: CompactionList,
+  },
   compactAgent: {
     method: "POST",
     path: "/v1/agents/{id}/compact",
@@ -227,8 +233,15 @@ export interface RestApi {
       options?: RequestOptions,
     ): Promise<MessagesPage>;
     context(agentId: string, options?: RequestOptions): Promise<ContextView>;
-    /** Every compaction of the agent, oldest first, with summary text and ledger. */
-    compactions(agentId: string, options?: RequestOptions): Promise<CompactionList["compactions"]>;
+    /**
+     * Every compaction of the agent, oldest first, with summary text and ledger; with `offset`, only
+     * the ones after the first `offset` (a client holding those reads what is new).
+     */
+    compactions(
+      agentId: string,
+      query?: z.input<typeof CompactionListQuery>,
+      options?: RequestOptions,
+    ): Promise<CompactionList["compactions"]>;
     spawn(
       agentId: string,
       body: z.input<typeof SpawnBody>,
@@ -317,8 +330,8 @@ export function createRestApi(http: HttpOptions): RestApi {
       messages: (agentId, query, options) =>
         call("listAgentMessages", { params: { id: agentId }, query }, options),
       context: (agentId, options) => call("getAgentContext", { params: { id: agentId } }, options),
-      compactions: async (agentId, options) =>
-        (await call("listAgentCompactions", { params: { id: agentId } }, options)).compactions,
+      compactions: async (agentId, query, options) =>
+        (await call("listAgentCompactions", { params: { id: agentId }, query }, options)).compactions,
       spawn: (agentId, body, options) => call("spawnAgents", { params: { id: agentId }, body }, options),
       history: (agentId, query, options) =>
         call("getAgentHistory", { params: { id: agentId }, query }, options),

@@ -140,5 +140,6 @@ export {
   ApprovalInboxQuery,
   CompactionCoverage,
   CompactionList,
+  CompactionListQuery,
   ThreadSnapshot,
 } from "./watch.ts";

@@ -90,7 +90,19 @@ export const CompactionCoverage = z
   .meta({ id: "CompactionCoverage" });
 export type CompactionCoverage = z.infer<typeof CompactionCoverage>;
 
-/** GET /v1/agents/:id/compactions: every compaction of the agent, oldest first, with summary and ledger. */
+/**
+ * GET /v1/agents/:id/compactions?offset=: the agent's compactions after the first `offset` (the list only
+ * grows, oldest first), so a client that holds the first n reads what is new, not all of it again.
+ */
+export const CompactionListQuery = z.object({
+  offset: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+export type CompactionListQuery = z.infer<typeof CompactionListQuery>;
+
+/**
+ * GET /v1/agents/:id/compactions: every compaction of the agent (or those after `offset`), oldest first,
+ * with summary and ledger.
+ */
 export const CompactionList = z
   .object({ compactions: z.array(CompactionEvent.extend({ coverage: CompactionCoverage.optional() })) })
   .meta({ id: "CompactionList" });

@@ -96,7 +96,8 @@ export interface LongrunApi {
       options?: { afterSeq?: number; limit?: number },
     ): Promise<{ messages: StoredMessage[]; nextAfterSeq: number | null }>;
     context(agentId: string): Promise<ContextView>;
-    compactions(agentId: string): Promise<CompactionList["compactions"]>;
+    /** With `offset`, only the compactions after the first `offset` (oldest first; the list only grows). */
+    compactions(agentId: string, query?: { offset?: number }): Promise<CompactionList["compactions"]>;
     spawn(
       agentId: string,
       body: { agents: { name: string; brief: string; inherit: AgentInherit }[] },

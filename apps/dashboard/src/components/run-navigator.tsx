@@ -1,4 +1,4 @@
-import { type KeyboardEvent, useState } from "react";
+import { type CSSProperties, type KeyboardEvent, useState } from "react";
 import { binLabel, type NavBin, type NavMark, STEP_MEANING } from "../state/navigator.ts";
 
 /** Where the transcript should go: a step (the first message at or after it), or an entry by key. */
@@ -105,19 +105,21 @@ export function RunNavigator({
             tabIndex={index === current ? 0 : -1}
             aria-label={binLabel(bin)}
             title={binLabel(bin)}
+            // The turns bar and the compactions band are drawn by CSS from these (no element each: a
+            // long run's timeline stays a few nodes per bin).
+            style={
+              {
+                "--bin-turns": `${(100 * bin.turns) / maxTurns}%`,
+                "--bin-compactions":
+                  bin.compactions > 0 ? 0.35 + (0.65 * bin.compactions) / maxCompactions : 0,
+              } as CSSProperties
+            }
             onFocus={() => setActive(index)}
             onClick={() => {
               setActive(index);
               jumpTo(bin);
             }}
           >
-            <span className="bin-turns" style={{ height: `${(100 * bin.turns) / maxTurns}%` }} />
-            {bin.compactions > 0 && (
-              <span
-                className="bin-compactions"
-                style={{ opacity: 0.35 + (0.65 * bin.compactions) / maxCompactions }}
-              />
-            )}
             {bin.errors > 0 && <span className="bin-error" />}
             {bin.approvals > 0 && <span className="bin-approval" />}
           </button>

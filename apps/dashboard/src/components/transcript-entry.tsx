@@ -1,4 +1,5 @@
-import type { AgentNode, ThreadState } from "../state/thread-state.ts";
+import { memo } from "react";
+import type { AgentNode, Measurement, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import type { ShownEntry } from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
 import { CompactionRunRow } from "./compaction-run.tsx";
@@ -10,20 +11,13 @@ import type { useCompactionDetails } from "./use-compaction-details.ts";
 
 const NO_TOOLS: ThreadState["tools"] = {};
 
-/** One transcript entry: a message with its tool results, a run boundary, or a compaction notice. */
-export function Entry({
-  entry,
-  thread,
-  spawned,
-  details,
-  onOpenHistory,
-  onOpenDiff,
-  onSelectAgent,
-  onExpand,
-  travel,
-}: {
+interface EntryProps {
   entry: ShownEntry;
-  thread: ThreadState;
+  /** Live tool activity of the thread (only a message with a call still waiting for its result reads it). */
+  tools: ThreadState["tools"];
+  decisions: ThreadState["decisions"];
+  /** The agent's measurements: a notice says the step it is as of. */
+  measurements: readonly Measurement[] | undefined;
   spawned: Record<string, AgentNode[]>;
   details: ReturnType<typeof useCompactionDetails>["details"];
   onOpenHistory: (range: HistoryRange | null) => void;
@@ -33,7 +27,26 @@ export function Entry({
   onExpand: (key: string) => void;
   /** Fork or rewind from an entry; null where that is not possible (a sub-agent's transcript). */
   travel: TimeTravel | null;
-}) {
+}
+
+/**
+ * One transcript entry: a message with its tool results, a run boundary, or a compaction notice.
+ * Memoized on what it draws: while a run streams, the transcript is rebuilt (new entry objects) for every
+ * batch of events, and a drawn row whose content did not change is not drawn again.
+ */
+export const Entry = memo(function Entry({
+  entry,
+  tools,
+  decisions,
+  measurements,
+  spawned,
+  details,
+  onOpenHistory,
+  onOpenDiff,
+  onSelectAgent,
+  onExpand,
+  travel,
+}: EntryProps) {
   if (entry.kind === "compactions") {
     return (
       <CompactionRunRow
@@ -43,16 +56,13 @@ export function Entry({
     );
   }
   if (entry.kind === "message") {
-    // Live tool activity only matters to calls without a result yet: the others get a constant, so a
-    // tool event elsewhere does not re-render every message on screen.
-    const waiting = (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
     return (
       <TranscriptMessageView
         message={entry.message}
         results={entry.results}
-        tools={waiting ? thread.tools : NO_TOOLS}
+        tools={waitingForResult(entry) ? tools : NO_TOOLS}
         compacted={entry.compacted}
-        decisions={thread.decisions}
+        decisions={decisions}
         spawned={spawned}
         onSelectAgent={onSelectAgent}
         travel={travel}
@@ -65,17 +75,91 @@ export function Entry({
       notice={entry.notice}
       removed={entry.removed}
       detail={entry.notice.compactionId ? (details[entry.notice.compactionId] ?? null) : null}
-      asOfStep={stepBefore(thread, entry.notice.agentId, entry.notice.eventSeq)}
+      asOfStep={stepBefore(measurements ?? [], entry.notice.eventSeq)}
       onOpenHistory={onOpenHistory}
       onOpenDiff={onOpenDiff}
       travel={travel}
     />
   );
+}, sameRow);
+
+/** Live tool activity only matters to calls without a result yet. */
+function waitingForResult(entry: Extract<ShownEntry, { kind: "message" }>): boolean {
+  return (entry.message.toolCalls ?? []).some((call) => !entry.results[call.id]);
+}
+
+/** Whether a row would draw the same: the same entry content and the same parts of the thread it reads. */
+function sameRow(before: EntryProps, after: EntryProps): boolean {
+  for (const key of Object.keys(after) as (keyof EntryProps)[]) {
+    if (key === "entry" || key === "tools" || key === "measurements" || key === "details") continue;
+    if (before[key] !== after[key]) return false;
+  }
+  const entry = after.entry;
+  if (!sameEntry(before.entry, entry)) return false;
+  if (entry.kind === "message")
+    return (
+      before.tools === after.tools ||
+      (!waitingForResult(entry) && !waitingForResult(before.entry as typeof entry))
+    );
+  if (entry.kind === "compaction")
+    return (
+      before.measurements === after.measurements &&
+      (!entry.notice.compactionId ||
+        before.details[entry.notice.compactionId] === after.details[entry.notice.compactionId])
+    );
+  return true;
+}
+
+/** Same content: a rebuilt entry holds the same message, results, notice, run or range objects. */
+function sameEntry(before: ShownEntry, after: ShownEntry): boolean {
+  if (before === after) return true;
+  if (before.key !== after.key || before.kind !== after.kind) return false;
+  switch (after.kind) {
+    case "message": {
+      const previous = before as typeof after;
+      return (
+        previous.message === after.message &&
+        previous.compacted === after.compacted &&
+        sameRecord(previous.results, after.results)
+      );
+    }
+    case "compaction": {
+      const previous = before as typeof after;
+      return previous.notice === after.notice && sameRange(previous.removed, after.removed);
+    }
+    case "run":
+      return (before as typeof after).run === after.run;
+    case "compactions": {
+      const previous = (before as typeof after).entries;
+      return (
+        previous.length === after.entries.length &&
+        after.entries.every((inner, index) => previous[index]?.notice === inner.notice)
+      );
+    }
+  }
+}
+
+function sameRecord(before: Record<string, TranscriptMessage>, after: Record<string, TranscriptMessage>) {
+  const keys = Object.keys(after);
+  return keys.length === Object.keys(before).length && keys.every((key) => before[key] === after[key]);
+}
+
+function sameRange(
+  before: Extract<ShownEntry, { kind: "compaction" }>["removed"],
+  after: Extract<ShownEntry, { kind: "compaction" }>["removed"],
+): boolean {
+  if (before === null || after === null) return before === after;
+  return (
+    before.fromSeq === after.fromSeq &&
+    before.toSeq === after.toSeq &&
+    before.kept === after.kept &&
+    before.count === after.count &&
+    before.complete === after.complete
+  );
 }
 
 /** The step of the agent's last measurement before an event: "as of step N". */
-function stepBefore(thread: ThreadState, agentId: string, eventSeq: number): number | null {
-  const series = thread.measurements[agentId] ?? [];
+function stepBefore(series: readonly Measurement[], eventSeq: number): number | null {
   let step: number | null = null;
   for (const point of series) if (point.eventSeq < eventSeq) step = point.step;
   return step;

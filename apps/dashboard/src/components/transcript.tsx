@@ -105,7 +105,10 @@ export function Transcript({
   };
   const newCount = following ? 0 : newSince(shown, lastSeen.current);
   const streaming = thread.streaming[agentId];
-  const running = runningTools(thread, agentId);
+  const agentMessages = thread.messages[agentId];
+  const tools = thread.tools;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runningTools reads only these two parts of the thread
+  const running = useMemo(() => runningTools(thread, agentId), [agentMessages, tools, agentId]);
   // Follow new output while the reader is at the bottom. After every render, before paint: entries that
   // grew (a tool result folded in, a running tool, a removed preview) change the height without changing
   // the entry count, and must not leave the view stranded mid-way.
@@ -288,7 +291,9 @@ export function Transcript({
               <div key={entry.key} data-vkey={entry.key}>
                 <Entry
                   entry={entry}
-                  thread={thread}
+                  tools={thread.tools}
+                  decisions={thread.decisions}
+                  measurements={measurements}
                   spawned={spawned}
                   details={details}
                   onOpenHistory={onOpenHistory}

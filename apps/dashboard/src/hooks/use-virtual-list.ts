@@ -1,7 +1,7 @@
 import { type RefObject, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 
 /** Pixels drawn above and below what is visible, so a scroll shows drawn entries before new ones. */
-const OVERSCAN_PX = 1_200;
+const OVERSCAN_PX = 800;
 /** Height assumed for an entry never drawn, until some entry has been measured. */
 const ESTIMATE_PX = 90;
 /** A list this short is drawn whole: it costs less than its bookkeeping, and find-in-page still works. */
@@ -48,6 +48,8 @@ export function useVirtualList({
    * read alone is folded into its call once the call is read).
    */
   const anchor = useRef<Anchor[] | null>(null);
+  /** What was drawn when the anchor was last held (drawn keys and the spacer above them). */
+  const heldDrawn = useRef<string | null>(null);
   const anchoredNow = useRef(anchored);
   anchoredNow.current = anchored;
   // biome-ignore lint/correctness/useExhaustiveDependencies: `measured` counts changes to the heights
@@ -155,11 +157,25 @@ export function useVirtualList({
         observed.current.add(child);
       }
     }
-    if (anchored) hold();
-    else anchor.current = null;
-    const element = scroller.current;
-    if (element && element.clientHeight !== view.height) updateView();
+    // Held only when what is drawn changed (other entries, or other spacing above them): a render that
+    // changed neither (a streamed batch below the drawn part, a row above the view re-rendered in
+    // place) cannot have moved the anchor, and holding it would force a layout per batch; a drawn
+    // entry that changed height is held by the observer above.
+    const drawn = `${range.padTop}|${keys.slice(range.first, range.end).join("\n")}`;
+    if (anchored && (anchor.current === null || drawn !== heldDrawn.current)) hold();
+    if (!anchored) anchor.current = null;
+    heldDrawn.current = anchored ? drawn : null;
   });
+  // The view's height, when the scroller is resized (not read after every render: reading it there
+  // forces a layout per batch of a streaming run).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one observer for the scroller's life (it reads refs)
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const resize = new ResizeObserver(() => updateView());
+    resize.observe(element);
+    return () => resize.disconnect();
+  }, []);
 
   return {
     range,

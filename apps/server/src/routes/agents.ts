@@ -4,6 +4,7 @@ import {
   ApprovalResult,
   CompactBody,
   CompactionList,
+  CompactionListQuery,
   CompactResult,
   ContextView,
   HistoryQuery,
@@ -92,13 +93,18 @@ const listCompactions = createRoute({
   method: "get",
   path: "/{id}/compactions",
   operationId: "listAgentCompactions",
-  summary: "Every compaction of the agent, oldest first, with its summary, ledger and restored items",
+  summary:
+    "Every compaction of the agent (or those after the first `offset`), oldest first, with its summary, ledger and restored items",
   tags,
   security: BEARER,
-  request: { params: AgentParams },
+  request: { params: AgentParams, query: CompactionListQuery },
   responses: {
     200: jsonResponse("The compactions", CompactionList),
-    ...errors({ ...AUTH_ERRORS, 400: "the id is malformed", 404: NO_AGENT }),
+    ...errors({
+      ...AUTH_ERRORS,
+      400: "the id is malformed, or `offset` is not an integer ≥ 0",
+      404: NO_AGENT,
+    }),
   },
 });
 
@@ -218,10 +224,16 @@ export function agentRoutes(deps: ServerDeps) {
   app.openapi(listCompactions, async (context) => {
     const { id } = context.req.valid("param");
     const agent = await requireAgent(store, context.get("tenantId"), id);
+    const { offset = 0 } = context.req.valid("query");
     const compactions = await store.compactions.list(agent.id);
+    // Coverage runs from each compaction's predecessor, so it is worked out over the whole list.
     const coverage = await compactionCoverage(deps, agent.id, compactions);
     return context.json(
-      { compactions: compactions.map((compaction, index) => ({ ...compaction, coverage: coverage[index] })) },
+      {
+        compactions: compactions
+          .map((compaction, index) => ({ ...compaction, coverage: coverage[index] }))
+          .slice(offset),
+      },
       200,
     );
   });
