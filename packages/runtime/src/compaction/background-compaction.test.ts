@@ -85,11 +85,17 @@ describe("background prefix compaction", () => {
   });
 
   it("a step due for compaction while its background summary is being made sends its request as it is when it fits, and a later compaction applies the summary", async () => {
-    // The trigger at 60 % of the window leaves room under the limit; summaries take 1.5 s more than a call.
+    // The trigger at 65 % of the window (5,200 tokens) leaves 1,200 under the limit (6,400); summaries take
+    // 1.5 s more than a call. A background summary starts only where a compaction would save 20 %: with
+    // the trigger at 60 % (line 3,360) and the 8k summary budget at 240 tokens, every compaction left
+    // about 100 tokens less, the request passed the line by little before one large tool result took it
+    // past the trigger, and each ask was skipped for no progress (measured: asks at 3,436–4,613 tokens,
+    // none started; none deferred). At 65 % the line is 3,640 (measured: 2 summaries started, 2 steps
+    // deferred, both summaries applied after; 30 and 50 steps the same or more).
     harness = await createHarness({ simSteps: 40, maxInputTokens: 8_000, sim: { summaryDelayMs: 1_500 } });
     const { runId } = await harness.startThread("Survey the inventory project and keep notes.", {
       backgroundRatio: 0.7,
-      triggerRatio: 0.6,
+      triggerRatio: 0.65,
     });
     const end = await harness.waitForRunEnd(runId);
     expect(end.type).toBe("run.completed");

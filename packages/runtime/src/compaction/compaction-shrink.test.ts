@@ -15,9 +15,14 @@ describe("degrade before refusing", () => {
   it("shrinks summary and ledger when only they do not fit, and refuses only when the verbatim part is over", async () => {
     const limit = thresholds({ maxInputTokens: WINDOW }).limitTokens;
     let shrunkThenContinued = 0;
+    const shrunkParts = new Set<string>();
     let refusals = 0;
-    // Tasks of growing size leave less and less room next to the tools and the active tool loop.
-    for (const words of [100, 150, 200, 250]) {
+    // Tasks of growing size leave less and less room next to the tools and the active tool loop. A
+    // shrink that lets the run go on needs the verbatim part within a summary and a ledger of the limit:
+    // at 4k they are 122 and 262 tokens of budget (measured: the sim's summary ~88 tokens, the ledger
+    // ~141), so only tasks of about 170–190 repeats reach it; each 10 repeats add ~45 tokens. Steps of
+    // 20 cannot jump over that band (steps of 50 did once the summary's budget went from 400 to 122).
+    for (let words = 100; words <= 240; words += 20) {
       harness = await createHarness({ simSteps: 14, maxInputTokens: WINDOW });
       const task = `Please handle this:\n${"inventory ledger reconciliation detail ".repeat(words)}`;
       const { runId } = await harness.startThread(task);
@@ -53,7 +58,10 @@ describe("degrade before refusing", () => {
         const continued = harness?.events
           .slice(index + 1)
           .some((later) => later.type === "message.completed" && later.agentId === event.agentId);
-        if ((data.shrunk ?? []).length > 0 && continued) shrunkThenContinued++;
+        if ((data.shrunk ?? []).length > 0 && continued) {
+          shrunkThenContinued++;
+          for (const shrink of data.shrunk ?? []) shrunkParts.add(shrink.what);
+        }
       });
       // No oversized request ever reached the model.
       expect(entries.filter((entry) => entry.errorCode === "context_length_exceeded")).toEqual([]);
@@ -62,6 +70,8 @@ describe("degrade before refusing", () => {
       harness = undefined;
     }
     expect(shrunkThenContinued).toBeGreaterThan(0);
+    expect(shrunkParts).toContain("summary");
+    expect(shrunkParts).toContain("ledger");
     expect(refusals, "the largest tasks leave the active tool loop over the limit").toBeGreaterThan(0);
   }, 240_000);
 });
