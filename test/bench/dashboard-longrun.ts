@@ -5,10 +5,21 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { loadConfig, startEmbedded } from "@longrun/cli";
 import { createClient, type LongrunClient } from "@longrun/client";
-import type { CDPSession, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { launchChromium } from "../browser/support/chromium.ts";
 import { ensureDashboardBuilt } from "../browser/support/dashboard-build.ts";
-import { formatMs, quantile, renderTable } from "./stats.ts";
+import {
+  type FrameFigures,
+  idleFrames,
+  jumpToFirstError,
+  jumpToStep,
+  SCROLL_MS,
+  scrollFrames,
+  WHEEL_EVERY_MS,
+  WHEEL_PX,
+} from "./dashboard-frames.ts";
+import { printProfile, printTrace, startProfile } from "./dashboard-profile.ts";
+import { formatMs, renderTable } from "./stats.ts";
 
 // The dashboard on a long thread, in real Chromium against an embedded server: time to open (from a
 // fresh page load to the snapshot view, the first transcript entries and the history read), frame times
@@ -18,11 +29,6 @@ import { formatMs, quantile, renderTable } from "./stats.ts";
 
 const RESULTS = fileURLToPath(new URL("./results/dashboard-longrun.json", import.meta.url));
 const VIEWPORT = { width: 1440, height: 900 };
-const SCROLL_MS = 5000;
-/** Pixels per wheel event and how often one is sent: a reader flicking steadily through the log. */
-const WHEEL_PX = 160;
-const WHEEL_EVERY_MS = 16;
-const IDLE_MS = 2000;
 const TASK = "Survey the inventory service and report its modules, tests and docs.";
 
 interface OpenFigures {
@@ -33,15 +39,6 @@ interface OpenFigures {
   historyMs: number;
   heapMb: number;
   domNodes: number;
-}
-
-interface FrameFigures {
-  frames: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-  over50ms: number;
 }
 
 async function waitIdle(client: LongrunClient, threadId: string, label: string): Promise<number> {
@@ -111,120 +108,6 @@ const MARKS_SCRIPT = `document.addEventListener("DOMContentLoaded", () => {
 });`;
 
 /**
- * Runs in the page (the test tsconfig has no DOM types): records every animation frame's interval until
- * `window.__stopFrames()` is called, which returns them.
- */
-const FRAME_RECORDER_SCRIPT = `() => {
-  const gaps = [];
-  let last = performance.now();
-  let running = true;
-  const frame = (now) => {
-    gaps.push(now - last);
-    last = now;
-    if (running) requestAnimationFrame(frame);
-  };
-  requestAnimationFrame(frame);
-  window.__stopFrames = () => {
-    running = false;
-    return gaps.slice(1);
-  };
-}`;
-
-/** Runs in the page: where the transcript is scrolled to, to turn the wheel around at either end. */
-const SCROLL_END_SCRIPT = `(() => {
-  const element = document.querySelector('[data-testid="transcript"]');
-  if (element.scrollTop <= 0) return "top";
-  if (element.scrollTop + element.clientHeight >= element.scrollHeight - 2) return "bottom";
-  return "middle";
-})()`;
-
-/** Runs in the page: frame intervals for `duration` ms while nothing is done (the page's idle frame time). */
-const IDLE_SCRIPT = `async (duration) => {
-  const gaps = [];
-  let last = performance.now();
-  const end = last + duration;
-  await new Promise((resolve) => {
-    const frame = (now) => {
-      gaps.push(now - last);
-      last = now;
-      if (now < end) requestAnimationFrame(frame);
-      else resolve();
-    };
-    requestAnimationFrame(frame);
-  });
-  return gaps.slice(1);
-}`;
-
-/**
- * Runs in the page: presses the navigator's button `testId` and returns the ms until the focus is on a
- * transcript entry the predicate accepts (checked every frame; the jump may read older messages first).
- */
-const JUMP_SCRIPT = `async ({ testId, minSeq, error }) => {
-  const button = document.querySelector('[data-testid="' + testId + '"]');
-  if (!button || button.disabled) return -1;
-  const started = performance.now();
-  const reached = () => {
-    const element = document.activeElement;
-    if (!element || !element.hasAttribute("data-entry")) return false;
-    if (error) return element.querySelector('[data-testid="tool-call"][data-status="error"]') !== null || element.matches(".phase-failed");
-    return Number(element.getAttribute("data-seq")) >= minSeq;
-  };
-  const done = new Promise((resolve) => {
-    const check = () => (reached() ? resolve(performance.now() - started) : requestAnimationFrame(check));
-    requestAnimationFrame(check);
-  });
-  button.click();
-  return Promise.race([done, new Promise((resolve) => setTimeout(() => resolve(-2), 60000))]);
-}`;
-
-/** Time (ms) for the navigator to reach step `step` (typed into "Go to step"), -1 without a navigator. */
-async function jumpToStep(page: Page, step: number): Promise<number> {
-  await page.locator('[data-testid="jump-step-input"]').fill(String(step));
-  return (await page.evaluate(
-    `(${JUMP_SCRIPT})(${JSON.stringify({ testId: "jump-step", minSeq: step })})`,
-  )) as number;
-}
-
-/** Time (ms) for "First error" to focus the entry with the first error; -1 when the run has none. */
-async function jumpToFirstError(page: Page): Promise<number> {
-  return (await page.evaluate(
-    `(${JUMP_SCRIPT})(${JSON.stringify({ testId: "jump-first-error", minSeq: 0, error: true })})`,
-  )) as number;
-}
-
-/** Frame intervals while the page does nothing, for IDLE_MS. */
-async function idleFrames(page: Page): Promise<FrameFigures> {
-  return frameFigures((await page.evaluate(`(${IDLE_SCRIPT})(${IDLE_MS})`)) as number[]);
-}
-
-/**
- * Scrolls the transcript as a reader does, with the mouse wheel over it (input events through the
- * browser, so the page sees a reader scrolling and stops following new output), up from where it is and
- * back down at the top, for SCROLL_MS, and returns the page's frame intervals meanwhile.
- */
-async function scrollFrames(page: Page): Promise<FrameFigures> {
-  const box = await page.locator('[data-testid="transcript"]').boundingBox();
-  if (!box) throw new Error("the transcript is not on screen");
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.evaluate(`(${FRAME_RECORDER_SCRIPT})()`);
-  const end = performance.now() + SCROLL_MS;
-  let direction = -1;
-  for (let notch = 0; performance.now() < end; notch++) {
-    const started = performance.now();
-    // One wheel event of WHEEL_PX about every frame.
-    await page.mouse.wheel(0, direction * WHEEL_PX);
-    if (notch % 4 === 3) {
-      const at = await page.evaluate(SCROLL_END_SCRIPT);
-      if (at === "top") direction = 1;
-      else if (at === "bottom") direction = -1;
-    }
-    const left = WHEEL_EVERY_MS - (performance.now() - started);
-    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
-  }
-  return frameFigures((await page.evaluate("window.__stopFrames()")) as number[]);
-}
-
-/**
  * Keeps the long thread working while `during` runs: whenever it has no run under way, it gets another
  * task. Returns what `during` returned, the events the thread logged meanwhile and the share of the time
  * a run was under way (checked every 250 ms).
@@ -263,17 +146,6 @@ async function whileStreaming<Result>(
     done = true;
     await keeper;
   }
-}
-
-function frameFigures(intervals: number[]): FrameFigures {
-  return {
-    frames: intervals.length,
-    p50: quantile(intervals, 0.5),
-    p95: quantile(intervals, 0.95),
-    p99: quantile(intervals, 0.99),
-    max: Math.max(...intervals),
-    over50ms: intervals.filter((gap) => gap > 50).length,
-  };
 }
 
 /** `npm run bench -- dashboard-longrun`. */
@@ -424,65 +296,6 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await browser.close();
     await instance.close();
     await rm(dataDir, { recursive: true, force: true });
-  }
-}
-
-/** With LONGRUN_BENCH_DASHBOARD_PROFILE set: a CPU profile of the page over the window measured during the run. */
-async function startProfile(page: Page): Promise<CDPSession> {
-  const session = await page.context().newCDPSession(page);
-  await session.send("Profiler.enable");
-  await session.send("Profiler.setSamplingInterval", { interval: 200 });
-  await session.send("Profiler.start");
-  return session;
-}
-
-/** Prints the functions the page spent most of its own time in, with the page's long tasks. */
-async function printProfile(session: CDPSession): Promise<void> {
-  const { profile } = await session.send("Profiler.stop");
-  await session.detach();
-  const selfMs = new Map<string, number>();
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const deltas = profile.timeDeltas ?? [];
-  (profile.samples ?? []).forEach((id, index) => {
-    const frame = byId.get(id)?.callFrame;
-    if (!frame) return;
-    const file = frame.url.split("/").at(-1) ?? "";
-    const name = `${frame.functionName || "(anonymous)"} ${file}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`;
-    selfMs.set(name, (selfMs.get(name) ?? 0) + (deltas[index] ?? 0) / 1000);
-  });
-  const top = [...selfMs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log("  page CPU during the run (self time):");
-  for (const [name, ms] of top) console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
-}
-
-/** The page's main-thread time by trace event (only events not nested in another), over the window. */
-function printTrace(buffer: Buffer): void {
-  const { traceEvents } = JSON.parse(buffer.toString()) as {
-    traceEvents: {
-      name: string;
-      ph: string;
-      dur?: number;
-      ts: number;
-      tid: number;
-      args?: { name?: string };
-    }[];
-  };
-  const main = traceEvents.find(
-    (event) => event.name === "thread_name" && event.args?.name === "CrRendererMain",
-  )?.tid;
-  const complete = traceEvents
-    .filter((event) => event.tid === main && event.ph === "X" && event.dur !== undefined)
-    .sort((a, b) => a.ts - b.ts);
-  const byName = new Map<string, number>();
-  let coveredUntil = 0;
-  for (const event of complete) {
-    if (event.ts < coveredUntil) continue;
-    coveredUntil = event.ts + (event.dur ?? 0);
-    byName.set(event.name, (byName.get(event.name) ?? 0) + (event.dur ?? 0) / 1000);
-  }
-  console.log("  page main thread during the run (top-level trace events):");
-  for (const [name, ms] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
-    console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
   }
 }
 

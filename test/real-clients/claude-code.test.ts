@@ -1,6 +1,7 @@
 import type { LongrunEvent } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { createSandbox } from "./support/client-sandbox.ts";
 import {
   expectSurveyDone,
   type LongrunUnderTest,
@@ -8,7 +9,7 @@ import {
   SURVEY_TASK,
 } from "./support/longrun-under-test.ts";
 import type { RecordedRequest } from "./support/recording-proxy.ts";
-import { type ClientRun, createSandbox, runClaudeCode } from "./support/run-client.ts";
+import { type ClientRun, runClaudeCode } from "./support/run-client.ts";
 
 /** Claude Code asks for max_tokens 32,000: the gateway's reserve is capped at a fifth of the window. */
 const limitOf = (window: number) => window - Math.floor(window * 0.2);

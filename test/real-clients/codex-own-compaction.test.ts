@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { FIRST_USE_INSTALL_TIMEOUT_MS } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isClientCompaction, threadOf } from "./support/client-report.ts";
+import { type ClientSandbox, createSandbox } from "./support/client-sandbox.ts";
 import { installRealClients } from "./support/install-clients.ts";
 import { type LongrunUnderTest, startLongrunUnderTest } from "./support/longrun-under-test.ts";
-import { type ClientSandbox, createSandbox, runCodex } from "./support/run-client.ts";
+import { runCodex } from "./support/run-client.ts";
 
 const WINDOW = 20_000;
 

@@ -2,8 +2,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clientReport, threadOf, upstreamOf } from "./support/client-report.ts";
+import { createSandbox } from "./support/client-sandbox.ts";
 import { type LongrunUnderTest, realClientSuite } from "./support/longrun-under-test.ts";
-import { createSandbox, runCodex } from "./support/run-client.ts";
+import { runCodex } from "./support/run-client.ts";
 
 const WINDOW = 20_000;
 /** The gateway's hard limit for this window: the window less Codex's default output reserve. */

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
+import { createSandbox } from "./support/client-sandbox.ts";
 import {
   expectSurveyDone,
   type LongrunUnderTest,
   realClientSuite,
   SURVEY_TASK,
 } from "./support/longrun-under-test.ts";
-import { createSandbox, runOpencode } from "./support/run-client.ts";
+import { runOpencode } from "./support/run-client.ts";
 
 const WINDOW = 16_384;
 /** The gateway's hard limit: the window less opencode's output reserve (max_tokens 2048). */

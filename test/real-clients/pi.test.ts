@@ -2,13 +2,14 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clientReport, sessionByFolder, threadsMentioning, upstreamOf } from "./support/client-report.ts";
+import { createSandbox } from "./support/client-sandbox.ts";
 import {
   expectSurveyDone,
   type LongrunUnderTest,
   realClientSuite,
   SURVEY_TASK,
 } from "./support/longrun-under-test.ts";
-import { type ClientRun, createSandbox, runPi } from "./support/run-client.ts";
+import { type ClientRun, runPi } from "./support/run-client.ts";
 
 const WINDOW = 16_384;
 const MAX_TOKENS = 2_048;

@@ -8,13 +8,14 @@ import {
   threadsMentioning,
   upstreamOf,
 } from "./support/client-report.ts";
+import { createSandbox } from "./support/client-sandbox.ts";
 import {
   expectSurveyDone,
   type LongrunUnderTest,
   realClientSuite,
   SURVEY_TASK,
 } from "./support/longrun-under-test.ts";
-import { createSandbox, runQwen } from "./support/run-client.ts";
+import { runQwen } from "./support/run-client.ts";
 
 /**
  * qwen-code's fixed prompt (system text and its tools, ~14k tokens by longrun's count) leaves no room
