@@ -4,9 +4,9 @@ import type { SimModelServer } from "@longrun/sim-model";
 import { FIRST_USE_INSTALL_TIMEOUT_MS } from "@longrun/testing";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type EmbeddedTestInstance, startGatewayOverSim } from "../../e2e/support/embedded-instance.ts";
+import type { ClientSandbox } from "./client-sandbox.ts";
 import { installRealClients } from "./install-clients.ts";
 import { type RecordedRequest, startRecordingProxy } from "./recording-proxy.ts";
-import type { ClientSandbox } from "./client-sandbox.ts";
 import type { ClientRun } from "./run-client.ts";
 
 /** Embedded longrun whose upstream is a strict sim model, with a recording proxy in front of it. */
