@@ -47,7 +47,7 @@ export {
   type RefitCompactionInput,
   refitCompaction,
 } from "./fit-compaction.ts";
-export { argumentText } from "./ledger/names.ts";
+export { argumentText, WRITTEN_ESCAPE } from "./ledger/names.ts";
 export { unshownOutcomes } from "./ledger/outcome-check.ts";
 export {
   LEDGER_FOOTER,

@@ -30,6 +30,11 @@ describe("identifiersOf", () => {
     expect([...found]).toEqual([]);
   });
 
+  it("reads a backslash escape written out in code as a separator", () => {
+    // The agent wrote `print("\\nTotal:", row_count)`: it used row_count, not a symbol `nTotal`.
+    expect([...identifiersOf('print("\\nTotal:", row_count)')]).toEqual(["row_count"]);
+  });
+
   it("reads tool-call arguments as their string values, not their JSON escapes", () => {
     const message: ChatMessage = {
       role: "assistant",

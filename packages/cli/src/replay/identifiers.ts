@@ -1,4 +1,4 @@
-import { argumentText } from "@longrun/compaction";
+import { argumentText, WRITTEN_ESCAPE } from "@longrun/compaction";
 import { type ChatMessage, contentText } from "@longrun/protocol";
 
 /** Runs of characters an identifier or path is made of; everything else separates them. */
@@ -24,7 +24,8 @@ function isSymbol(word: string): boolean {
  * snake_case, camelCase and PascalCase symbols, each at least four characters long.
  */
 export function identifiersOf(text: string, into: Set<string> = new Set()): Set<string> {
-  for (const match of text.matchAll(CANDIDATE)) {
+  // A written-out escape (`"\\nTotal"`) separates words: the agent did not name `nTotal`.
+  for (const match of text.replace(WRITTEN_ESCAPE, " ").matchAll(CANDIDATE)) {
     const candidate = match[0].replace(EDGE, "");
     if (candidate.length < MIN_LENGTH) continue;
     const slash = candidate.lastIndexOf("/");

@@ -39,6 +39,15 @@ describe("names index", () => {
     expect(isName("release.candidate")).toBe(false);
   });
 
+  it("reads a backslash escape written out in code as a separator, not as part of a name", () => {
+    // A heredoc with `print("\\nTotal rows:", row_count)` holds a backslash and an n, not `nTotal`.
+    expect(namesIn('print("\\nTotal rows:", row_count)\tprint("\\nParseError")')).toEqual([
+      "row_count",
+      "ParseError",
+    ]);
+    expect(namesIn("C:\\repo\\src\\load_config.py")).toContain("load_config.py");
+  });
+
   it("reads a call's arguments as the values it carries, not as JSON text", () => {
     const args = JSON.stringify({ old_string: "x = 1\nload_config()", path: "src/cfg.py" });
     expect(namesInArguments(args)).toEqual(["load_config", "src/cfg.py"]);
