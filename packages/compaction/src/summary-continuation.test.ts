@@ -1,11 +1,12 @@
-import type { StoredMessage } from "@longrun/protocol";
+import type { ChatMessage, StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { summaryBudgetTokens } from "./compaction-budget.ts";
 import { planCompaction } from "./plan-compaction.ts";
 import { type Projection, type ProjectionInput, project } from "./project.ts";
 import { callPoints, factLog, inputAt, type Scenario } from "./stable.test-helper.ts";
 import type { ProjectionMemo } from "./stable.ts";
-import type { ToolSpec } from "./tokenizer.ts";
+import { buildContinuationRequest, keptStandIn } from "./summary-continuation.ts";
+import { createTokenizer, estimateMessageTokens, type ToolSpec } from "./tokenizer.ts";
 
 const tools: ToolSpec[] = [
   { type: "function", function: { name: "read_file", parameters: { type: "object" } } },
@@ -117,5 +118,54 @@ describe("the summary call as a continuation of the agent's request", () => {
     const firstWithState = before.continuation.messages.findIndex((message) => message.reasoning_details);
     expect(firstWithState).toBeGreaterThan(0);
     expect(plan?.request.cachedPrefixMessages).toBe(firstWithState);
+  });
+});
+
+describe("a continuation that would not fit the summarizer's window", () => {
+  const tokenizer = createTokenizer("o200k_base");
+  const callOf = (id: string): ChatMessage => ({
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id, type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }],
+  });
+  // A conversation sent before, then a large result that just arrived (kept verbatim after the summary).
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Refactor the inventory module." },
+    callOf("c1"),
+    { role: "tool", tool_call_id: "c1", content: "export const a = 1;\n".repeat(200) },
+    callOf("c2"),
+    { role: "tool", tool_call_id: "c2", content: "export const big = 2;\n".repeat(1_500) },
+  ];
+  const tokens = messages.reduce((sum, message) => sum + estimateMessageTokens(message, tokenizer), 0);
+  const bigTokens = estimateMessageTokens(messages[5] as ChatMessage, tokenizer);
+  const build = (keptMessages: number) =>
+    buildContinuationRequest({
+      agentRequest: { messages, tokens },
+      tools,
+      keptMessages,
+      kind: "prefix",
+      now: 0,
+      timeZone: "UTC",
+      tokenizer,
+      windowTokens: tokens - Math.floor(bigTokens / 2),
+      maxOutputTokens: 400,
+    });
+
+  it("replaces the largest kept message by a stand-in, keeping the prefix the cache serves", () => {
+    const request = build(2);
+    expect(request).not.toBeNull();
+    const sent = request?.messages ?? [];
+    // Everything before the large result is the agent's request as sent; the call keeps its answer.
+    expect(sent.slice(0, 5)).toEqual(messages.slice(0, 5));
+    expect(sent[5]).toEqual({ role: "tool", tool_call_id: "c2", content: keptStandIn(bigTokens) });
+    expect(request?.cachedPrefixMessages).toBe(5);
+    expect(request?.shortened).toBe(1);
+    expect((request?.inputTokens ?? 0) + 400).toBeLessThanOrEqual(tokens - Math.floor(bigTokens / 2));
+    expect(sent.at(-1)?.content).toContain("newest 2 messages above will be kept verbatim");
+  });
+
+  it("falls back (null) when what it must summarize alone does not fit", () => {
+    expect(build(0)).toBeNull();
   });
 });

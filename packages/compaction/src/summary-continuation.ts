@@ -8,7 +8,7 @@ import {
   type SummaryKind,
   type SummaryRequest,
 } from "./summary-request.ts";
-import type { Tokenizer, ToolSpec } from "./tokenizer.ts";
+import { estimateMessageTokens, type Tokenizer, type ToolSpec } from "./tokenizer.ts";
 
 /** The request the agent would send now, extending its last one byte for byte (Projection.continuation). */
 export interface AgentRequest {
@@ -65,11 +65,58 @@ export function continuationInstructionTokens(tokenizer: Tokenizer): number {
 }
 
 /**
+ * What a kept message says in a summary call that must shed tokens: the summary does not cover it
+ * (it stays verbatim after the summary), so the summarizer needs only to know it is there.
+ */
+export function keptStandIn(tokens: number): string {
+  return `[Kept verbatim after your summary (${tokens} tokens): not repeated here, do not summarize it.]`;
+}
+
+/**
+ * The agent's messages with the largest kept ones (the last `keptMessages`) replaced by a stand-in
+ * until `excess` tokens are shed, or null when even that is not enough. Tool results and user text
+ * only: an assistant message keeps its calls, so every result still answers its call.
+ */
+function shedKept(
+  messages: readonly ChatMessage[],
+  keptMessages: number,
+  excess: number,
+  tokenizer: Tokenizer,
+): { messages: ChatMessage[]; firstShortened: number; shed: number } | null {
+  const from = messages.length - keptMessages;
+  const candidates = messages
+    .map((message, index) => ({ message, index }))
+    .filter(
+      ({ message, index }) =>
+        index >= from && (message.role === "tool" || message.role === "user") && message.content !== null,
+    )
+    .map(({ message, index }) => ({ index, tokens: estimateMessageTokens(message, tokenizer) }))
+    .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
+  const out = [...messages];
+  let shed = 0;
+  let firstShortened = messages.length;
+  for (const { index, tokens } of candidates) {
+    if (shed >= excess) break;
+    const message = messages[index] as ChatMessage;
+    const standIn = { ...message, content: keptStandIn(tokens) } as ChatMessage;
+    const saved = tokens - estimateMessageTokens(standIn, tokenizer);
+    if (saved <= 0) continue;
+    out[index] = standIn;
+    shed += saved;
+    firstShortened = Math.min(firstShortened, index);
+  }
+  return shed >= excess ? { messages: out, firstShortened, shed } : null;
+}
+
+/**
  * The summary call as a continuation of the agent's own request: the same messages (so a provider's
  * prefix cache serves everything the agent already sent), the same tools with `tool_choice: "none"`,
- * then the instruction as the last user message; `max_tokens` is the summary budget. Null when the
- * request, the instruction and the output budget would not fit the summarizer's window (the caller
- * falls back to the standalone request, which shortens what it renders).
+ * then the instruction as the last user message; `max_tokens` is the summary budget. When the request,
+ * the instruction and the output budget would not fit the summarizer's window — typically a large
+ * result has just arrived — the largest kept messages (which the summary does not cover) are replaced
+ * by a stand-in: the prefix before them is still served from the cache, where a standalone request
+ * would be written whole. Null when even that does not fit (the caller falls back to the standalone
+ * request, which shortens what it renders).
  *
  * Provider-private state (I5): the messages go through the shared sanitizer once more. The agent's
  * request is already sanitized by the projection everywhere its chain was broken — after any compaction
@@ -82,22 +129,38 @@ export function buildContinuationRequest(input: ContinuationInput): SummaryReque
   const { agentRequest, tokenizer } = input;
   const instruction = continuationInstruction(input);
   const instructionTokens = Math.ceil((tokenizer.count(instruction) + 8) * ESTIMATE_PAD);
-  const inputTokens = agentRequest.tokens + instructionTokens;
-  if (inputTokens + input.maxOutputTokens > input.windowTokens) return null;
-  const sanitized = sanitizeMessages(agentRequest.messages);
-  const changed = sanitized.findIndex((message, index) => message !== agentRequest.messages[index]);
+  let messages = sanitizeMessages(agentRequest.messages);
+  const changed = sanitized(messages, agentRequest.messages);
+  let cachedPrefix = changed;
+  let inputTokens = agentRequest.tokens + instructionTokens;
+  let shortened = 0;
+  const excess = inputTokens + input.maxOutputTokens - input.windowTokens;
+  if (excess > 0) {
+    const shed = shedKept(messages, input.keptMessages, Math.ceil(excess * ESTIMATE_PAD), tokenizer);
+    if (shed === null) return null;
+    shortened = shed.messages.filter((message, index) => message !== messages[index]).length;
+    messages = shed.messages;
+    cachedPrefix = Math.min(cachedPrefix, shed.firstShortened);
+    inputTokens -= shed.shed;
+  }
   const request: SummaryRequest = {
-    messages: [...sanitized, { role: "user", content: instruction }],
+    messages: [...messages, { role: "user", content: instruction }],
     max_tokens: input.maxOutputTokens,
     kind: input.kind,
     form: "continuation",
     // Providers refuse tool_choice without tools: an agent without tools sends neither.
     ...(input.tools.length > 0 ? { tools: [...input.tools], tool_choice: "none" as const } : {}),
-    cachedPrefixMessages: changed < 0 ? sanitized.length : changed,
+    cachedPrefixMessages: cachedPrefix,
     inputTokens,
-    shortened: 0,
+    shortened,
     omitted: 0,
   };
   if (input.model !== undefined) request.model = input.model;
   return request;
+}
+
+/** How many leading messages the sanitizer left as they were (all of them: their count). */
+function sanitized(messages: readonly ChatMessage[], original: readonly ChatMessage[]): number {
+  const changed = messages.findIndex((message, index) => message !== original[index]);
+  return changed < 0 ? messages.length : changed;
 }
