@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { compactionEconomy, type EconomyInput, isNoProgress } from "./compaction-economy.ts";
-import { decideCompaction } from "./compaction-need.ts";
+import {
+  compactionEconomy,
+  type EconomyInput,
+  economicLineTokens,
+  isNoProgress,
+  MIN_ECONOMIC_GAIN,
+} from "./compaction-economy.ts";
+import { compactionLineTokens, decideCompaction, ECONOMIC_FLOOR_SHARE } from "./compaction-need.ts";
 import { planCompaction } from "./plan-compaction.ts";
 import { project } from "./project.ts";
+import { projectionReason } from "./projection-reason.ts";
 import { factLog, inputAt, tokenizer } from "./stable.test-helper.ts";
 import { thresholds } from "./thresholds.ts";
 import type { ProjectionItem } from "./types.ts";
@@ -52,10 +59,50 @@ describe("the compaction cost model", () => {
   });
 });
 
+/** A 64k window: trigger 49,152; a compaction lands near 10,000; a call adds about 600 tokens. */
+const at64k: EconomyInput = {
+  deterministicTokens: 30_000,
+  deterministicResent: 0,
+  continuationTokens: 30_000,
+  summaryInstructionTokens: 300,
+  summaryOutputTokens: 1_280,
+  compactedTokens: 10_000,
+  growthPerCall: 600,
+  triggerTokens: 49_152,
+};
+
+describe("the economic line", () => {
+  it("is where a cycle's cost per call is least: the compacted size plus √(2·K·g / cache-read price)", () => {
+    // K: the summary call (3,000 read from cache, 300 written, 1,280 × 4 output) and the new request
+    // written instead of read (10,000 × 0.9): 17,420. X* = 10,000 + √(2 · 17,420 · 600 / 0.1).
+    const oneTime = 3_000 + 300 + 5_120 + 9_000;
+    const line = economicLineTokens(at64k);
+    expect(line).toBe(Math.round(10_000 + Math.sqrt((2 * oneTime * 600) / 0.1)));
+    // At X*, a cycle's cost per call equals reading X* once: no other end of the cycle is cheaper.
+    const perCall = (end: number) => (oneTime * 600) / (end - 10_000) + (0.1 * (10_000 + end)) / 2;
+    const atLine = perCall(line as number);
+    expect(atLine).toBeCloseTo(0.1 * (line as number), 0);
+    for (const end of [20_000, 30_000, 40_000, 49_152]) expect(perCall(end)).toBeGreaterThan(atLine);
+  });
+
+  it("does not exist where the optimum is past the trigger or saves too little against it", () => {
+    // 16k: a summary call weighs more against what it saves; X* is over the 12,000 trigger.
+    expect(economicLineTokens(at16k)).toBeNull();
+    // Just under the trigger, cycles to X* save less than MIN_ECONOMIC_GAIN per call.
+    const near = { ...at64k, growthPerCall: 2_500 };
+    const line = Math.round(10_000 + Math.sqrt((2 * 17_420 * 2_500) / 0.1));
+    expect(line).toBeLessThan(at64k.triggerTokens);
+    expect(MIN_ECONOMIC_GAIN).toBeGreaterThan(0);
+    expect(economicLineTokens(near)).toBeNull();
+    // Without a cache discount there is nothing to save by compacting early.
+    expect(economicLineTokens({ ...at64k, prices: { cacheRead: 0, cacheWrite: 1, output: 4 } })).toBeNull();
+  });
+});
+
 describe("must, cheaper, or no compaction", () => {
   const limits = thresholds({ maxInputTokens: 16_000 });
   const item = (
-    role: "system" | "assistant" | "tool",
+    role: "system" | "user" | "assistant" | "tool",
     tokens: number,
     mark: ProjectionItem["mark"] = "raw",
   ) => ({
@@ -72,6 +119,7 @@ describe("must, cheaper, or no compaction", () => {
     header: [item("system", 800, "system")],
     raw,
     toolsTokens: 700,
+    compacted: false,
   };
 
   it("says must when the deterministic stages leave the request over the trigger", () => {
@@ -99,9 +147,71 @@ describe("must, cheaper, or no compaction", () => {
   });
 
   it("keeps a request just over the trigger when a compaction costs more per call", () => {
-    expect(
-      decideCompaction({ ...base, must: false, tokens: 12_300, resentTokens: 0, extensionTokens: 12_300 }),
-    ).toBeNull();
+    // Six calls of 2,000 tokens: a compaction buys only a few calls before the next one.
+    const heavy = Array.from({ length: 12 }, (_, index) =>
+      item(index % 2 === 0 ? "assistant" : "tool", 1_000),
+    );
+    const input = {
+      ...base,
+      raw: heavy,
+      must: false,
+      tokens: 12_300,
+      resentTokens: 0,
+      extensionTokens: 12_300,
+    };
+    expect(decideCompaction(input)).toBeNull();
+    // The same request after many small calls: a compaction repays itself over the calls it buys.
+    expect(decideCompaction({ ...input, raw })).toMatchObject({ need: "cheaper" });
+  });
+
+  describe("on a large window, once the thread has compacted", () => {
+    const limits64k = thresholds({ maxInputTokens: 64_000 });
+    const at = (extensionTokens: number, compacted = true) => ({
+      ...base,
+      profile: { maxInputTokens: 64_000 },
+      limits: limits64k,
+      header: [item("system", 800, "system"), item("user", 600, "pinned"), item("user", 3_000, "summary")],
+      compacted,
+      must: false,
+      tokens: extensionTokens,
+      resentTokens: 0,
+      extensionTokens,
+    });
+
+    it("compacts past the economic line, short of the trigger, and says what it expects to save", () => {
+      const line = compactionLineTokens(at(30_000));
+      expect(line).toBeGreaterThanOrEqual(Math.floor(64_000 * ECONOMIC_FLOOR_SHARE));
+      expect(line).toBeLessThan(limits64k.triggerTokens);
+      expect(decideCompaction(at(line - 1))).toBeNull();
+      const decision = decideCompaction(at(line + 500));
+      expect(decision).toMatchObject({ need: "cheaper" });
+      expect(decision?.expectedSaving).toBeGreaterThan(0);
+      const reason = projectionReason({
+        tokens: line + 500,
+        limits: limits64k,
+        ran: [],
+        needsCompaction: true,
+        rewriteReason: undefined,
+        compactionInstead: false,
+        decision,
+        lineTokens: line,
+      });
+      expect(reason).toBe(
+        `${line + 500} tokens, past the compaction line ${line} (trigger ${limits64k.triggerTokens}): compacting now costs less per call than growing to the trigger (expected saving ${decision?.expectedSaving} input-token equivalents)`,
+      );
+    });
+
+    it("never compacts below the floor share of the window", () => {
+      // 24 calls of 500 tokens: the optimum alone would be well under half the window.
+      const floor = Math.floor(64_000 * ECONOMIC_FLOOR_SHARE);
+      expect(compactionLineTokens(at(20_000))).toBe(floor);
+      expect(decideCompaction(at(floor - 1))).toBeNull();
+    });
+
+    it("waits for the trigger before the first compaction", () => {
+      expect(compactionLineTokens(at(40_000, false))).toBe(limits64k.triggerTokens);
+      expect(decideCompaction(at(40_000, false))).toBeNull();
+    });
   });
 
   it("asks for nothing while the request as sent is under the trigger", () => {

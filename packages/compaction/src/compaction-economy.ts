@@ -68,15 +68,25 @@ function stretch(
   return { perCall: oneTime / calls + prices.cacheRead * meanPrefix, calls };
 }
 
+/** The one-time cost of an LLM compaction: its summary call and the rewrite of the new, smaller request. */
+function compactionOneTime(input: EconomyInput, prices: TokenPrices): number {
+  const summaryCall =
+    input.continuationTokens * prices.cacheRead +
+    input.summaryInstructionTokens * prices.cacheWrite +
+    input.summaryOutputTokens * prices.output;
+  return summaryCall + input.compactedTokens * (prices.cacheWrite - prices.cacheRead);
+}
+
 /**
  * Compares, per call, the deterministic path (its rewrite resends the tail after its first change,
  * then each call reads a prefix growing from its size to the trigger) with an LLM compaction now (a
  * summary call that reads the conversation from cache and writes a summary at the output price, then a
- * new, much smaller request written whole, then calls reading it until the trigger). The path with the
- * lower cost per call is cheaper over the coming calls (the optimal-replacement rule: replace when the
- * running cost exceeds the best average cycle cost). Pure.
+ * new, much smaller request written whole, then calls reading it until the next compaction: at
+ * `cycleEndTokens`, the trigger by default). The path with the lower cost per call is cheaper over the
+ * coming calls (the optimal-replacement rule: replace when the running cost exceeds the best average
+ * cycle cost). Pure.
  */
-export function compactionEconomy(input: EconomyInput): EconomyVerdict {
+export function compactionEconomy(input: EconomyInput & { cycleEndTokens?: number }): EconomyVerdict {
   const prices = input.prices ?? DEFAULT_PRICES;
   const growth = Math.max(1, input.growthPerCall);
   const deterministic = stretch(
@@ -86,16 +96,11 @@ export function compactionEconomy(input: EconomyInput): EconomyVerdict {
     input.triggerTokens,
     prices,
   );
-  const summaryCall =
-    input.continuationTokens * prices.cacheRead +
-    input.summaryInstructionTokens * prices.cacheWrite +
-    input.summaryOutputTokens * prices.output;
-  const rewrite = input.compactedTokens * (prices.cacheWrite - prices.cacheRead);
   const compaction = stretch(
     input.compactedTokens,
-    summaryCall + rewrite,
+    compactionOneTime(input, prices),
     growth,
-    input.triggerTokens,
+    input.cycleEndTokens ?? input.triggerTokens,
     prices,
   );
   const expectedSaving = Math.round((deterministic.perCall - compaction.perCall) * compaction.calls);
@@ -105,6 +110,37 @@ export function compactionEconomy(input: EconomyInput): EconomyVerdict {
     perCall: { deterministic: deterministic.perCall, compaction: compaction.perCall },
     calls: { deterministic: deterministic.calls, compaction: compaction.calls },
   };
+}
+
+/**
+ * Least share of a cycle's cost per call that compacting at the economic line must save against
+ * compacting at the trigger; below it the trigger stands (fewer compactions, more verbatim context).
+ */
+export const MIN_ECONOMIC_GAIN = 0.05;
+
+/**
+ * The pressure from which compacting costs less than growing on (the optimal-replacement point), or
+ * null where there is none short of the trigger worth taking. A cycle that starts at the compacted
+ * size L with a one-time cost K (summary call and rewrite) and reads a prefix growing by g per call
+ * until X averages A(X) = K·g/(X − L) + r·(L + X)/2 per call, r the cache-read price; that is least
+ * at X* = L + √(2·K·g / r), where it equals r·X*, the price of one call reading X*. Past X* every call
+ * costs more than a whole cycle averages, so compacting then is cheaper — well below the trigger on a
+ * large window (at 64k on the corpus, about half the window), near it on a small one, where a summary
+ * call weighs more against what it saves. Null when X* is not under the trigger, or when cycles to X*
+ * would save less than MIN_ECONOMIC_GAIN per call against cycles to the trigger. Pure.
+ */
+export function economicLineTokens(input: EconomyInput): number | null {
+  const prices = input.prices ?? DEFAULT_PRICES;
+  if (prices.cacheRead <= 0) return null;
+  const growth = Math.max(1, input.growthPerCall);
+  const oneTime = compactionOneTime(input, prices);
+  const start = input.compactedTokens;
+  const line = Math.round(start + Math.sqrt((2 * oneTime * growth) / prices.cacheRead));
+  if (line >= input.triggerTokens) return null;
+  const perCall = (end: number) =>
+    (oneTime * growth) / Math.max(1, end - start) + (prices.cacheRead * (start + end)) / 2;
+  const gain = 1 - perCall(line) / perCall(input.triggerTokens);
+  return gain < MIN_ECONOMIC_GAIN ? null : line;
 }
 
 /** Why an LLM compaction is asked for: the deterministic stages leave it over the trigger, or it costs less. */

@@ -21,19 +21,20 @@ export function backgroundLineTokens(profile: Partial<ModelProfile>, triggerToke
 }
 
 /**
- * Before a thread's first compaction the line is at least this share of the trigger: nothing shows yet
- * that the conversation will reach the trigger, and a summary made for a conversation that ends first is
- * paid for and never used. Measured with `longrun replay` on the corpus (÷ the plain strategy, openai):
+ * Before a thread's first compaction the line is at least this share of the compaction line: nothing
+ * shows yet that the conversation will reach it, and a summary made for a conversation that ends first
+ * is paid for and never used. Measured with `longrun replay` on the corpus (÷ the plain strategy, openai):
  * the transcripts that end before their first compaction cost 1.159× (16k), 1.151× and 1.022× (64k) with
  * the line at 0.6, and 1.000 at 0.8; pooled 0.893 → 0.893 (16k), 1.084 → 1.085 (8k), 0.908 → 0.909 (64k).
  */
 const FIRST_BACKGROUND_RATIO = 0.8;
 
 /**
- * Whether the request is where a background summary starts: it passed the line as it grew (a later line
- * before the first compaction: FIRST_BACKGROUND_RATIO), and no compaction is due yet (that one runs in
- * the foreground). Whether one was prepared already on the compaction in force is the caller's to ask
- * (preparedOnBase).
+ * Whether the request is where a background summary starts: it passed the line as it grew — the
+ * profile's share of where the next compaction comes (Projection.compactionLineTokens: the trigger, or the cost
+ * model's earlier line), a later one before the first compaction (FIRST_BACKGROUND_RATIO) — and no
+ * compaction is due yet (that one runs in the foreground). Whether one was prepared already on the
+ * compaction in force is the caller's to ask (preparedOnBase).
  */
 export function shouldPrepareSummary(
   projection: Projection,
@@ -41,9 +42,10 @@ export function shouldPrepareSummary(
   compaction: Pick<CompactionEvent, "id"> | null,
 ): boolean {
   if (projection.needsCompaction) return false;
-  const line = backgroundLineTokens(profile, projection.triggerTokens);
+  const lineTokens = projection.compactionLineTokens;
+  const line = backgroundLineTokens(profile, lineTokens);
   if (line === null) return false;
-  const firstLine = Math.max(line, Math.floor(projection.triggerTokens * FIRST_BACKGROUND_RATIO));
+  const firstLine = Math.max(line, Math.floor(lineTokens * FIRST_BACKGROUND_RATIO));
   return projection.continuation.tokens >= (compaction === null ? firstLine : line);
 }
 

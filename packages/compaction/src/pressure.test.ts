@@ -25,11 +25,11 @@ describe("measurePressure", () => {
 });
 
 describe("thresholds", () => {
-  it("uses 75 % / 7 % of a known window and 100k / 6 messages without one", () => {
+  it("uses 75 % / 5 % of a known window and 100k / 6 messages without one", () => {
     expect(thresholds({ maxInputTokens: 200_000, maxOutputTokens: 8_000 })).toEqual({
       triggerTokens: 150_000,
       limitTokens: 192_000,
-      keepTokens: 14_000,
+      keepTokens: 10_000,
       keepMessages: 6,
     });
     expect(thresholds({})).toMatchObject({ triggerTokens: 100_000, keepTokens: null, keepMessages: 6 });

@@ -10,7 +10,12 @@ import { assembleHeader, assembleRaw, type RepairReport } from "./assemble.ts";
 import type { Boundary } from "./boundary.ts";
 import type { ToolClassification } from "./classify.ts";
 import { collapseTraces } from "./collapse.ts";
-import { type CompactionDecision, decideCompaction } from "./compaction-need.ts";
+import {
+  type CompactionDecision,
+  compactionLineTokens,
+  decideCompaction,
+  type NeedInput,
+} from "./compaction-need.ts";
 import { clearOlderResults, lastActivityOf, microcompact } from "./microcompact.ts";
 import { measurePressure } from "./pressure.ts";
 import { projectionReason } from "./projection-reason.ts";
@@ -82,6 +87,11 @@ export interface Projection {
   /** Pressure of the assembled, repaired list before stages 5–7. */
   rawTokens: number;
   triggerTokens: number;
+  /**
+   * Where the next LLM compaction comes as the request grows: the trigger, or short of it where the
+   * cost model finds compacting cheaper (compactionLineTokens). Background summaries start below it.
+   */
+  compactionLineTokens: number;
   limitTokens: number;
   saved: StageSavings;
   stages: StageReport[];
@@ -234,7 +244,7 @@ export function project(input: ProjectionInput): Projection {
     );
   }
   const all = [...header, ...items];
-  const decision = decideCompaction({
+  const needInput: NeedInput = {
     must:
       compactionInstead ||
       (tokens > limits.triggerTokens && (stable === null || fullyReduced > limits.triggerTokens)),
@@ -247,7 +257,10 @@ export function project(input: ProjectionInput): Projection {
     tokens,
     resentTokens: stable?.rewrite.rewritten ? stable.rewrite.resentTokens : 0,
     extensionTokens: extension?.tokens ?? tokens,
-  });
+    compacted: compaction !== null,
+  };
+  const decision = decideCompaction(needInput);
+  const lineTokens = compactionLineTokens(needInput);
   const needsCompaction = decision !== null;
   const messages = all.map((item) => item.message);
   const sourceIds = all.map((item) => item.sourceId ?? null);
@@ -262,6 +275,7 @@ export function project(input: ProjectionInput): Projection {
     rewriteReason: stable?.rewrite.reason,
     compactionInstead,
     decision,
+    lineTokens,
   });
   return {
     messages,
@@ -271,6 +285,7 @@ export function project(input: ProjectionInput): Projection {
     tokens,
     rawTokens,
     triggerTokens: limits.triggerTokens,
+    compactionLineTokens: lineTokens,
     limitTokens: limits.limitTokens,
     saved,
     stages,

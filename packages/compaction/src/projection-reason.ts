@@ -9,8 +9,17 @@ export function projectionReason(at: {
   rewriteReason: string | undefined;
   compactionInstead: boolean;
   decision: CompactionDecision | null;
+  /** Where the cost model puts the next compaction (Projection.compactionLineTokens). */
+  lineTokens: number;
 }): string {
   const { tokens, limits, ran } = at;
+  if (
+    at.decision?.need === "cheaper" &&
+    at.lineTokens < limits.triggerTokens &&
+    tokens <= limits.triggerTokens
+  ) {
+    return `${tokens} tokens, past the compaction line ${at.lineTokens} (trigger ${limits.triggerTokens}): compacting now costs less per call than growing to the trigger (expected saving ${at.decision.expectedSaving} input-token equivalents)`;
+  }
   if (at.decision?.need === "cheaper" && !at.compactionInstead) {
     return `${tokens} tokens: LLM compaction is cheaper than the deterministic path (${at.rewriteReason || "reductions due"}; expected saving ${at.decision.expectedSaving} input-token equivalents)`;
   }

@@ -237,9 +237,10 @@ describe("clearing past a rewrite's first change counts toward the compaction de
   });
 
   it("LLM compaction the cost model finds cheaper than the clearing rewrite comes instead, and says so", () => {
-    // Focused runs of 60 lines only: the rewrite keeps 2,786 tokens, five long results among them, and
-    // resends 2,513 for 3,214 of room, g ≈ 346 (per call 683 against compaction's 619).
-    const cheaper = clearingRewrites(history({ suiteRuns: 0, suiteLines: 0, runLines: 60 })).filter(
+    // Focused runs of 80 lines only: the rewrite keeps five long results and resends nearly all it keeps
+    // for little room. (60 lines were enough while a compaction kept 7 % of the window and a 400-token
+    // summary floor; with 5 % and 320 a compaction costs less, and the clearing rewrite at 60 lines wins.)
+    const cheaper = clearingRewrites(history({ suiteRuns: 0, suiteLines: 0, runLines: 80 })).filter(
       (projection) => projection.needsCompaction,
     );
     expect(cheaper.length).toBeGreaterThan(0);

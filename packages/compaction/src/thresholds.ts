@@ -16,7 +16,7 @@ export interface Thresholds {
 const DEFAULT_OUTPUT_RESERVE = 4_096;
 
 /**
- * With maxInputTokens: trigger at triggerRatio (75 %) and keep keepRatio (7 %) of it; the limit
+ * With maxInputTokens: trigger at triggerRatio (75 %) and keep keepRatio (5 %) of it; the limit
  * is the window minus an output reserve (maxOutputTokens, at most 20 % of the window).
  * Without: trigger at fallbackTriggerTokens (100k), keep fallbackKeepMessages (6), and the
  * limit is the trigger scaled back up by the trigger ratio (133k for the defaults).

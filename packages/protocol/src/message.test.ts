@@ -7,7 +7,7 @@ describe("messages and profiles", () => {
     expect(profile).toMatchObject({
       model: "sim",
       triggerRatio: 0.75,
-      keepRatio: 0.07,
+      keepRatio: 0.05,
       fallbackKeepMessages: 6,
     });
     expect(profile.maxInputTokens).toBeUndefined();

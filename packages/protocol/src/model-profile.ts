@@ -6,7 +6,7 @@ export type TokenizerFamily = z.infer<typeof TokenizerFamily>;
 /** Defaults of DESIGN §5, used when a profile leaves a field out. */
 export const PROFILE_DEFAULTS = {
   triggerRatio: 0.75,
-  keepRatio: 0.07,
+  keepRatio: 0.05,
   backgroundRatio: 0.6,
   fallbackTriggerTokens: 100_000,
   fallbackKeepMessages: 6,
