@@ -296,3 +296,48 @@ describe("incremental transcript", () => {
     expect(changed.map((entry) => entry.key)).toEqual(["message:m80"]);
   });
 });
+
+describe("measurement series", () => {
+  it("equals the sorted series with steps that never go back, however its batches arrive", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 40, maxLength: 40 }),
+        fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }),
+        (seqs, steps, sizes) => {
+          const events = seqs.map((eventSeq, index) =>
+            makeEvent("context.measured", eventSeq, {
+              step: steps[index] ?? 0,
+              rawTokens: 100,
+              projectedTokens: 100,
+              maxInputTokens: 8000,
+              triggerTokens: 6000,
+              saved,
+              needsCompaction: false,
+            }),
+          );
+          let state = emptyThreadState("t1");
+          let offset = 0;
+          for (let index = 0; offset < events.length; index++) {
+            const size = sizes[index % sizes.length] ?? 1;
+            // Each batch applied twice: a replay changes nothing.
+            const batch = events.slice(offset, offset + size);
+            state = applyEvents(applyEvents(state, batch), batch);
+            offset += size;
+          }
+          let reached = Number.NEGATIVE_INFINITY;
+          const expected = [...seqs]
+            .sort((left, right) => left - right)
+            .map((eventSeq) => {
+              reached = Math.max(reached, steps[seqs.indexOf(eventSeq)] ?? 0);
+              return { eventSeq, step: reached };
+            });
+          expect((state.measurements[AGENT] ?? []).map(({ eventSeq, step }) => ({ eventSeq, step }))).toEqual(
+            expected,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
