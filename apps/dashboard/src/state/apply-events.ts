@@ -18,7 +18,7 @@ export function applyEvents(state: ThreadState, events: readonly LongrunEvent[])
   );
   if (fresh.length === 0) return state;
   const draft = new Draft(state);
-  const applied = new Set(state.appliedSeqs);
+  const applied = state.appliedSeqs.copy();
   for (const event of fresh) {
     let history = false;
     if (event.type !== "message.delta") {
