@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages } from "./apply-rest.ts";
-import { makeEvent, textMessage } from "./test-events.ts";
+import { makeEvent, measuredData, textMessage } from "./test-events.ts";
 import { emptyThreadState, type ThreadState } from "./thread-state.ts";
 import {
   buildTranscript,
@@ -240,7 +240,10 @@ const coverageArb: fc.Arbitrary<Record<string, CompactionCoverage>> = fc.diction
 );
 
 describe("incremental transcript", () => {
-  it("equals a full rebuild after every batch, whatever the events and their order", () => {
+  // A property over hundreds of random threads: on a loaded machine it takes longer than vitest's 5 s default.
+  it("equals a full rebuild after every batch, whatever the events and their order", {
+    timeout: 60_000,
+  }, () => {
     fc.assert(
       fc.property(
         fc.array(fc.array(step, { maxLength: 8 }), { minLength: 1, maxLength: 25 }),
@@ -298,7 +301,9 @@ describe("incremental transcript", () => {
 });
 
 describe("measurement series", () => {
-  it("equals the sorted series with steps that never go back, however its batches arrive", () => {
+  it("equals the sorted series with steps that never go back, however its batches arrive", {
+    timeout: 60_000,
+  }, () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 40 }),
@@ -306,15 +311,7 @@ describe("measurement series", () => {
         fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 40 }),
         (seqs, steps, sizes) => {
           const events = seqs.map((eventSeq, index) =>
-            makeEvent("context.measured", eventSeq, {
-              step: steps[index] ?? 0,
-              rawTokens: 100,
-              projectedTokens: 100,
-              maxInputTokens: 8000,
-              triggerTokens: 6000,
-              saved,
-              needsCompaction: false,
-            }),
+            makeEvent("context.measured", eventSeq, measuredData(steps[index] ?? 0)),
           );
           let state = emptyThreadState("t1");
           let offset = 0;
