@@ -25,10 +25,6 @@ const BATCH = 8;
 const BATCHES = 60;
 
 /** The events of `steps` model turns (call, result, measurement), with a compaction every few turns. */
-export function turnEventsForTest(...args: Parameters<typeof turnEvents>) {
-  return turnEvents(...args);
-}
-
 function turnEvents(
   fromStep: number,
   steps: number,
