@@ -5,6 +5,7 @@ import { installBenchLibraries } from "./bench-libraries.ts";
 import { runCompactionBench } from "./compaction-bench.ts";
 import { runCompactionLatencyBench } from "./compaction-latency.ts";
 import { runCompactionRateBench } from "./compaction-rate.ts";
+import { runDashboardBatchBench } from "./dashboard-batch.ts";
 import { runDashboardLongrunBench } from "./dashboard-longrun.ts";
 import { runFairShareBench } from "./fair-share.ts";
 import { runLeanStepBench } from "./lean-step.ts";
@@ -163,6 +164,17 @@ export const sections: BenchSection[] = [
     async run() {
       await runDashboardLongrunBench({
         steps: Number(process.env.LONGRUN_BENCH_DASHBOARD_STEPS ?? 5000),
+        baselineSteps: 40,
+      });
+    },
+  },
+  {
+    name: "dashboard-batch",
+    description:
+      "dashboard state per streamed batch (events applied, transcript, running tools, navigator marks) on a 1,500-step thread vs a 40-step one, built on the previous build vs from nothing",
+    async run() {
+      runDashboardBatchBench({
+        steps: Number(process.env.LONGRUN_BENCH_DASHBOARD_STEPS ?? 1500),
         baselineSteps: 40,
       });
     },

@@ -1,4 +1,4 @@
-import { type CSSProperties, type KeyboardEvent, useState } from "react";
+import { type CSSProperties, type KeyboardEvent, memo, useState } from "react";
 import { binLabel, type NavBin, type NavMark, STEP_MEANING } from "../state/navigator.ts";
 
 /** Where the transcript should go: a step (the first message at or after it), or an entry by key. */
@@ -7,9 +7,10 @@ export type JumpTarget = { step: number; key: string | null } | "first-error";
 /**
  * A long run at a glance: its steps in bins (model turns, compactions, errors, approvals per bin), one
  * tab stop whose arrow keys move between bins, Enter or a click jumps there; "First error" and "Go to
- * step" jump directly. What a step is is said in the legend.
+ * step" jump directly. What a step is is said in the legend. Memoized: the transcript draws again on every
+ * scroll, and the bins change only when the run moves.
  */
-export function RunNavigator({
+export const RunNavigator = memo(function RunNavigator({
   bins,
   marks,
   unread,
@@ -136,4 +137,4 @@ export function RunNavigator({
       </details>
     </section>
   );
-}
+});

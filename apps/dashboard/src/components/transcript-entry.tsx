@@ -1,6 +1,6 @@
 import { memo } from "react";
 import type { AgentNode, Measurement, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
-import type { ShownEntry } from "../state/transcript.ts";
+import { type ShownEntry, sameRange } from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
 import { CompactionRunRow } from "./compaction-run.tsx";
 import type { TimeTravel } from "./from-here.tsx";
@@ -142,20 +142,6 @@ function sameEntry(before: ShownEntry, after: ShownEntry): boolean {
 function sameRecord(before: Record<string, TranscriptMessage>, after: Record<string, TranscriptMessage>) {
   const keys = Object.keys(after);
   return keys.length === Object.keys(before).length && keys.every((key) => before[key] === after[key]);
-}
-
-function sameRange(
-  before: Extract<ShownEntry, { kind: "compaction" }>["removed"],
-  after: Extract<ShownEntry, { kind: "compaction" }>["removed"],
-): boolean {
-  if (before === null || after === null) return before === after;
-  return (
-    before.fromSeq === after.fromSeq &&
-    before.toSeq === after.toSeq &&
-    before.kept === after.kept &&
-    before.count === after.count &&
-    before.complete === after.complete
-  );
 }
 
 /** The step of the agent's last measurement before an event: "as of step N". */

@@ -4,7 +4,7 @@ import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
 import { binTimeline, navigatorMarks } from "../state/navigator.ts";
 import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
-import { compactionNotices, locateEntry, runningTools } from "../state/transcript.ts";
+import { compactionNotices, locateEntry, runningCalls } from "../state/transcript.ts";
 import type { TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { type JumpTarget, RunNavigator } from "./run-navigator.tsx";
@@ -48,7 +48,7 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
-  const { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
+  const { entries, callIds, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
     useTranscriptEntries(thread, agentId, earlier, coverage);
   // Absent when the transcript is rendered on its own (server-side tests): no fork buttons then.
   const store = useOptionalStore();
@@ -105,10 +105,10 @@ export function Transcript({
   };
   const newCount = following ? 0 : newSince(shown, lastSeen.current);
   const streaming = thread.streaming[agentId];
-  const agentMessages = thread.messages[agentId];
   const tools = thread.tools;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runningTools reads only these two parts of the thread
-  const running = useMemo(() => runningTools(thread, agentId), [agentMessages, tools, agentId]);
+  // A call its transcript draws is not drawn a second time as a loose block (the transcript's own calls:
+  // the same deferred messages it draws).
+  const running = useMemo(() => runningCalls(tools, agentId, callIds), [tools, agentId, callIds]);
   // Follow new output while the reader is at the bottom. After every render, before paint: entries that
   // grew (a tool result folded in, a running tool, a removed preview) change the height without changing
   // the entry count, and must not leave the view stranded mid-way.
@@ -190,14 +190,11 @@ export function Transcript({
     setPendingFocus(null);
   });
   const jumpToLatest = () => follow(true);
+  // Stable, so the navigator (memoized) is not drawn again on every scroll of the transcript.
+  const onJump = useCallback((target: JumpTarget) => setJump({ target, at: Date.now() }), []);
   return (
     <section className="transcript-pane" aria-label="Transcript">
-      <RunNavigator
-        bins={bins}
-        marks={marks}
-        unread={unread}
-        onJump={(target) => setJump({ target, at: Date.now() })}
-      />
+      <RunNavigator bins={bins} marks={marks} unread={unread} onJump={onJump} />
       <TranscriptToolbar
         query={query}
         filter={filter}

@@ -1,15 +1,16 @@
 import type { CompactionCoverage } from "@longrun/protocol";
-import { useCallback, useDeferredValue, useEffect, useMemo, useState } from "react";
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
 import type { ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
-  buildTranscript,
   entryText,
   foldCompactions,
   passesFilter,
   type ShownEntry,
+  type TranscriptBuild,
   type TranscriptFilter,
+  updateTranscript,
 } from "../state/transcript.ts";
 
 const messageText = (message: TranscriptMessage) => textOf(message.content);
@@ -33,20 +34,26 @@ export function useTranscriptEntries(
   const unread = readFrom !== undefined && readFrom > -1;
   const compactions = useDeferredValue(thread.compactions);
   const runs = useDeferredValue(thread.runs);
-  const entries = useMemo(
-    () =>
-      buildTranscript(
-        {
-          messages: { [agentId]: agentMessages ?? {} },
-          messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
-          compactions,
-          runs,
-        },
-        agentId,
-        coverage,
-      ),
-    [agentMessages, readFrom, compactions, runs, agentId, coverage],
-  );
+  // Each build starts from the last one of this agent: a streamed batch costs a pass over the messages,
+  // not a sort and a new object per entry (unchanged rows stay the same objects).
+  const last = useRef<{ agentId: string; build: TranscriptBuild } | null>(null);
+  const build = useMemo(() => {
+    const previous = last.current?.agentId === agentId ? last.current.build : null;
+    const next = updateTranscript(
+      previous,
+      {
+        messages: { [agentId]: agentMessages ?? {} },
+        messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
+        compactions,
+        runs,
+      },
+      agentId,
+      coverage,
+    );
+    last.current = { agentId, build: next };
+    return next;
+  }, [agentMessages, readFrom, compactions, runs, agentId, coverage]);
+  const entries = build.entries;
   const [query, setQuery] = useState("");
   const [filter, setFilter] = useState<TranscriptFilter>("all");
   /** Rows of consecutive compaction notices the reader unfolded, by row key. */
@@ -67,5 +74,17 @@ export function useTranscriptEntries(
     if (narrowed && unread) earlier.load(null);
   }, [narrowed, unread, earlier]);
   const expand = useCallback((key: string) => setExpanded((current) => new Set(current).add(key)), []);
-  return { entries, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand };
+  return {
+    entries,
+    callIds: build.callIds,
+    shown,
+    readFrom,
+    unread,
+    narrowed,
+    query,
+    setQuery,
+    filter,
+    setFilter,
+    expand,
+  };
 }

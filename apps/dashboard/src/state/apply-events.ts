@@ -18,7 +18,7 @@ export function applyEvents(state: ThreadState, events: readonly LongrunEvent[])
   );
   if (fresh.length === 0) return state;
   const draft = new Draft(state);
-  const applied = new Set(state.appliedSeqs);
+  const applied = state.appliedSeqs.copy();
   for (const event of fresh) {
     let history = false;
     if (event.type !== "message.delta") {
@@ -160,18 +160,14 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       };
       return;
     case "context.measured": {
-      const measurements = draft.record("measurements");
-      const known = measurements[agentId] ?? [];
+      const current = draft.next.measurements[agentId] ?? [];
+      const last = current[current.length - 1];
+      const inOrder = last === undefined || last.eventSeq < event.seq;
       // The snapshot seeds the latest measurement; the same one read again from the log is one point.
-      if (known.some((point) => point.eventSeq === event.seq)) return;
-      const point: Measurement = { eventSeq: event.seq, at: event.at, ...event.data };
-      const last = known[known.length - 1];
-      // In order (the usual case) only the new point needs its step checked; out of order, all of them.
-      const real =
-        last === undefined || last.eventSeq < event.seq
-          ? [...known, last !== undefined && point.step < last.step ? { ...point, step: last.step } : point]
-          : withRealSteps([...known, point].sort((left, right) => left.eventSeq - right.eventSeq));
-      measurements[agentId] = real;
+      if (!inOrder && current.some((point) => point.eventSeq === event.seq)) return;
+      // One copy of the series per batch, added to in place: not a copy (or a sort) per measurement.
+      const real = draft.agentMeasurements(agentId);
+      insertMeasurement(real, { eventSeq: event.seq, at: event.at, ...event.data });
       // A snapshot taken at an old step-0 measurement learns the step reached once history is read.
       const reached = real[real.length - 1]?.step ?? null;
       const activity = draft.record("activity");
@@ -218,15 +214,28 @@ function placeholderAgent(agentId: string, at: number): ThreadState["agents"][st
 /**
  * An agent's step is the seq of its last logged fact and never goes back. Measurements recorded before
  * the runtime fix reported step 0 right after a compaction that left no fact past its boundary; they
- * are shown at the step reached so far (the log did not move during the compaction).
+ * are shown at the step reached so far (the log did not move during the compaction). Adds a point to a
+ * series in event order whose steps never go back, keeping it so: in order (the usual case) only the new
+ * point is checked; out of order (history read after the snapshot's point), the points after it too.
  */
-function withRealSteps(series: Measurement[]): Measurement[] {
-  let reached = Number.NEGATIVE_INFINITY;
-  return series.map((point) => {
-    if (point.step >= reached) {
-      reached = point.step;
-      return point;
-    }
-    return { ...point, step: reached };
-  });
+export function insertMeasurement(series: Measurement[], point: Measurement): void {
+  let low = 0;
+  let high = series.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((series[middle]?.eventSeq ?? 0) < point.eventSeq) low = middle + 1;
+    else high = middle;
+  }
+  const before = series[low - 1];
+  series.splice(
+    low,
+    0,
+    before !== undefined && point.step < before.step ? { ...point, step: before.step } : point,
+  );
+  for (let index = low + 1; index < series.length; index++) {
+    const reached = series[index - 1]!.step;
+    const known = series[index]!;
+    if (known.step >= reached) break;
+    series[index] = { ...known, step: reached };
+  }
 }

@@ -1,4 +1,5 @@
 import type { Agent, Run, StoredMessage, ThreadDetail, ThreadSnapshot } from "@longrun/protocol";
+import { insertMeasurement } from "./apply-events.ts";
 import { Draft } from "./draft.ts";
 import type { ThreadState } from "./thread-state.ts";
 
@@ -117,9 +118,9 @@ export function applySnapshot(state: ThreadState, snapshot: ThreadSnapshot): Thr
     const series = measurements[entry.agentId] ?? [];
     if (measured && !series.some((point) => point.eventSeq === measured.seq)) {
       const { seq, ...data } = measured;
-      measurements[entry.agentId] = [...series, { ...data, eventSeq: seq }].sort(
-        (left, right) => left.eventSeq - right.eventSeq,
-      );
+      const next = [...series];
+      insertMeasurement(next, { ...data, eventSeq: seq });
+      measurements[entry.agentId] = next;
     }
   }
   const approvals: ThreadState["approvals"] = {};

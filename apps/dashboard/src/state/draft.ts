@@ -1,4 +1,4 @@
-import type { ThreadState, TranscriptMessage } from "./thread-state.ts";
+import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state.ts";
 
 /**
  * A shallow working copy of a ThreadState: each record is copied at most once per batch, so applying
@@ -30,6 +30,17 @@ export class Draft {
       messages[agentId] = { ...messages[agentId] };
     }
     return messages[agentId]!;
+  }
+
+  /** The writable copy of one agent's measurement series: copied once per batch, then appended to. */
+  agentMeasurements(agentId: string): Measurement[] {
+    const measurements = this.record("measurements");
+    const key = `measurements:${agentId}`;
+    if (!this.copied.has(key)) {
+      this.copied.add(key);
+      measurements[agentId] = [...(measurements[agentId] ?? [])];
+    }
+    return measurements[agentId]!;
   }
 }
 

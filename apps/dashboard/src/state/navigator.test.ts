@@ -1,22 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { binTimeline, modelTurns, NAV_BINS, type NavMark, stepAtEvent } from "./navigator.ts";
+import { measuredData } from "./test-events.ts";
 import type { CompactionNotice, Measurement } from "./thread-state.ts";
 import { foldCompactions, locateEntry, type TranscriptEntry } from "./transcript.ts";
 
-const saved = { collapse: 0, truncate: 0, microcompact: 0 };
-
 function measurement(step: number, eventSeq: number): Measurement {
-  return {
-    eventSeq,
-    step,
-    rawTokens: 100,
-    projectedTokens: 100,
-    maxInputTokens: 8000,
-    triggerTokens: 6000,
-    saved,
-    needsCompaction: false,
-    at: eventSeq,
-  };
+  return { eventSeq, at: eventSeq, ...measuredData(step) };
 }
 
 function notice(key: string, at: number): CompactionNotice {

@@ -34,3 +34,16 @@ export function textMessage(
 ): LongrunEvent {
   return makeEvent("message.completed", seq, { messageId, seq: messageSeq, role, content }, { agentId });
 }
+
+/** context.measured data at a step (100 tokens of an 8k window). */
+export function measuredData(step: number): EventData<"context.measured"> {
+  return {
+    step,
+    rawTokens: 100,
+    projectedTokens: 100,
+    maxInputTokens: 8000,
+    triggerTokens: 6000,
+    saved: { collapse: 0, truncate: 0, microcompact: 0 },
+    needsCompaction: false,
+  };
+}

@@ -11,6 +11,7 @@ import type {
   ToolStatus,
   Usage,
 } from "@longrun/protocol";
+import { SeqSet } from "./seq-set.ts";
 
 export interface AgentNode {
   id: string;
@@ -176,7 +177,7 @@ export interface ThreadState {
   historyLoaded: boolean;
   activity: Record<string, AgentActivityView>;
   /** Persisted event seqs already applied: the key that makes replay after a resume idempotent. */
-  appliedSeqs: ReadonlySet<number>;
+  appliedSeqs: SeqSet;
   lastSeq: number;
   lastActivityAt: number | null;
   agents: Record<string, AgentNode>;
@@ -216,7 +217,7 @@ export function emptyThreadState(threadId: string): ThreadState {
     snapshotSeq: null,
     historyLoaded: false,
     activity: {},
-    appliedSeqs: new Set(),
+    appliedSeqs: SeqSet.empty(),
     lastSeq: -1,
     lastActivityAt: null,
     agents: {},

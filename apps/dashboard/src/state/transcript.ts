@@ -35,6 +35,25 @@ export type TranscriptEntry =
 
 const RUN_ENDS = new Set(["completed", "failed", "cancelled"]);
 
+type MessageEntry = Extract<TranscriptEntry, { kind: "message" }>;
+
+/**
+ * A built transcript with what it was built from, so the next build (one more batch of streamed events)
+ * reuses what did not change: the seq-ordered messages are extended instead of sorted again when only
+ * newer messages arrived, and every entry whose message, results, greying, notice or run is the same is
+ * the previous entry object itself (memoized rows and derived views see no change).
+ */
+export interface TranscriptBuild {
+  readonly entries: TranscriptEntry[];
+  /** The agent's message record it was built from, and those messages in seq order. */
+  readonly source: Readonly<Record<string, TranscriptMessage>>;
+  readonly sorted: readonly TranscriptMessage[];
+  /** Ids of every tool call of its messages: a call among them is drawn inside its message. */
+  readonly callIds: ReadonlySet<string>;
+  /** Its compaction notices and run ends, by key. */
+  readonly markers: ReadonlyMap<string, TranscriptEntry>;
+}
+
 /**
  * The transcript of one agent: its messages in seq order (each id once, however often it was
  * delivered), tool results folded into the call that produced them, one notice per compaction placed
@@ -42,59 +61,154 @@ const RUN_ENDS = new Set(["completed", "failed", "cancelled"]);
  * before the cutoff of the compaction in force are marked as out of the model's context.
  */
 export function buildTranscript(
-  state: Pick<ThreadState, "messages" | "compactions"> &
-    Partial<Pick<ThreadState, "runs" | "messagesReadFrom">>,
+  state: TranscriptSource,
   agentId: string,
   coverage: Readonly<Record<string, CompactionCoverage>> = {},
 ): TranscriptEntry[] {
-  const messages = Object.values(state.messages[agentId] ?? {}).sort((left, right) => left.seq - right.seq);
+  return updateTranscript(null, state, agentId, coverage).entries;
+}
+
+type TranscriptSource = Pick<ThreadState, "messages" | "compactions"> &
+  Partial<Pick<ThreadState, "runs" | "messagesReadFrom">>;
+
+/**
+ * The same transcript as buildTranscript, built on a previous build of the same agent: equal to a full
+ * rebuild whatever the previous build was (a stale one only saves less), and while a run streams its
+ * cost is a pass over the messages without sorting or new objects for the entries that did not change.
+ */
+export function updateTranscript(
+  previous: TranscriptBuild | null,
+  state: TranscriptSource,
+  agentId: string,
+  coverage: Readonly<Record<string, CompactionCoverage>> = {},
+): TranscriptBuild {
+  const source = state.messages[agentId] ?? {};
+  const sorted = sortedMessages(previous, source);
   const callIds = new Set<string>();
-  for (const message of messages) for (const call of message.toolCalls ?? []) callIds.add(call.id);
-  const resultsByCall: Record<string, TranscriptMessage> = {};
-  for (const message of messages) {
+  for (const message of sorted) for (const call of message.toolCalls ?? []) callIds.add(call.id);
+  const resultsByCall = new Map<string, TranscriptMessage>();
+  for (const message of sorted) {
     if (message.role === "tool" && message.toolCallId && callIds.has(message.toolCallId)) {
-      resultsByCall[message.toolCallId] = message;
+      resultsByCall.set(message.toolCallId, message);
     }
   }
   const notices = compactionNotices(state, agentId);
-  const ranges = removedRanges(notices, messages, coverage, state.messagesReadFrom?.[agentId] ?? -1);
+  const ranges = removedRanges(notices, sorted, coverage, state.messagesReadFrom?.[agentId] ?? -1);
   const inForce = ranges.boundary;
   const keptInForce = new Set(ranges.keptInForce.map((kept) => kept.seq));
-  const markers: TranscriptEntry[] = [
-    ...notices.map(
-      (notice): TranscriptEntry => ({
-        kind: "compaction",
-        key: `compaction:${notice.key}`,
-        notice,
-        removed: ranges.byKey.get(notice.key) ?? null,
-      }),
-    ),
-    ...Object.values(state.runs ?? {})
-      .filter((run) => run.agentId === agentId && RUN_ENDS.has(run.status))
-      .map((run): TranscriptEntry => ({ kind: "run", key: `run:${run.id}`, run })),
-  ].sort((left, right) => markerAt(left) - markerAt(right));
-  const entries: TranscriptEntry[] = [];
-  let markerIndex = 0;
-  for (const message of messages) {
-    while (markerIndex < markers.length && markerAt(markers[markerIndex]!) < message.at) {
-      entries.push(markers[markerIndex++]!);
-    }
-    if (message.role === "tool" && message.toolCallId && callIds.has(message.toolCallId)) continue;
-    const results: Record<string, TranscriptMessage> = {};
-    for (const call of message.toolCalls ?? []) {
-      const result = resultsByCall[call.id];
-      if (result) results[call.id] = result;
-    }
-    entries.push({
-      kind: "message",
-      key: `message:${message.id}`,
-      message,
-      results,
-      compacted: message.seq < inForce && !keptInForce.has(message.seq),
+  const markers = new Map<string, TranscriptEntry>();
+  const reuse = (entry: TranscriptEntry) => {
+    const known = previous?.markers.get(entry.key);
+    const same =
+      known !== undefined &&
+      ((known.kind === "run" && entry.kind === "run" && known.run === entry.run) ||
+        (known.kind === "compaction" &&
+          entry.kind === "compaction" &&
+          known.notice === entry.notice &&
+          sameRange(known.removed, entry.removed)));
+    markers.set(entry.key, same ? known : entry);
+  };
+  for (const notice of notices) {
+    reuse({
+      kind: "compaction",
+      key: `compaction:${notice.key}`,
+      notice,
+      removed: ranges.byKey.get(notice.key) ?? null,
     });
   }
-  for (const marker of markers.slice(markerIndex)) entries.push(marker);
-  return entries;
+  for (const run of Object.values(state.runs ?? {})) {
+    if (run.agentId === agentId && RUN_ENDS.has(run.status))
+      reuse({ kind: "run", key: `run:${run.id}`, run });
+  }
+  const ordered = [...markers.values()].sort((left, right) => markerAt(left) - markerAt(right));
+  // The previous message entries, walked beside the new ones (both in seq order).
+  const before = previous?.entries ?? [];
+  let cursor = 0;
+  const entries: TranscriptEntry[] = [];
+  let markerIndex = 0;
+  for (const message of sorted) {
+    while (markerIndex < ordered.length && markerAt(ordered[markerIndex]!) < message.at) {
+      entries.push(ordered[markerIndex++]!);
+    }
+    if (message.role === "tool" && message.toolCallId && callIds.has(message.toolCallId)) continue;
+    const compacted = message.seq < inForce && !keptInForce.has(message.seq);
+    let known: MessageEntry | undefined;
+    while (cursor < before.length) {
+      const candidate = before[cursor]!;
+      if (candidate.kind !== "message" || candidate.message.seq < message.seq) cursor++;
+      else {
+        if (candidate.message.id === message.id) known = candidate;
+        break;
+      }
+    }
+    if (
+      known &&
+      known.message === message &&
+      known.compacted === compacted &&
+      (message.toolCalls ?? []).every((call) => known.results[call.id] === resultsByCall.get(call.id))
+    ) {
+      entries.push(known);
+      cursor++;
+      continue;
+    }
+    const results: Record<string, TranscriptMessage> = {};
+    for (const call of message.toolCalls ?? []) {
+      const result = resultsByCall.get(call.id);
+      if (result) results[call.id] = result;
+    }
+    entries.push({ kind: "message", key: `message:${message.id}`, message, results, compacted });
+  }
+  for (const marker of ordered.slice(markerIndex)) entries.push(marker);
+  return { entries, source, sorted, callIds, markers };
+}
+
+/**
+ * The agent's messages in seq order. When the record only gained messages newer than all it had (a run
+ * streaming), the previous order is extended; anything else (a replaced, removed or older message, an
+ * earlier part of the log read) sorts again. Ties keep the record's order, as a stable sort does.
+ */
+function sortedMessages(
+  previous: TranscriptBuild | null,
+  source: Readonly<Record<string, TranscriptMessage>>,
+): readonly TranscriptMessage[] {
+  if (previous?.source === source) return previous.sorted;
+  const all = Object.values(source);
+  if (previous) {
+    const last = previous.sorted.at(-1)?.seq ?? Number.NEGATIVE_INFINITY;
+    let kept = 0;
+    const added: TranscriptMessage[] = [];
+    let appends = true;
+    for (const message of all) {
+      const known = previous.source[message.id];
+      if (known === message) kept++;
+      else if (known === undefined && message.seq > last) added.push(message);
+      else {
+        appends = false;
+        break;
+      }
+    }
+    // Every earlier message still there, each new one after them all: extend the order.
+    if (appends && kept === previous.sorted.length)
+      return added.length === 0 ? previous.sorted : previous.sorted.concat(added.sort(bySeq));
+  }
+  return all.sort(bySeq);
+}
+
+/** Seq order; two messages at one seq (never in a real log) by id, so the order never depends on arrival. */
+function bySeq(left: TranscriptMessage, right: TranscriptMessage): number {
+  return left.seq - right.seq || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
+}
+
+/** Whether two removed ranges say the same. */
+export function sameRange(before: RemovedRange | null, after: RemovedRange | null): boolean {
+  if (before === null || after === null) return before === after;
+  return (
+    before.fromSeq === after.fromSeq &&
+    before.toSeq === after.toSeq &&
+    before.kept === after.kept &&
+    before.count === after.count &&
+    before.complete === after.complete
+  );
 }
 
 function markerAt(entry: TranscriptEntry): number {
@@ -179,12 +293,24 @@ export function compactionNotices(
  * Tool calls of the agent that have started and have no result yet, and that no transcript message
  * shows: a call inside its assistant message is drawn there, never a second time as a loose block.
  */
-export function runningTools(state: ThreadState, agentId: string): ToolActivity[] {
+export function runningTools(
+  state: Pick<ThreadState, "messages" | "tools">,
+  agentId: string,
+): ToolActivity[] {
   const shown = new Set<string>();
   for (const message of Object.values(state.messages[agentId] ?? {})) {
     for (const call of message.toolCalls ?? []) shown.add(call.id);
   }
-  return Object.values(state.tools).filter(
+  return runningCalls(state.tools, agentId, shown);
+}
+
+/** runningTools, given the call ids the transcript shows (TranscriptBuild.callIds): no pass over the log. */
+export function runningCalls(
+  tools: ThreadState["tools"],
+  agentId: string,
+  shown: ReadonlySet<string>,
+): ToolActivity[] {
+  return Object.values(tools).filter(
     (tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId),
   );
 }
