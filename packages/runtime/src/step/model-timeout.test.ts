@@ -115,14 +115,16 @@ describe("model calls are bounded", () => {
 
   it("fails a summary whose model never answers with compaction.failed and the reason", async () => {
     let sim = "";
-    // In front of the sim: agent calls (they carry tools) pass through, summaries (no tools) never answer.
+    // In front of the sim: agent calls pass through; summaries never answer — a standalone one carries
+    // no tools, one that continues the agent's request carries them with tool_choice "none".
     endpoint = await startEndpoint((request, response, body) => {
-      if (!(JSON.parse(body) as { tools?: unknown[] }).tools) return;
+      const sent = JSON.parse(body) as { tools?: unknown[]; tool_choice?: unknown };
+      if (!sent.tools || sent.tool_choice === "none") return;
       forward(`${sim}${request.url?.replace(/^\/v1/, "")}`, body, response);
     });
     harness = await createHarness({ simSteps: 60, maxInputTokens: 8_000, modelBaseURL: endpoint.baseURL });
     sim = harness.simBaseURL;
-    // A compaction's own summary (at the trigger it is a standalone request, with no tools).
+    // A compaction's own summary (no background summary before it).
     const { runId } = await harness.startThread("Explore everything in the project.", {
       modelTimeoutMs: 300,
       backgroundRatio: 0,
