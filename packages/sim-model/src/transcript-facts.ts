@@ -101,6 +101,28 @@ export function extractPaths(text: string, base = "."): string[] {
   return found;
 }
 
+/** A `## Files touched` section of a sim summary, up to the next section or the summary's end. */
+const FILES_TOUCHED = /## Files touched\n([\s\S]*?)(?=\n## |\n<\/sim-summary>|$)/g;
+
+/**
+ * The files a summary message names: those its sim summaries list under "Files touched" (`- path
+ * (actions)`), as a model takes the files from its own summary. Not every path-like word of the
+ * message: what the summary is wrapped in (longrun's working-state ledger, "src/stock.ts: Math.max"
+ * among the names in use) names functions too, and `Math.max` read as a file had the coder ask Claude
+ * Code to Read a binary ".max" file.
+ */
+export function summaryFiles(text: string): string[] {
+  const found: string[] = [];
+  for (const section of text.matchAll(FILES_TOUCHED)) {
+    for (const line of section[1]!.split("\n")) {
+      const path = /^- (\S+?)(?: \(.*)?$/.exec(line.trim())?.[1];
+      if (!path || path === "none" || path.endsWith("…") || IGNORED.test(path)) continue;
+      found.push(path.replace(/^\.\//, ""));
+    }
+  }
+  return found;
+}
+
 function noteFile(facts: TranscriptFacts, path: string, action: string): void {
   const actions = facts.files.get(path) ?? new Set<string>();
   actions.add(action);
@@ -148,7 +170,7 @@ export function readTranscript(messages: readonly WireMessage[], roles?: ToolRol
     }
     if (text.includes(SUMMARY_PREFIX)) {
       facts.previousSummaries.push(text);
-      for (const path of extractPaths(text)) facts.discovered.add(path);
+      for (const path of summaryFiles(text)) facts.discovered.add(path);
       continue;
     }
     if (message.role === "user") {
