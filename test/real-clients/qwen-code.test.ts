@@ -1,13 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  clientReport,
-  isClientCompaction,
-  sessionByFolder,
-  threadsMentioning,
-  upstreamOf,
-} from "./support/client-report.ts";
+import { clientReport, sessionByFolder, threadsMentioning, upstreamOf } from "./support/client-report.ts";
 import { createSandbox } from "./support/client-sandbox.ts";
 import {
   expectSurveyDone,
@@ -18,10 +12,15 @@ import {
 import { runQwen } from "./support/run-client.ts";
 
 /**
- * qwen-code's fixed prompt (system text and its tools, ~14k tokens by longrun's count) leaves no room
- * at 16k; 28k is the smallest window tried at which it finishes (24k and 26k end in context_exhausted).
+ * qwen-code's fixed prompt (system text 6,041 and tools 8,467 tokens by longrun's count) leaves no room at
+ * 16k; 26k is the smallest window tried at which it finishes. At 24k (limit 20,576) the fixed prompt, its
+ * first message (2,332 tokens of skill reminders and the task, pinned verbatim) and longrun's summary and
+ * ledger leave ~3,000 tokens for the recent tail, and the one `grep_search` result the tail holds is
+ * capped at 15 % of the window in characters (12,902), which is 4,086 tokens of paths: context_exhausted.
  */
-const WINDOW = 28_672;
+const WINDOW = 26_624;
+/** qwen-code's own window in the test of a client window below longrun's. */
+const OWN_WINDOW = 28_672;
 /** qwen-code asks for max_tokens 4,000: the gateway's limit is the window less that. */
 const LIMIT = WINDOW - 4_000;
 
@@ -31,7 +30,7 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
     env = started;
   });
 
-  it("does a 30-step task at its smallest workable window while longrun compacts; qwen never compacts itself", async () => {
+  it("does a 30-step task at its smallest workable window while longrun compacts; qwen's own compaction is answered by longrun", async () => {
     const sandbox = await createSandbox("qwen");
     sandboxes.push(sandbox);
     const model = `sim:script=coder:steps=30:ctx=${WINDOW}`;
@@ -64,7 +63,12 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
     expect(clientRequests.every((request) => request.status === 200)).toBe(true);
     expect(report.steps).toBeGreaterThanOrEqual(30);
     expect(report.longrunCompactions).toBeGreaterThanOrEqual(1);
-    expect(clientRequests.filter(isClientCompaction)).toHaveLength(0);
+    // qwen counts its history itself, tool results whole (longrun's cap is in the projection only):
+    // after the 6.4k-token `grep_search` result its count passes 85 % of 26k and it asks for its own
+    // compaction (at 28k it does not). Nothing longrun reports moves that count; what longrun owes is
+    // that the ask is answered from its compaction, is not repeated, and continues the one thread.
+    expect(report.clientCompactions).toBeLessThan(3);
+    expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain("<state_snapshot>");
     expect(upstream.every((entry) => entry.status === 200)).toBe(true);
     expect(report.peakPromptTokens).toBeLessThanOrEqual(LIMIT);
   }, 300_000);
@@ -79,7 +83,7 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
       token: env.longrun.instance.token,
       model,
       window,
-      clientWindow: WINDOW,
+      clientWindow: OWN_WINDOW,
       task: SURVEY_TASK,
       timeoutMs: 240_000,
     });
