@@ -214,7 +214,7 @@ describe("coder script", () => {
     expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
   });
 
-  it("after a summary wrapped in longrun's working-state ledger, reads only the files its summary lists (never a name in use such as Math.max)", async () => {
+  it("after a summary wrapped in longrun's working-state ledger, reads the files its summary lists and has not read yet (never a name in use such as Math.max)", async () => {
     const tools = toolDefinitions(["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]);
     const reads: string[] = [];
     // Steps 11 to 14 (step 15 writes the notes): each turn right after the summary, as after a compaction.
@@ -227,7 +227,7 @@ describe("coder script", () => {
         "## Next step\nGo on.",
         "</sim-summary>",
         "[Working state]",
-        "Names in use (file: names): src/a.ts: Math.max, config.load; src/b.ts: Number.isFinite",
+        "Names in use (file: names): Array.from; src/a.ts: Math.max, config.load; src/d.ts: Number.isFinite",
       ].join("\n");
       const completion = await client.chat.completions.create({
         model: simModelName({ script: "coder", steps: 32 }),
@@ -246,9 +246,33 @@ describe("coder script", () => {
           reads.push(String(JSON.parse(call.function.arguments).file_path));
       }
     }
-    expect(reads.length).toBeGreaterThan(0);
+    // The files the working state names are read too (src/d.ts only it names), the names never.
+    expect(reads).toContain(`${CWD}/src/d.ts`);
     for (const path of reads)
-      expect(["src/a.ts", "src/b.ts", "src/c.ts"].map((file) => `${CWD}/${file}`)).toContain(path);
+      expect(["src/b.ts", "src/c.ts", "src/d.ts"].map((file) => `${CWD}/${file}`)).toContain(path);
+  });
+
+  it("after a summary that names one file, already read, looks around instead of reading it again and again", async () => {
+    const summary = [
+      "[Context summary — earlier conversation compacted]",
+      "<sim-summary v=1 step=12 done=0>",
+      "## Task\nSurvey this project, keep NOTES.md and finish with REPORT.md.",
+      "## Files touched\n- /work/project/docs/design.md (read)",
+      "</sim-summary>",
+    ].join("\n");
+    const completion = await client.chat.completions.create({
+      model: simModelName({ script: "coder", steps: 32 }),
+      messages: [
+        {
+          role: "system",
+          content: `You are a coding agent.\n<env>\nPrimary working directory: ${CWD}\n</env>`,
+        },
+        { role: "user", content: summary },
+      ],
+      tools: toolDefinitions(["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]),
+    });
+    const call = completion.choices[0]!.message.tool_calls?.[0];
+    expect(call?.type === "function" && call.function.name).toBe("Bash");
   });
 
   it("runs the project's tests at steps 9, 19 and 29 when the task asks it to, in Claude Code's and pi's tools", async () => {
