@@ -252,29 +252,6 @@ describe("coder script", () => {
       expect(["src/b.ts", "src/c.ts", "src/d.ts"].map((file) => `${CWD}/${file}`)).toContain(path);
   });
 
-  it("after a summary that names one file, already read, looks around instead of reading it again and again", async () => {
-    const summary = [
-      "[Context summary — earlier conversation compacted]",
-      "<sim-summary v=1 step=12 done=0>",
-      "## Task\nSurvey this project, keep NOTES.md and finish with REPORT.md.",
-      "## Files touched\n- /work/project/docs/design.md (read)",
-      "</sim-summary>",
-    ].join("\n");
-    const completion = await client.chat.completions.create({
-      model: simModelName({ script: "coder", steps: 32 }),
-      messages: [
-        {
-          role: "system",
-          content: `You are a coding agent.\n<env>\nPrimary working directory: ${CWD}\n</env>`,
-        },
-        { role: "user", content: summary },
-      ],
-      tools: toolDefinitions(["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]),
-    });
-    const call = completion.choices[0]!.message.tool_calls?.[0];
-    expect(call?.type === "function" && call.function.name).toBe("Bash");
-  });
-
   it("runs the project's tests at steps 9, 19 and 29 when the task asks it to, in Claude Code's and pi's tools", async () => {
     const task =
       "Survey this project: read its files, run its tests now and then, keep NOTES.md and finish with REPORT.md.";

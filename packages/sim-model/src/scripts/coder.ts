@@ -5,7 +5,6 @@ import {
   coderNotes,
   coderReport,
   genericCoderTurn,
-  nextRead,
 } from "./generic-coder.ts";
 import type { PlannedCall, PlannedTurn, ScriptContext } from "./planned-call.ts";
 
@@ -207,9 +206,9 @@ export function coderTurn(context: ScriptContext): PlannedTurn {
     return say(shell(vocabulary, context.tools, check.command), check.what);
   }
   if (step % 10 === 0 && todo) return say(todos(todo, step, steps), "updating the plan");
-  const target = nextRead(files, read, step);
-  if (target === undefined) {
-    return say(shell(vocabulary, context.tools, "find . -type f -not -path '*/.*' | sort"), "looking around");
-  }
+  const unread = files.filter((file) => !read.has(file));
+  const pool = unread.length > 0 ? unread : files;
+  if (pool.length === 0) return say(shell(vocabulary, context.tools, "ls -la"), "looking around");
+  const target = pool[step % pool.length]!;
   return say(readFile(vocabulary, context, target), `reading ${target}`);
 }

@@ -23,18 +23,6 @@ function pathFor(tool: RoleTool, context: ScriptContext, relative: string): stri
   return `${context.cwd.replace(/\/$/, "")}/${relative.replace(/^\.\//, "")}`;
 }
 
-/**
- * The file a coder reads next: one it has not read, else one again in turn — but not the only file
- * it knows, read again and again (after a compaction a summary may name just the one file: undefined
- * then, and the coder looks around the folder instead; qwen-code's loop guard ends a run on two
- * identical calls in a row).
- */
-export function nextRead(files: string[], read: ReadonlySet<string>, step: number): string | undefined {
-  const unread = files.filter((file) => !read.has(file));
-  if (unread.length > 0) return unread[step % unread.length];
-  return files.length > 1 ? files[step % files.length] : undefined;
-}
-
 /** The notes file as the coder keeps it. */
 export function coderNotes(step: number, context: ScriptContext, files: string[]): string {
   return [
@@ -85,7 +73,9 @@ export function genericCoderTurn(context: ScriptContext, roles: ToolRoles, files
   const say = (planned: PlannedCall | undefined, what: string): PlannedTurn | undefined =>
     planned ? { text: `Step ${step}: ${what}.`, calls: [planned] } : undefined;
 
-  const target = nextRead(files, context.readFiles, step);
+  const unread = files.filter((file) => !context.readFiles.has(file));
+  const pool = unread.length > 0 ? unread : files;
+  const target = pool.length > 0 ? pool[step % pool.length]! : undefined;
   const reading = () =>
     (target ? say(readCall(target), `reading ${target}`) : undefined) ??
     say(
