@@ -17,7 +17,7 @@ import { runQwen } from "./support/run-client.ts";
  * and ledger leave ~3,000 tokens for the recent tail, and the one `grep_search` result the tail holds is
  * capped at 15 % of the window in characters (12,902), which is 4,086 tokens of paths: context_exhausted.
  * 26k finished in 2 of 4 runs (once context_exhausted the same way: 21,840 needed, 21,300 held, messages
- * 5,362; twice qwen's loop guard, the sim reading the one file a summary named again and again).
+ * 5,362; twice qwen's loop guard on two identical calls in a row: the sim reading the one file it knows again).
  */
 const WINDOW = 28_672;
 /** qwen-code asks for max_tokens 4,000: the gateway's limit is the window less that. */

@@ -214,44 +214,6 @@ describe("coder script", () => {
     expect(result.files.get(CODER_REPORT)).toMatch(/Files read \([1-9]/);
   });
 
-  it("after a summary wrapped in longrun's working-state ledger, reads the files its summary lists and has not read yet (never a name in use such as Math.max)", async () => {
-    const tools = toolDefinitions(["Bash", "Edit", "Grep", "Read", "TodoWrite", "Write"]);
-    const reads: string[] = [];
-    // Steps 11 to 14 (step 15 writes the notes): each turn right after the summary, as after a compaction.
-    for (let step = 10; step < 14; step++) {
-      const summary = [
-        "[Context summary — earlier conversation compacted]",
-        `<sim-summary v=1 step=${step} done=0>`,
-        "## Task\nSurvey this project, keep NOTES.md and finish with REPORT.md.",
-        "## Files touched\n- /work/project/src/a.ts (read)\n- src/b.ts (seen)\n- src/c.ts (seen)",
-        "## Next step\nGo on.",
-        "</sim-summary>",
-        "[Working state]",
-        "Names in use (file: names): Array.from; src/a.ts: Math.max, config.load; src/d.ts: Number.isFinite",
-      ].join("\n");
-      const completion = await client.chat.completions.create({
-        model: simModelName({ script: "coder", steps: 32 }),
-        messages: [
-          {
-            role: "system",
-            content: `You are a coding agent.\n<env>\nPrimary working directory: ${CWD}\n</env>`,
-          },
-          { role: "user", content: "Survey this project, keep NOTES.md and finish with REPORT.md." },
-          { role: "user", content: summary },
-        ],
-        tools,
-      });
-      for (const call of completion.choices[0]!.message.tool_calls ?? []) {
-        if (call.type === "function" && call.function.name === "Read")
-          reads.push(String(JSON.parse(call.function.arguments).file_path));
-      }
-    }
-    // The files the working state names are read too (src/d.ts only it names), the names never.
-    expect(reads).toContain(`${CWD}/src/d.ts`);
-    for (const path of reads)
-      expect(["src/b.ts", "src/c.ts", "src/d.ts"].map((file) => `${CWD}/${file}`)).toContain(path);
-  });
-
   it("runs the project's tests at steps 9, 19 and 29 when the task asks it to, in Claude Code's and pi's tools", async () => {
     const task =
       "Survey this project: read its files, run its tests now and then, keep NOTES.md and finish with REPORT.md.";

@@ -17,8 +17,6 @@ export interface TranscriptFacts {
   files: Map<string, Set<string>>;
   /** File paths found in tool results and summaries (candidates to read). */
   discovered: Set<string>;
-  /** Files a summary says were read (before the calls still in view). */
-  readBefore: Set<string>;
   todos: TodoItem[] | undefined;
   plan: string | undefined;
   toolErrors: number;
@@ -103,41 +101,6 @@ export function extractPaths(text: string, base = "."): string[] {
   return found;
 }
 
-/**
- * The line of longrun's working state that lists the names each file uses ("Names in use (file:
- * names): src/stock.ts: Math.max, …; src/config.ts: …"): the files, not the names, are files —
- * `Math.max` read as a file had the coder ask Claude Code to Read a binary ".max" file.
- */
-const NAMES_IN_USE = /^Names in use(?: \([^)\n]*\))?:(.*)$/gm;
-
-/** The text with each names-in-use line cut down to the files it names. */
-function withoutNamesInUse(text: string): string {
-  return text.replace(NAMES_IN_USE, (_line, list: string) =>
-    list
-      .split(";")
-      .map((part) => /^\s*(\S+):\s/.exec(part)?.[1] ?? "")
-      .join(" "),
-  );
-}
-
-/** A `## Files touched` section of a sim summary, up to the next section or the summary's end. */
-const FILES_TOUCHED = /## Files touched\n([\s\S]*?)(?=\n## |\n<\/sim-summary>|$)/g;
-
-/** The files a summary's "Files touched" sections list (`- path (read, edited)`), with their actions. */
-function summaryFiles(text: string): Array<{ path: string; actions: string[] }> {
-  const found: Array<{ path: string; actions: string[] }> = [];
-  for (const section of text.matchAll(FILES_TOUCHED)) {
-    for (const line of section[1]!.split("\n")) {
-      const match = /^- (\S+?)(?: \((.*)\))?$/.exec(line.trim());
-      const path = match?.[1];
-      if (!path || path === "none" || path.endsWith("…") || IGNORED.test(path)) continue;
-      const actions = (match?.[2] ?? "").split(",").map((action) => action.trim());
-      found.push({ path: path.replace(/^\.\//, ""), actions: actions.filter(Boolean) });
-    }
-  }
-  return found;
-}
-
 function noteFile(facts: TranscriptFacts, path: string, action: string): void {
   const actions = facts.files.get(path) ?? new Set<string>();
   actions.add(action);
@@ -165,7 +128,6 @@ export function readTranscript(messages: readonly WireMessage[], roles?: ToolRol
     toolCounts: new Map(),
     files: new Map(),
     discovered: new Set(),
-    readBefore: new Set(),
     todos: undefined,
     plan: undefined,
     toolErrors: 0,
@@ -186,15 +148,7 @@ export function readTranscript(messages: readonly WireMessage[], roles?: ToolRol
     }
     if (text.includes(SUMMARY_PREFIX)) {
       facts.previousSummaries.push(text);
-      // Every file the message names is a candidate (the working state longrun adds names files the
-      // summary's own short list may not), but not the names in use it lists for each file.
-      for (const path of extractPaths(withoutNamesInUse(text))) facts.discovered.add(path);
-      for (const { path, actions } of summaryFiles(text)) {
-        // What the summary says was read stays read: after a compaction the coder goes on to files it
-        // has not read, as a model does from its summary (re-reading one had qwen-code's loop guard
-        // stop the run on two identical reads in a row).
-        if (actions.includes("read")) facts.readBefore.add(path);
-      }
+      for (const path of extractPaths(text)) facts.discovered.add(path);
       continue;
     }
     if (message.role === "user") {

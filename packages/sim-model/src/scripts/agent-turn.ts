@@ -66,10 +66,9 @@ export function agentTurn(request: WireRequest, script: SimScript, steps: number
   const facts = readTranscript(request.messages, toolRoles);
   const completed = facts.step > 0 ? facts.step - facts.done : facts.toolTurnsSinceUser;
   const base = Math.max(facts.step, completed);
-  const readFiles = new Set([
-    ...facts.readBefore,
-    ...[...facts.files].filter(([, actions]) => actions.has("read")).map(([path]) => path),
-  ]);
+  const readFiles = new Set(
+    [...facts.files].filter(([, actions]) => actions.has("read")).map(([path]) => path),
+  );
   const files = [...new Set([...facts.discovered, ...facts.files.keys()])].filter(
     (path) => !path.endsWith("/"),
   );
