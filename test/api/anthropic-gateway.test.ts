@@ -3,6 +3,7 @@ import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { SimModelServer } from "@longrun/sim-model";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  allEvents,
   type EmbeddedTestInstance,
   type GatewayOverSim,
   startGatewayOverSim,
@@ -170,6 +171,43 @@ describe("Anthropic Messages gateway", () => {
       type: "error",
       error: { type: "authentication_error" },
     });
+  });
+
+  it("count_tokens of a request agrees with the usage longrun reports when it sends that request", async () => {
+    // Claude Code (2.1.197) asks count_tokens about a file it may Read: one user message holding the
+    // file, no system, no tools — a request with nothing to project, so counted as it stands.
+    const file = "export function level(count: number): number { return Math.max(0, count); }\n".repeat(60);
+    const body = {
+      model: "sim:script=coder:steps=1",
+      system: SYSTEM,
+      tools: TOOLS,
+      messages: [{ role: "user" as const, content: `Summarize this file:\n${file}` }],
+    };
+    const counted = (await anthropic.messages.countTokens(body)).input_tokens;
+    const answer = await anthropic.messages.create(
+      { ...body, max_tokens: 256 },
+      { headers: { "x-claude-code-session-id": "count-tokens-consistency" } },
+    );
+    const told =
+      answer.usage.input_tokens +
+      (answer.usage.cache_read_input_tokens ?? 0) +
+      (answer.usage.cache_creation_input_tokens ?? 0);
+    const thread = (await longrun.client.threads.list()).find((item) =>
+      item.title.includes("Summarize this file"),
+    );
+    const measured = (await allEvents(longrun.client, thread!.id)).flatMap((event) =>
+      event.type === "context.measured" ? [event.data.projectedTokens] : [],
+    );
+    console.log(`[count_tokens] counted ${counted}, measured ${measured.join(",")}, told ${told}`);
+    // The usage told is the upstream's count of what longrun sent (1,300 here), and count_tokens says
+    // the same within the upstream's own framing (the sim adds a role token and 3 reply-priming tokens
+    // longrun's count leaves out; 1,301 here).
+    const upstream = sim.log.entries.filter((entry) => entry.model === body.model);
+    expect(told).toBe(upstream.at(-1)?.promptTokens);
+    expect(Math.abs(counted - told)).toBeLessThanOrEqual(Math.ceil(told * 0.01));
+    // longrun's own measure of the projection, which its window check goes by, never counts less.
+    expect(measured).toHaveLength(1);
+    expect(measured[0]).toBeGreaterThanOrEqual(told);
   });
 
   it("refuses broken tool_use/tool_result adjacency with invalid_request_error", async () => {

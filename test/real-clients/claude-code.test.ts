@@ -67,6 +67,34 @@ function rawPeak(events: LongrunEvent[]): number {
 
 const SIX_TOOLS = "Bash,Read,Write,Edit,Grep,TodoWrite";
 
+/** The usage a streamed Messages answer told: message_start's, updated by message_delta's. */
+function toldUsage(request: RecordedRequest): { prompt: number; output: number } {
+  type Usage = {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
+  let usage: Usage | undefined;
+  for (const frame of (request.events ?? "").split("\n\n")) {
+    const data = frame.split("\n").find((line) => line.startsWith("data: "));
+    if (!data) continue;
+    const event = JSON.parse(data.slice("data: ".length)) as {
+      type: string;
+      message?: { usage: Usage };
+      usage?: Partial<Usage>;
+    };
+    if (event.type === "message_start" && event.message) usage = event.message.usage;
+    if (event.type === "message_delta" && usage && event.usage) usage = { ...usage, ...event.usage };
+  }
+  if (!usage) throw new Error(`no usage in the answer to ${request.path}`);
+  return {
+    prompt:
+      usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0),
+    output: usage.output_tokens,
+  };
+}
+
 describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real processes)", () => {
   let env: LongrunUnderTest;
   const sandboxes = realClientSuite((started) => {
@@ -169,7 +197,7 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
     await survey({ name: "claude-32k", window: 32_000, steps: 31, minCompactions: 1 });
   }, 300_000);
 
-  it("compacts itself at its own 26k window over longrun's 16k at most twice, goes on from longrun's summary, and asks count_tokens for large reads", async () => {
+  it("compacts itself at its own 26k window over longrun's 16k at most twice in 50 steps, goes on from longrun's summary, and asks count_tokens for large reads", async () => {
     // Read off its bundle (2.1.197): it compacts on its own only when its compaction window is not
     // "auto" (CLAUDE_CODE_AUTO_COMPACT_WINDOW, floored at 100k, then capped by the model's window),
     // at window − min(max output, 20k) − 13k tokens of the last usage it was told plus its estimate of
@@ -179,7 +207,7 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
     const { clientRequests, upstream, thread } = await runSurvey({
       name: "claude-own",
       window: 16_384,
-      steps: 30,
+      steps: 50,
       tools: SIX_TOOLS,
       clientEnv: {
         CLAUDE_CODE_MAX_CONTEXT_TOKENS: "26000",
@@ -204,6 +232,25 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
     expect(JSON.stringify(turnsAfter[0]!.body)).toContain(
       "This session is being continued from a previous conversation",
     );
+    // What it was told. Up to its ask, the prompts sent upstream. At its ask longrun learns the window
+    // it can see — the size it last told (prompt + output): Claude Code's threshold (8,904 here, on that
+    // size plus its estimate of what came after), not its 26k window, which no request says — and from
+    // then on reports every prompt scaled so that longrun's 16k reads as half of it (runtime's
+    // usageForClient). Told = sent cannot hold after the ask: longrun keeps prompts up to its limit
+    // (13,108), above that threshold, and told them as they are Claude Code would compact again each time.
+    const turns = clientRequests.filter(
+      (request) => !request.path.startsWith("/v1/messages/count_tokens") && !isClientCompaction(request),
+    );
+    const sent = upstream.filter((entry) => !entry.summary).map((entry) => entry.promptTokens ?? 0);
+    expect(turns).toHaveLength(sent.length);
+    const told = turns.map(toldUsage);
+    const asked = turns.filter((request) => request.at < compactions[0]!.at).length;
+    expect(told.slice(0, asked).map((usage) => usage.prompt)).toEqual(sent.slice(0, asked));
+    const learned = told[asked - 1]!.prompt + told[asked - 1]!.output;
+    expect(learned).toBeLessThanOrEqual(8_904);
+    const scaled = (tokens: number) =>
+      Math.min(Math.floor(learned / 2), Math.round((tokens * learned * 0.5) / 16_384));
+    expect(told.slice(asked).map((usage) => usage.prompt)).toEqual(sent.slice(asked).map(scaled));
     // Its summary request never went upstream: longrun answered it from its own compaction.
     expect(
       upstream.some((entry) => JSON.stringify(entry.body).includes("create a detailed summary of")),

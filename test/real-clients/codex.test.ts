@@ -6,7 +6,7 @@ import { createSandbox } from "./support/client-sandbox.ts";
 import { type LongrunUnderTest, realClientSuite } from "./support/longrun-under-test.ts";
 import { runCodex } from "./support/run-client.ts";
 
-const WINDOW = 20_000;
+const WINDOW = 16_384;
 /** The gateway's hard limit for this window: the window less Codex's default output reserve. */
 const LIMIT = WINDOW - 4_096;
 const MAIN_TASK =

@@ -1,7 +1,9 @@
+import { OPENCODE_COMPACTION_PROMPT } from "@longrun/openai-compat";
 import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
 import { createSandbox } from "./support/client-sandbox.ts";
 import {
+  expectOwnWindowSession,
   expectSurveyDone,
   type LongrunUnderTest,
   realClientSuite,
@@ -59,6 +61,32 @@ describe("opencode 1.18 through longrun's OpenAI-compatible gateway (real proces
     expect(toldInputTokens(run.stdout)).toBe(
       agentCalls.reduce((sum, entry) => sum + (entry.promptTokens ?? 0), 0),
     );
+  }, 300_000);
+
+  it("compacts itself at most twice in 50 steps when its own window is below longrun's, each answered by longrun", async () => {
+    // Issue 34 measured 321 client compactions in 652 requests here: longrun reported its own 32k-sized
+    // prompts to a client that compacts near 16k, and answered each ask with "no compaction needed".
+    const sandbox = await createSandbox("opencode-own");
+    sandboxes.push(sandbox);
+    const window = 32_000;
+    const model = `sim:script=coder:steps=50:ctx=${window}`;
+    const run = await runOpencode(sandbox, {
+      baseUrl: env.url,
+      token: env.longrun.instance.token,
+      model,
+      window,
+      clientWindow: WINDOW,
+      task: SURVEY_TASK,
+      timeoutMs: 240_000,
+    });
+    // Each ask was answered from longrun's compaction: opencode's summary agent never went upstream.
+    await expectOwnWindowSession(env, run, {
+      client: "opencode-own-window",
+      model,
+      work: sandbox.work,
+      window,
+      askedWith: OPENCODE_COMPACTION_PROMPT,
+    });
   }, 300_000);
 
   it("ends the 8k-window case (base prompt ~7.8k tokens) with one clear error instead of a compaction loop", async () => {

@@ -1,15 +1,8 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  clientReport,
-  isClientCompaction,
-  sessionByFolder,
-  threadsMentioning,
-  upstreamOf,
-} from "./support/client-report.ts";
+import { clientReport, threadsMentioning, upstreamOf } from "./support/client-report.ts";
 import { createSandbox } from "./support/client-sandbox.ts";
 import {
+  expectOwnWindowSession,
   expectSurveyDone,
   type LongrunUnderTest,
   realClientSuite,
@@ -18,8 +11,13 @@ import {
 import { runQwen } from "./support/run-client.ts";
 
 /**
- * qwen-code's fixed prompt (system text and its tools, ~14k tokens by longrun's count) leaves no room
- * at 16k; 28k is the smallest window tried at which it finishes (24k and 26k end in context_exhausted).
+ * qwen-code's fixed prompt (system text 6,041 and tools 8,467 tokens by longrun's count) leaves no room at
+ * 16k; 28k is the smallest window at which it finishes every run. At 24k (limit 20,576) the fixed prompt,
+ * its first message (2,332 tokens of skill reminders and the task, pinned verbatim) and longrun's summary
+ * and ledger leave ~3,000 tokens for the recent tail, and the one `grep_search` result the tail holds is
+ * capped at 15 % of the window in characters (12,902), which is 4,086 tokens of paths: context_exhausted.
+ * 26k finished in 2 of 4 runs (once context_exhausted the same way: 21,840 needed, 21,300 held, messages
+ * 5,362; twice qwen's loop guard on two identical calls in a row: the sim reading the one file it knows again).
  */
 const WINDOW = 28_672;
 /** qwen-code asks for max_tokens 4,000: the gateway's limit is the window less that. */
@@ -64,7 +62,7 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
     expect(clientRequests.every((request) => request.status === 200)).toBe(true);
     expect(report.steps).toBeGreaterThanOrEqual(30);
     expect(report.longrunCompactions).toBeGreaterThanOrEqual(1);
-    expect(clientRequests.filter(isClientCompaction)).toHaveLength(0);
+    expect(report.clientCompactions).toBe(0);
     expect(upstream.every((entry) => entry.status === 200)).toBe(true);
     expect(report.peakPromptTokens).toBeLessThanOrEqual(LIMIT);
   }, 300_000);
@@ -83,26 +81,17 @@ describe("qwen-code 0.24.4 through longrun's OpenAI-compatible gateway (real pro
       task: SURVEY_TASK,
       timeoutMs: 240_000,
     });
-    expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
-    expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
-    await expect(readFile(join(sandbox.work, "REPORT.md"), "utf8")).resolves.toContain(
-      "Finished after 50 steps",
-    );
-    const { threads, clientRequests, upstream, report } = await sessionByFolder(env, {
+    // Each ask was answered from longrun's compaction: no snapshot request went upstream as a conversation.
+    const { threads, report } = await expectOwnWindowSession(env, run, {
       client: "qwen-code-own-window",
       model,
       work: sandbox.work,
       window,
-      wallMs: run.wallMs,
+      askedWith: "<state_snapshot>",
     });
     // qwen asks (its threshold, 85 % of its 28k, is below what longrun keeps at 40k), but not again and
     // again: it keeps longrun's answer, so its history shrinks (it discarded every answer before).
     expect(report.clientCompactions).toBeGreaterThanOrEqual(1);
-    expect(report.clientCompactions).toBeLessThan(3);
-    expect(clientRequests.every((request) => request.status === 200)).toBe(true);
-    // Each ask was answered from longrun's compaction: no snapshot request went upstream as a conversation.
-    expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain("<state_snapshot>");
-    expect(upstream.every((entry) => entry.status === 200)).toBe(true);
     // The histories qwen rebuilt continued its one thread (it sends no session id): no branch.
     expect(threads).toHaveLength(1);
   }, 300_000);

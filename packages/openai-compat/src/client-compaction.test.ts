@@ -105,6 +105,25 @@ describe("client compaction requests", () => {
       tools: chatTools,
     });
     expect(detectClientCompaction(claude, noHeaders)?.client).toBe("claude-code");
+    // Its two partial forms (2.1.197): the recent portion after a kept prefix, and the part before a
+    // kept tail ("up_to"), which names "this conversation". Both are Claude Code's, not just the shape.
+    for (const instruction of [
+      "Your task is to create a detailed summary of the RECENT portion of the conversation — the messages that follow earlier retained context.",
+      "Your task is to create a detailed summary of this conversation. This summary will be placed at the start of a continuing session; newer messages that build on this context will follow after your summary (you do not see them here).",
+    ]) {
+      const partial = parseChatRequest({
+        model: "m",
+        messages: [
+          ...history,
+          {
+            role: "user",
+            content: `CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\n${instruction}`,
+          },
+        ],
+        tools: chatTools,
+      });
+      expect(detectClientCompaction(partial, noHeaders)?.client, instruction).toBe("claude-code");
+    }
     // Another client's words, the same shape: no tools, a request to summarize the conversation above.
     const generic = parseChatRequest({
       model: "m",

@@ -36,8 +36,13 @@ function wrapsConversation(text: string): boolean {
 }
 /** Lines of a conversation written out as text ("[User]: …", "Assistant: …"). */
 const TRANSCRIPT_TURN = /^[ \t]*\[?(user|assistant|human|ai|model|tool( call| result)?)\]?[ \t]*:/gim;
-/** Claude Code's compaction instruction. */
-const CLAUDE_CODE_SUMMARY = /create a detailed summary of the (conversation|recent portion)/i;
+/**
+ * Claude Code's compaction instructions (2.1.197): the whole conversation ("…of the conversation so
+ * far"), the part after a kept prefix ("…of the RECENT portion…") and the part before a kept tail,
+ * its "up_to" form ("…of this conversation. This summary will be placed at the start…").
+ */
+const CLAUDE_CODE_SUMMARY =
+  /create a detailed summary of (the conversation|the recent portion|this conversation)\b/i;
 
 function codexRequestKind(header: HeaderReader): string | undefined {
   const metadata = header("x-codex-turn-metadata");

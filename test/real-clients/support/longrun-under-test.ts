@@ -4,6 +4,7 @@ import type { SimModelServer } from "@longrun/sim-model";
 import { FIRST_USE_INSTALL_TIMEOUT_MS } from "@longrun/testing";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type EmbeddedTestInstance, startGatewayOverSim } from "../../e2e/support/embedded-instance.ts";
+import { sessionByFolder } from "./client-report.ts";
 import type { ClientSandbox } from "./client-sandbox.ts";
 import { installRealClients } from "./install-clients.ts";
 import { type RecordedRequest, startRecordingProxy } from "./recording-proxy.ts";
@@ -72,4 +73,28 @@ export async function expectSurveyDone(
   await expect(readFile(join(work, "REPORT.md"), "utf8")).resolves.toContain(
     `Finished after ${expected.steps} steps`,
   );
+}
+
+/**
+ * A 50-step survey of a client whose own window is below longrun's, checked as issue 34 asks: the task
+ * finished, fewer than 3 client compactions, each answered from longrun's compaction (`askedWith`, the
+ * client's summary request's words, never reached the upstream), nothing refused up or down. Returns
+ * the session (by its working folder) for the client's own checks.
+ */
+export async function expectOwnWindowSession(
+  env: LongrunUnderTest,
+  run: ClientRun,
+  input: { client: string; model: string; work: string; window: number; askedWith: string },
+) {
+  expect(run.timedOut, run.stderr.slice(-2_000)).toBe(false);
+  expect(run.code, `${run.stdout.slice(-2_000)}\n${run.stderr.slice(-2_000)}`).toBe(0);
+  await expect(readFile(join(input.work, "REPORT.md"), "utf8")).resolves.toContain("Finished after 50 steps");
+  const session = await sessionByFolder(env, { ...input, wallMs: run.wallMs });
+  const { clientRequests, upstream, report } = session;
+  expect(report.steps).toBeGreaterThanOrEqual(50);
+  expect(report.clientCompactions).toBeLessThan(3);
+  expect(clientRequests.every((request) => request.status === 200)).toBe(true);
+  expect(JSON.stringify(upstream.map((entry) => entry.body))).not.toContain(input.askedWith);
+  expect(upstream.every((entry) => entry.status === 200)).toBe(true);
+  return session;
 }

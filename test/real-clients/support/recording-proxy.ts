@@ -11,6 +11,8 @@ export interface RecordedRequest {
   status: number;
   /** The answer's body when it was JSON (not a stream), once it has been sent. */
   response?: unknown;
+  /** The answer's server-sent events as text, when it was a stream, once it has ended. */
+  events?: string;
 }
 
 /**
@@ -63,7 +65,15 @@ export async function startRecordingProxy(
           record.status = response.statusCode ?? 0;
           outgoing.writeHead(response.statusCode ?? 502, response.headers);
           response.pipe(outgoing);
-          if (String(response.headers["content-type"]).startsWith("application/json")) {
+          const type = String(response.headers["content-type"]);
+          if (type.startsWith("text/event-stream")) {
+            const frames: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => frames.push(chunk));
+            response.on("end", () => {
+              record.events = Buffer.concat(frames).toString("utf8");
+            });
+          }
+          if (type.startsWith("application/json")) {
             const answer: Buffer[] = [];
             response.on("data", (chunk: Buffer) => answer.push(chunk));
             response.on("end", () => {

@@ -126,7 +126,10 @@ export async function runCodex(
 /** opencode, offline, against longrun's Chat Completions endpoint (config through OPENCODE_CONFIG). */
 export async function runOpencode(
   sandbox: ClientSandbox,
-  input: { baseUrl: string; token: string; model: string; window: number; task: string; timeoutMs: number },
+  input: ClientRunInput & {
+    /** opencode's own window (its model's limit.context) when it is not longrun's `window`. */
+    clientWindow?: number;
+  },
 ): Promise<ClientRun> {
   const configPath = join(sandbox.root, "opencode.json");
   await writeFile(
@@ -153,7 +156,7 @@ export async function runOpencode(
               [input.model]: {
                 name: "sim coder",
                 tool_call: true,
-                limit: { context: input.window, output: 2048 },
+                limit: { context: input.clientWindow ?? input.window, output: 2048 },
               },
             },
           },
