@@ -328,10 +328,15 @@ describe("retries, timeouts and cancellation", () => {
     // A real socket server that accepts the connection and never answers the subscribe: before, the
     // deadline closed the subscription while runs.wait awaited its confirmation, which then never came,
     // so the call hung until the caller gave up (under load the SDK test hit vitest's 30 s timeout).
-    routes.set("GET /v1/runs/run-1", { status: 200, body: { run: { ...run, status: "running", finishedAt: null } } });
+    routes.set("GET /v1/runs/run-1", {
+      status: 200,
+      body: { run: { ...run, status: "running", finishedAt: null } },
+    });
     const silent = new WebSocketServer({ port: 0, host: "127.0.0.1" });
     const subscribes: unknown[] = [];
-    silent.on("connection", (socket) => socket.on("message", (data) => subscribes.push(JSON.parse(String(data)))));
+    silent.on("connection", (socket) =>
+      socket.on("message", (data) => subscribes.push(JSON.parse(String(data)))),
+    );
     await new Promise((resolve) => silent.once("listening", resolve));
     const { port } = silent.address() as AddressInfo;
     const waiting = createClient({ baseUrl, token: "secret", wsUrl: `ws://127.0.0.1:${port}/v1/ws` });
