@@ -7,9 +7,10 @@ export default defineProject({
   test: {
     name: "e2e",
     maxWorkers: processTestFiles,
-    // Not `isolate: false` (files sharing their worker's module cache, which would save the stack's load per
-    // file): in three full runs with it, fork-workspace's two long writer runs never finished (30 s and
-    // 120 s guards) while the file passes alone and after several other files; the cause is not found.
+    // Not `isolate: false` yet (files sharing their worker's module cache: summed import 89 s instead of
+    // 669 s in one full run each): in its three full runs, all at load 30–55, fork-workspace's two long writer
+    // runs never finished (30 s and 120 s guards); the file passes alone, after other files, and in a 12-file
+    // mix with it at low load. The cause is not found.
     include: ["**/*.test.ts"],
     exclude: ["**/node_modules/**", "artifacts/**"],
     // Hang guards, not speed goals (every wait here is on an event): work of 10–20 s on an idle machine takes
