@@ -193,7 +193,7 @@ describe("session identity from a client's stable signals", () => {
     await session("List the modules of this project (identity A).", "/work/identity-a", 6);
     const threads = await threadsTitled("identity A");
     expect(threads).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("two sessions with the same first prompt in different folders are two conversations, not branches", async () => {
     await session("Report on the project (identity B).", "/work/identity-b1", 3);
@@ -201,7 +201,7 @@ describe("session identity from a client's stable signals", () => {
     const threads = await threadsTitled("identity B");
     expect(threads).toHaveLength(2);
     expect(threads.every((thread) => !thread.title.includes("(branch)"))).toBe(true);
-  }, 60_000);
+  });
 
   it("Claude Code's session id (metadata.user_id, x-claude-code-session-id) parts two sessions with one first prompt", async () => {
     const anthropic = new Anthropic({
@@ -241,7 +241,7 @@ describe("session identity from a client's stable signals", () => {
     const threads = await threadsTitled("identity C");
     expect(threads).toHaveLength(4);
     expect(threads.every((thread) => !thread.title.includes("(branch)"))).toBe(true);
-  }, 60_000);
+  });
 
   it("two sessions with no session id, the same first prompt and folder: the second is one branch, never answered from the first's log", async () => {
     const before = sim.log.entries.at(-1)?.seq ?? 0;
@@ -260,5 +260,5 @@ describe("session identity from a client's stable signals", () => {
     );
     const facts = await longrun.client.agents.messages(branch.agents[0]!.id, { limit: 100 });
     expect(facts.messages.filter((message) => message.role === "assistant")).toHaveLength(4);
-  }, 60_000);
+  });
 });

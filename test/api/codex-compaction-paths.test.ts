@@ -139,7 +139,7 @@ describe("Codex's compaction paths", () => {
     // The continuation's user message and two answered rounds were appended, nothing else.
     expect(factsAfter.length).toBeGreaterThan(factsBefore);
     expect(factsAfter.filter((fact) => fact.role === "user" && fact.content === "Continue.")).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("a request carrying a compaction_trigger item is answered from longrun's compaction, not sent upstream", async () => {
     const history = await play(
@@ -162,7 +162,7 @@ describe("Codex's compaction paths", () => {
     expect(response.output.some((item) => item.type === "function_call")).toBe(false);
     expect(sim.log.entries.filter((entry) => entry.seq > before && !entry.summary)).toEqual([]);
     expect(await threadsTitled("trigger path")).toHaveLength(1);
-  }, 60_000);
+  });
 
   it("a Responses WebSocket upgrade is refused at once, naming the Codex setting that keeps it on HTTP", async () => {
     const refusal = await new Promise<{ status: number; body: string }>((resolve, reject) => {

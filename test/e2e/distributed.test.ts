@@ -205,5 +205,5 @@ describe("distributed mode: one server and two workers as separate processes", (
     const root = thread.agents[0]!;
     const facts = await readFacts(api, root.id);
     expect(facts.filter((fact) => fact.role === "assistant")).toEqual([]);
-  }, 60_000);
+  });
 });

@@ -22,7 +22,7 @@ describe("the longrun command (npx longrun, as after npm install)", () => {
     expect(result.status).toBe(0);
     for (const command of ["start", "serve", "worker", "token create", "replay", "sim"])
       expect(result.stdout).toContain(`longrun ${command}`);
-  }, 60_000);
+  });
 
   it("`serve --help` lists its environment, required variables marked", () => {
     const result = longrun(["serve", "--help"]);
@@ -30,7 +30,7 @@ describe("the longrun command (npx longrun, as after npm install)", () => {
     expect(result.stdout).toMatch(/REDIS_URL\s+.*\[required\]/);
     expect(result.stdout).toMatch(/LONGRUN_SIM_URL\s+.*\[required: this or OPENAI_BASE_URL\]/);
     expect(result.stdout).toMatch(/LONGRUN_TOKEN\s+a fixed bearer token \(16\+ characters\)/);
-  }, 60_000);
+  });
 
   it("`start` refuses bad values with one line each and exit code 2", () => {
     const result = longrun(["start"], { PORT: "eighty", LONGRUN_MAX_INPUT_TOKENS: "12" });
@@ -41,12 +41,12 @@ describe("the longrun command (npx longrun, as after npm install)", () => {
       '  - LONGRUN_MAX_INPUT_TOKENS: must be a whole number of at least 1024, got "12"',
     );
     expect(result.stderr).toContain("`longrun start --help` lists the variables and their defaults.");
-  }, 60_000);
+  });
 
   it("`serve` without Redis or a model endpoint says what is missing", () => {
     const result = longrun(["serve"], { REDIS_URL: "", OPENAI_BASE_URL: "", LONGRUN_SIM_URL: "" });
     expect(result.status).toBe(2);
     expect(result.stderr).toContain("  - REDIS_URL: required by `longrun serve`");
     expect(result.stderr).toContain("  - OPENAI_BASE_URL or LONGRUN_SIM_URL: required by `longrun serve`");
-  }, 60_000);
+  });
 });

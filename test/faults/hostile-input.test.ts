@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,14 +21,21 @@ import { startHealthPoller } from "./support/health-poller.ts";
  * `longrun worker`, so what is measured is the API server) and two tenants; a fast-check pass
  * over every REST operation of the document and every WebSocket frame type, bounded in count and time.
  * Asserted on every input: a JSON error with the status its code maps to (and one the operation
- * documents), never a 500; /healthz answering within 100 ms throughout (polled from another thread);
- * nothing of the other tenant in any answer; the server's RSS back near its baseline afterwards.
+ * documents), never a 500; /healthz answering throughout (polled from another thread) without ever
+ * waiting behind more than 100 ms of the server's event-loop CPU; nothing of the other tenant in any
+ * answer; the server's RSS back near its baseline afterwards.
+ *
+ * The responsiveness bound is on CPU time, not on latency: what an input can do is hold the loop in one
+ * long synchronous step, which costs the same CPU on a busy machine as on an idle one, while a poll's
+ * latency also counts the time the server waited for a core (a run under load saw 727 ms with no input
+ * to blame, against a budget of 100 ms plus a control server's worst).
  */
 
 const REST_RUNS = 300;
 const FRAME_RUNS = 150;
 const TIME_LIMIT_MS = 60_000;
-const HEALTH_BUDGET_MS = 100;
+/** The most event-loop CPU time (ms) one /healthz poll may wait behind. */
+const LOOP_CPU_BUDGET_MS = 100;
 /** Short enough that counting a message's tokens stays far below a millisecond budget per request. */
 const MAX_MESSAGE_CHARS = 200_000;
 /** RSS may stay this much above the warmed-up baseline: heaps grow in steps and shrink lazily. */
@@ -50,27 +57,11 @@ interface Tenant {
 let dataDir: string;
 let roots: string;
 let cluster: DistributedCluster;
-/** A trivial HTTP server in its own process: the control for scheduling noise on shared cores. */
-let reference: { url: string; child: ChildProcess };
 let baseUrl: string;
 let document: Document;
 let alice: Tenant;
 let bob: Tenant;
 const stats = { rest: 0, frames: 0, statuses: new Map<number, number>() };
-
-async function startReferenceServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "-e",
-      `require("node:http").createServer((request, response) => response.end('{"ok":true}'))
-         .listen(0, "127.0.0.1", function () { console.log(this.address().port); });`,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, "data")) as [Buffer];
-  return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
-}
 
 async function rssOf(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
@@ -144,7 +135,6 @@ beforeAll(async () => {
     env: { LONGRUN_WORKSPACE_ROOTS: roots, LONGRUN_MAX_MESSAGE_CHARS: String(MAX_MESSAGE_CHARS) },
   });
   baseUrl = cluster.url;
-  reference = await startReferenceServer();
   const minted = spawnSync(
     process.execPath,
     ["--import", "tsx", "packages/cli/src/main.ts", "token", "create", "--tenant", "bob"],
@@ -162,16 +152,14 @@ afterAll(async () => {
   alice?.client.close();
   bob?.client.close();
   await cluster?.close();
-  reference?.child.kill("SIGTERM");
   await rm(dataDir, { recursive: true, force: true });
   await rm(roots, { recursive: true, force: true });
 });
 
-/** Polls /healthz from a worker thread (its own event loop) until told to stop; reports the worst latency. */
-/** What was sent when: a slow /healthz is reported with the inputs around it. */
-const sentLog: Array<{ at: number; what: string; resend?: () => Promise<void> }> = [];
-function logSent(what: string, resend?: () => Promise<void>): void {
-  sentLog.push({ at: Date.now(), what: what.slice(0, 160), ...(resend ? { resend } : {}) });
+/** What was sent when: a stalled /healthz is reported with the inputs around it. */
+const sentLog: Array<{ at: number; what: string }> = [];
+function logSent(what: string): void {
+  sentLog.push({ at: Date.now(), what: what.slice(0, 160) });
 }
 
 async function sendRest(input: RestInput): Promise<void> {
@@ -185,7 +173,6 @@ async function sendRest(input: RestInput): Promise<void> {
   const headers: Record<string, string> = { authorization: `Bearer ${actor.token}` };
   logSent(
     `${input.actor} ${input.method.toUpperCase()} ${url.pathname}${url.search} ${input.body?.text.length ?? 0} chars`,
-    () => sendRest(input),
   );
   if (input.body) headers["content-type"] = input.body.contentType;
   const response = await fetch(url, {
@@ -291,10 +278,7 @@ describe("hostile input: a fuzz pass over every REST operation and WebSocket fra
     await bob.client.threads.sendMessage(warmThread.id, { content: "w".repeat(40_000) });
     const warmup = stats.rest;
     const baseline = await rssOf(pid);
-    const poller = startHealthPoller(baseUrl);
-    // Control, polled at the same time: a trivial HTTP server in its own process sees only this
-    // machine's scheduling noise (its cores are shared), which is allowed on top of the 100 ms.
-    const control = startHealthPoller(reference.url);
+    const poller = startHealthPoller(baseUrl, pid);
     const started = performance.now();
 
     await fc.assert(fc.asyncProperty(restArbitrary(), sendRest), {
@@ -377,43 +361,24 @@ describe("hostile input: a fuzz pass over every REST operation and WebSocket fra
         headers: { authorization: `Bearer ${bob.token}`, "content-type": "application/json" },
         body: JSON.stringify({ content }),
       });
-    // Sent again (on a budget breach) as fresh text of the same shape: a repeated text is counted from cache.
-    logSent(`bob POST a ${MAX_MESSAGE_CHARS}-character message without whitespace`, async () => {
-      await post("y8".repeat(MAX_MESSAGE_CHARS / 2));
-    });
+    logSent(`bob POST a ${MAX_MESSAGE_CHARS}-character message without whitespace`);
     expect((await post(largest)).status).toBe(202);
     logSent("bob POST a message one character over the cap");
     expect((await post(`${largest}x`)).status).toBe(413);
     stats.rest += 2;
 
     const health = await poller.stop();
-    const idle = await control.stop();
-    const budget = HEALTH_BUDGET_MS + idle.worst;
     const elapsed = Math.round(performance.now() - started);
     expect(health.failures).toBe(0);
-    const around = sentLog.filter(
-      (entry) => entry.at > health.worstAt - 2_000 && entry.at < health.worstAt + health.worst,
-    );
-    const described = around.map((entry) => `  ${entry.at - Math.round(health.worstAt)} ms: ${entry.what}`);
-    if (health.worst >= budget) {
-      // One slow poll on this shared 2-core machine can be the scheduler rather than an input (a run
-      // under load once saw 617 ms against a 365 ms budget). An input that stalls the server does it again:
-      // the requests sent around the worst poll are sent once more, polled the same way, and it is this
-      // second measurement that must stay in budget. A real regression fails both; noise fails neither.
-      const again = startHealthPoller(baseUrl);
-      const againControl = startHealthPoller(reference.url);
-      for (const entry of around) await entry.resend?.();
-      const second = await again.stop();
-      const secondIdle = await againControl.stop();
-      const secondBudget = HEALTH_BUDGET_MS + Math.max(idle.worst, secondIdle.worst);
-      console.log(
-        `[hostile-input] worst /healthz ${health.worst.toFixed(1)} ms was over its budget ${budget.toFixed(0)} ms; the ${around.length} requests around it sent again: worst ${second.worst.toFixed(1)} ms (budget ${secondBudget.toFixed(0)} ms); they were:\n${described.join("\n")}`,
-      );
-      expect(
-        second.worst,
-        `worst /healthz latency ${health.worst.toFixed(1)} ms (budget ${budget.toFixed(0)} ms = 100 + control server's worst ${idle.worst.toFixed(1)} ms), and ${second.worst.toFixed(1)} ms again when the inputs sent around it were repeated; inputs:\n${described.join("\n")}`,
-      ).toBeLessThan(secondBudget);
-    }
+    const worstLoopCpu = health.worstLoopCpu ?? Number.POSITIVE_INFINITY;
+    const worstAt = health.worstLoopCpuAt ?? 0;
+    const around = sentLog
+      .filter((entry) => entry.at > worstAt - 2_000 && entry.at < worstAt + 2_000)
+      .map((entry) => `  ${entry.at - Math.round(worstAt)} ms: ${entry.what}`);
+    expect(
+      worstLoopCpu,
+      `a /healthz poll waited behind ${worstLoopCpu.toFixed(0)} ms of the server's event-loop CPU (budget ${LOOP_CPU_BUDGET_MS} ms); inputs sent around it:\n${around.join("\n")}`,
+    ).toBeLessThan(LOOP_CPU_BUDGET_MS);
 
     // Every run the pass started ends (cancelled), then the heap settles back near the baseline.
     for (const owner of [alice, bob])
@@ -429,7 +394,7 @@ describe("hostile input: a fuzz pass over every REST operation and WebSocket fra
       { timeout: 30_000, interval: 500 },
     );
     console.log(
-      `[hostile-input] ${stats.rest - warmup} REST requests (after ${warmup} warm-up) + ${stats.frames} WebSocket frames in ${elapsed} ms; statuses ${JSON.stringify(Object.fromEntries([...stats.statuses].sort(([a], [b]) => a - b)))}; worst /healthz ${health.worst.toFixed(1)} ms over ${health.count} polls (control server ${idle.worst.toFixed(1)} ms, budget ${budget.toFixed(0)} ms); server RSS ${(baseline / 2 ** 20).toFixed(0)} → ${(rss / 2 ** 20).toFixed(0)} MiB`,
+      `[hostile-input] ${stats.rest - warmup} REST requests (after ${warmup} warm-up) + ${stats.frames} WebSocket frames in ${elapsed} ms; statuses ${JSON.stringify(Object.fromEntries([...stats.statuses].sort(([a], [b]) => a - b)))}; worst /healthz ${health.worst.toFixed(1)} ms over ${health.count} polls, worst event-loop CPU behind one poll ${worstLoopCpu.toFixed(1)} ms (budget ${LOOP_CPU_BUDGET_MS} ms); server RSS ${(baseline / 2 ** 20).toFixed(0)} → ${(rss / 2 ** 20).toFixed(0)} MiB`,
     );
   }, 240_000);
 });

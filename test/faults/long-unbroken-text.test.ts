@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isMainThread } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type EmbeddedTestInstance,
@@ -12,12 +13,16 @@ import { startHealthPoller } from "./support/health-poller.ts";
  * that fits the window froze embedded mode (/healthz silent for 30 s and more): BPE merging inside one
  * pre-tokenizer piece is quadratic. Each run sends a fresh random text, so no count cache can hide the
  * cost, to a window it fits, through the REST API and through the gateway, and polls /healthz from
- * another thread meanwhile. The bound on its worst latency is generous — test files run side by side
- * on a shared 2-core box, where 1.5 s stalls were seen with no freeze — and the freeze it guards against
- * (30 s and more) is six times longer still.
+ * another thread meanwhile.
+ *
+ * What is bounded is the CPU time the server's event-loop thread (this process's main thread: the server
+ * is embedded) spent while one poll waited for its answer — the length of the longest synchronous step
+ * it was stuck behind, which a busy machine does not stretch (a wall-clock bound here had to allow
+ * 5 s for 1.5 s stalls seen with test files side by side on 2 cores, and no freeze). The freeze this
+ * guards against spent seconds of CPU in one step; the bound is the issue's 1 s goal for the test.
  */
 
-const WORST_HEALTHZ_MS = 5_000;
+const WORST_LOOP_CPU_MS = 1_000;
 
 /** `length` random lowercase letters: one pre-tokenizer piece, never seen before. */
 function freshUnbrokenText(length: number): string {
@@ -30,6 +35,8 @@ function freshUnbrokenText(length: number): string {
 let embedded: EmbeddedTestInstance;
 
 beforeAll(async () => {
+  // The server's event loop is this thread's: its CPU time is read as the main thread's of this process.
+  expect(isMainThread, "the test must run in a process's main thread (vitest's forks pool)").toBe(true);
   embedded = await startEmbeddedForTest();
 });
 
@@ -41,23 +48,23 @@ describe("a long message without whitespace that fits the window", () => {
   it("through REST: the run finishes and /healthz keeps answering", async () => {
     const { client } = embedded;
     const thread = await client.threads.create({ model: "sim", maxInputTokens: 128_000, simSteps: 2 });
-    const poller = startHealthPoller(embedded.instance.url);
+    const poller = startHealthPoller(embedded.instance.url, process.pid);
     const posted = await client.threads.sendMessage(thread.id, { content: freshUnbrokenText(199_999) });
     const detail = await waitForRun(client, thread.id, posted.runId);
     const health = await poller.stop();
     console.log(
-      `[long-text] REST 199,999 chars: worst /healthz ${health.worst.toFixed(0)} ms of ${health.count}`,
+      `[long-text] REST 199,999 chars: worst /healthz ${health.worst.toFixed(0)} ms of ${health.count}, worst event-loop CPU during one poll ${health.worstLoopCpu?.toFixed(0)} ms`,
     );
     expect(detail.runs.find((run) => run.id === posted.runId)?.status).toBe("completed");
     const facts = await client.agents.messages(detail.agents[0]?.id ?? "");
     const stored = facts.messages.find((fact) => fact.role === "user");
     expect(stored?.tokenCount).toBeGreaterThan(90_000);
     expect(health.failures).toBe(0);
-    expect(health.worst).toBeLessThan(WORST_HEALTHZ_MS);
+    expect(health.worstLoopCpu).toBeLessThan(WORST_LOOP_CPU_MS);
   });
 
   it("through the gateway with no window header: the answer comes and /healthz keeps answering", async () => {
-    const poller = startHealthPoller(embedded.instance.url);
+    const poller = startHealthPoller(embedded.instance.url, process.pid);
     const response = await fetch(`${embedded.instance.url}/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${embedded.instance.token}`, "content-type": "application/json" },
@@ -69,12 +76,12 @@ describe("a long message without whitespace that fits the window", () => {
     const body = (await response.json()) as { usage?: { prompt_tokens: number } };
     const health = await poller.stop();
     console.log(
-      `[long-text] gateway 200,000 chars: worst /healthz ${health.worst.toFixed(0)} ms of ${health.count}`,
+      `[long-text] gateway 200,000 chars: worst /healthz ${health.worst.toFixed(0)} ms of ${health.count}, worst event-loop CPU during one poll ${health.worstLoopCpu?.toFixed(0)} ms`,
     );
     expect(response.status).toBe(200);
     // Random letters are about two characters a token: the whole message reached the model.
     expect(body.usage?.prompt_tokens).toBeGreaterThan(90_000);
     expect(health.failures).toBe(0);
-    expect(health.worst).toBeLessThan(WORST_HEALTHZ_MS);
+    expect(health.worstLoopCpu).toBeLessThan(WORST_LOOP_CPU_MS);
   });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
   const started = await startProcess("start", env, /API:\s+(\S+)\/v1/);
   server = started.process;
   url = /API:\s+(\S+)\/v1/.exec(started.line)?.[1] ?? "";
-}, 60_000);
+});
 
 afterAll(async () => {
   await server?.kill("SIGKILL");

@@ -124,7 +124,7 @@ describe("infra/docker-compose.yml as local processes", () => {
     client?.close();
     await deployment?.stop();
     if (scratch) await rm(scratch, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   it("starts redis, the sim, serve and two workers; a thread's run finishes through them", async () => {
     const running = deployment.processes.map((local) => local.service);

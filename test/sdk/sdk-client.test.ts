@@ -48,7 +48,7 @@ beforeAll(async () => {
     token: TOKEN,
     reconnect: { initialDelayMs: 50, maxDelayMs: 500 },
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   client?.close();

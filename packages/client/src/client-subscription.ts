@@ -36,7 +36,10 @@ export interface SubscriptionHandle {
   close(): void;
   /** Highest seq seen for a thread (-1 when none). */
   lastSeq(threadId: string): number;
-  /** Resolves when the server confirmed the first subscribe; rejects if it refused it. */
+  /**
+   * Resolves when the server confirmed the first subscribe; rejects if it refused it, or if the
+   * subscription was closed (or the client closed) before the server confirmed it.
+   */
   ready: Promise<void>;
 }
 
@@ -149,6 +152,15 @@ export class ClientSubscription {
       this.settle = null;
     }
     this.handlers.onError?.(error);
+  }
+
+  /**
+   * The subscription ends on this side (closed, or the client closed): a `ready` still waiting for the
+   * server's confirmation rejects now, since the confirmation will never be delivered.
+   */
+  abandon(error: Error): void {
+    this.settle?.reject(error);
+    this.settle = null;
   }
 
   lastSeq(threadId: string): number {

@@ -1,7 +1,7 @@
 import type { ClientFrame, Command } from "@longrun/protocol";
 import { type BackoffOptions, reconnectDelay } from "./backoff.ts";
 import type { ClientSubscription, ConnectionStatus } from "./client-subscription.ts";
-import { AuthenticationError, ConnectionError, type LongrunError } from "./errors.ts";
+import { AbortError, AuthenticationError, ConnectionError, type LongrunError } from "./errors.ts";
 import { PendingCommands } from "./pending-commands.ts";
 import { dispatchServerFrame, type FrameTarget } from "./server-frames.ts";
 import { SOCKET_OPEN, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.ts";
@@ -69,6 +69,7 @@ export class Connection {
 
   remove(subscription: ClientSubscription): void {
     if (!this.subscriptions.delete(subscription.id)) return;
+    subscription.abandon(new AbortError("the subscription was closed before the server confirmed it"));
     if (this.socket?.readyState === SOCKET_OPEN) this.write({ type: "unsubscribe", id: subscription.id });
     subscription.handlers.onStatus?.("closed");
     this.closeIfUnused();
@@ -95,7 +96,10 @@ export class Connection {
     const socket = this.socket;
     this.socket = null;
     socket?.close(1000, "client closed");
-    for (const subscription of this.subscriptions.values()) subscription.handlers.onStatus?.("closed");
+    for (const subscription of this.subscriptions.values()) {
+      subscription.abandon(new ConnectionError("client closed", { code: "unavailable" }));
+      subscription.handlers.onStatus?.("closed");
+    }
     this.subscriptions.clear();
     this.commands.rejectAll("client closed");
   }

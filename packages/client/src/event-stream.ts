@@ -33,7 +33,7 @@ export class EventStream<Event = LongrunEvent> implements AsyncIterable<Event> {
   private failure: Error | null = null;
   private ended = false;
   private readonly handle: SubscriptionHandle;
-  /** Resolves when the server confirmed the subscription (events after it are live). */
+  /** Resolves when the server confirmed the subscription (events after it are live); rejects if the stream ended first. */
   readonly ready: Promise<void>;
 
   constructor(
@@ -61,8 +61,13 @@ export class EventStream<Event = LongrunEvent> implements AsyncIterable<Event> {
         lastError = error;
       },
     });
-    this.ready = this.handle.ready;
     this.handle.ready.catch((error: Error) => this.fail(error));
+    // Ended before the server confirmed (aborted, closed): `ready` rejects with the stream's own reason,
+    // so a caller awaiting it learns why (an AbortError from its signal), rather than waiting forever.
+    this.ready = this.handle.ready.catch((error: Error) => {
+      throw this.failure ?? error;
+    });
+    this.ready.catch(() => undefined);
     if (signal) {
       const onAbort = () => this.fail(new AbortError("the stream was aborted", { cause: signal.reason }));
       if (signal.aborted) onAbort();

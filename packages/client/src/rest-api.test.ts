@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { WebSocketServer } from "ws";
 import { createClient, type LongrunClient } from "./client.ts";
 import {
   AbortError,
@@ -321,6 +322,33 @@ describe("retries, timeouts and cancellation", () => {
     const error = await pending.catch((caught: unknown) => caught);
     expect(AbortError.isInstance(error)).toBe(true);
     expect(recorded).toHaveLength(1);
+  });
+
+  it("runs.wait's timeout holds while the server has not yet confirmed the subscription", async () => {
+    // A real socket server that accepts the connection and never answers the subscribe: before, the
+    // deadline closed the subscription while runs.wait awaited its confirmation, which then never came,
+    // so the call hung until the caller gave up (under load the SDK test hit vitest's 30 s timeout).
+    routes.set("GET /v1/runs/run-1", {
+      status: 200,
+      body: { run: { ...run, status: "running", finishedAt: null } },
+    });
+    const silent = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    const subscribes: unknown[] = [];
+    silent.on("connection", (socket) =>
+      socket.on("message", (data) => subscribes.push(JSON.parse(String(data)))),
+    );
+    await new Promise((resolve) => silent.once("listening", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const waiting = createClient({ baseUrl, token: "secret", wsUrl: `ws://127.0.0.1:${port}/v1/ws` });
+    try {
+      const error = await waiting.runs.wait("run-1", { timeout: 200 }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(subscribes).toMatchObject([{ type: "subscribe", threadId: "thread-1", types: ["run.*"] }]);
+    } finally {
+      waiting.close();
+      for (const socket of silent.clients) socket.terminate();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("refuses unknown or malformed options with a clear message", () => {
