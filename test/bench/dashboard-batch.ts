@@ -25,6 +25,7 @@ const BATCH = 8;
 const BATCHES = 60;
 
 /** The events of `steps` model turns (call, result, measurement), with a compaction every few turns. */
+
 function turnEvents(
   fromStep: number,
   steps: number,
@@ -114,16 +115,14 @@ function measure(steps: number, incremental: boolean): number {
       build = updateTranscript(build, state, AGENT, coverage);
       runningCalls(state.tools, AGENT, build.callIds);
       entries = build.entries;
+      // The page gives the navigator the entries with a failed call, which the build keeps.
+      navigatorMarks(state, AGENT, compactionNotices(state, AGENT), build.failed);
     } else {
-      entries = buildTranscript(state, AGENT, coverage);
+      const all = buildTranscript(state, AGENT, coverage);
       runningTools(state, AGENT);
+      entries = all;
+      navigatorMarks(state, AGENT, compactionNotices(state, AGENT), all);
     }
-    navigatorMarks(
-      state,
-      AGENT,
-      compactionNotices(state, AGENT),
-      entries as ReturnType<typeof buildTranscript>,
-    );
     total += performance.now() - started;
     kept += entries.length;
   }

@@ -48,8 +48,20 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
-  const { entries, callIds, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
-    useTranscriptEntries(thread, agentId, earlier, coverage);
+  const {
+    entries,
+    callIds,
+    failed,
+    shown,
+    readFrom,
+    unread,
+    narrowed,
+    query,
+    setQuery,
+    filter,
+    setFilter,
+    expand,
+  } = useTranscriptEntries(thread, agentId, earlier, coverage);
   // Absent when the transcript is rendered on its own (server-side tests): no fork buttons then.
   const store = useOptionalStore();
   const { measurements: allMeasurements, runs, decisions, approvals, compactions } = thread;
@@ -60,9 +72,9 @@ export function Transcript({
         { measurements: allMeasurements, runs, decisions, approvals },
         agentId,
         compactionNotices({ compactions }, agentId),
-        entries,
+        failed,
       ),
-    [allMeasurements, runs, decisions, approvals, compactions, entries, agentId],
+    [allMeasurements, runs, decisions, approvals, compactions, failed, agentId],
   );
   const bins = useMemo(() => binTimeline(measurements ?? [], marks), [measurements, marks]);
   // Forks and rewinds are of the thread's root agent (sub-agents cannot be forked this way).

@@ -32,7 +32,7 @@ export function applyEvents(state: ThreadState, events: readonly LongrunEvent[])
     applyOne(draft, event, history);
   }
   draft.next.appliedSeqs = applied;
-  return draft.next;
+  return draft.finish();
 }
 
 /**
@@ -97,7 +97,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
     }
     case "message.completed": {
       const data = event.data;
-      draft.agentMessages(agentId)[data.messageId] = {
+      draft.putMessage(agentId, {
         id: data.messageId,
         agentId,
         seq: data.seq,
@@ -108,7 +108,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
         ...(data.toolStatus ? { toolStatus: data.toolStatus } : {}),
         ...(data.usage ? { usage: data.usage } : {}),
-      };
+      });
       if (data.role === "assistant") delete draft.record("streaming")[agentId];
       return;
     }

@@ -1,3 +1,4 @@
+import { MessageLog } from "./message-log.ts";
 import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state.ts";
 
 /**
@@ -6,6 +7,8 @@ import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state
  */
 export class Draft {
   private readonly copied = new Set<string>();
+  /** Messages put in during the batch, per agent, by id: added to the agents' logs once, by finish. */
+  private readonly putMessages = new Map<string, Map<string, TranscriptMessage>>();
   readonly next: ThreadState;
 
   constructor(base: ThreadState) {
@@ -21,15 +24,27 @@ export class Draft {
     return this.next[key];
   }
 
-  /** The writable copy of one agent's message record. */
-  agentMessages(agentId: string): Record<string, TranscriptMessage> {
-    const messages = this.record("messages");
-    const key = `messages:${agentId}`;
-    if (!this.copied.has(key)) {
-      this.copied.add(key);
-      messages[agentId] = { ...messages[agentId] };
+  /** Puts a message into its agent's log (at finish: one append per batch, not a copy of the log). */
+  putMessage(agentId: string, message: TranscriptMessage): void {
+    let put = this.putMessages.get(agentId);
+    if (!put) this.putMessages.set(agentId, (put = new Map()));
+    put.set(message.id, message);
+  }
+
+  /** An agent's message as the batch left it so far. */
+  message(agentId: string, id: string): TranscriptMessage | undefined {
+    return this.putMessages.get(agentId)?.get(id) ?? this.next.messages[agentId]?.get(id);
+  }
+
+  /** The state the batch made. */
+  finish(): ThreadState {
+    if (this.putMessages.size > 0) {
+      const messages = this.record("messages");
+      for (const [agentId, put] of this.putMessages)
+        messages[agentId] = (messages[agentId] ?? MessageLog.empty).with([...put.values()]);
+      this.putMessages.clear();
     }
-    return messages[agentId]!;
+    return this.next;
   }
 
   /** The writable copy of one agent's measurement series: copied once per batch, then appended to. */

@@ -3,10 +3,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages } from "./apply-rest.ts";
+import { bySeq, MessageLog } from "./message-log.ts";
+import { navigatorMarks } from "./navigator.ts";
 import { makeEvent, measuredData, textMessage } from "./test-events.ts";
-import { emptyThreadState, type ThreadState } from "./thread-state.ts";
+import { emptyThreadState, type ThreadState, type TranscriptMessage } from "./thread-state.ts";
 import {
   buildTranscript,
+  compactionNotices,
   runningCalls,
   runningTools,
   type TranscriptBuild,
@@ -259,9 +262,15 @@ describe("incremental transcript", () => {
             // Now and then from an older build (a render React threw away): only less is reused.
             const base = staleEvery > 0 && index % (staleEvery + 2) === 0 ? (builds[0] ?? null) : previous;
             const next = updateTranscript(base, thread.state, AGENT, coverage);
-            expect(next.entries).toEqual(buildTranscript(thread.state, AGENT, coverage));
+            const full = buildTranscript(thread.state, AGENT, coverage);
+            expect(next.entries).toEqual(full);
             expect(runningCalls(thread.state.tools, AGENT, next.callIds)).toEqual(
               runningTools(thread.state, AGENT),
+            );
+            // The failures the build keeps give the navigator the marks all entries give it.
+            const notices = compactionNotices(thread.state, AGENT);
+            expect(navigatorMarks(thread.state, AGENT, notices, next.failed)).toEqual(
+              navigatorMarks(thread.state, AGENT, notices, full),
             );
             builds.push(next);
             previous = next;
@@ -297,6 +306,71 @@ describe("incremental transcript", () => {
     // Only the entry whose call got its result is new.
     const changed = result.entries.filter((entry, index) => entry !== call.entries[index]);
     expect(changed.map((entry) => entry.key)).toEqual(["message:m80"]);
+  });
+});
+
+describe("message log", () => {
+  const message = (id: number, seq: number): TranscriptMessage => ({
+    id: `m${id}`,
+    agentId: AGENT,
+    seq,
+    role: id % 3 === 0 ? "tool" : "assistant",
+    content: `${id}@${seq}`,
+    at: seq,
+    ...(id % 3 === 0
+      ? { toolCallId: `c${id % 5}` }
+      : {
+          toolCalls: [
+            { id: `c${id % 5}`, type: "function" as const, function: { name: "f", arguments: "{}" } },
+          ],
+        }),
+  });
+  it("is the merged messages in seq order, whichever log each batch is put into, and never changes a log", {
+    timeout: 60_000,
+  }, () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            // Which earlier log the batch goes into (0: the newest), and its messages (id, seq).
+            base: fc.integer({ min: 0, max: 3 }),
+            messages: fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 60 })), {
+              maxLength: 5,
+            }),
+          }),
+          { maxLength: 20 },
+        ),
+        (batches) => {
+          const logs: { log: MessageLog; all: Map<string, TranscriptMessage> }[] = [
+            { log: MessageLog.empty, all: new Map() },
+          ];
+          for (const batch of batches) {
+            const base = logs[Math.max(0, logs.length - 1 - batch.base)]!;
+            const put = batch.messages.map(([id, seq]) => message(id, seq));
+            const all = new Map(base.all);
+            for (const item of put) all.set(item.id, item);
+            logs.push({ log: base.log.with(put), all });
+          }
+          for (const { log, all } of logs) {
+            const expected = [...all.values()].sort(bySeq);
+            expect([...log]).toEqual(expected);
+            for (const item of expected) expect(log.get(item.id)).toBe(item);
+            for (let call = 0; call < 5; call++) {
+              const id = `c${call}`;
+              expect(log.callers(id).map((index) => log.at(index)!.id)).toEqual(
+                expected
+                  .filter((item) => item.toolCalls?.some((made) => made.id === id))
+                  .map((item) => item.id),
+              );
+              expect(log.answers(id).map((index) => log.at(index)!.id)).toEqual(
+                expected.filter((item) => item.toolCallId === id).map((item) => item.id),
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

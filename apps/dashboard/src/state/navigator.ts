@@ -69,7 +69,8 @@ function stepAtTime(measurements: readonly Measurement[], at: number): number | 
 /**
  * Compactions, errors and approvals of one agent, each at its step, oldest first. Errors are failed tool
  * calls (of the messages read so far), failed runs and failed compactions; approvals are the decisions
- * taken and the calls still waiting.
+ * taken and the calls still waiting. `entries`: the transcript's, or only those with a failed call
+ * (TranscriptBuild.failed, what a streamed batch keeps up to date without a pass over the log).
  */
 export function navigatorMarks(
   thread: Pick<ThreadState, "measurements" | "runs" | "decisions" | "approvals">,

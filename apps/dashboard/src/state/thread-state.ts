@@ -11,6 +11,7 @@ import type {
   ToolStatus,
   Usage,
 } from "@longrun/protocol";
+import type { MessageLog } from "./message-log.ts";
 import { SeqSet } from "./seq-set.ts";
 
 export interface AgentNode {
@@ -181,7 +182,8 @@ export interface ThreadState {
   lastSeq: number;
   lastActivityAt: number | null;
   agents: Record<string, AgentNode>;
-  messages: Record<string, Record<string, TranscriptMessage>>;
+  /** Per agent, its messages read so far, in seq order. */
+  messages: Record<string, MessageLog>;
   /**
    * Per agent, how far back its stored messages have been read: every message with a greater seq is
    * here (-1: the whole log). Absent until the first read ends; a long log is read from its end.
