@@ -113,29 +113,27 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
       return;
     }
     case "tool.started": {
-      const tools = draft.record("tools");
       // History read after a live completion must not make the call look running again.
-      const known = tools[event.data.callId];
+      const known = draft.tool(event.data.callId);
       if (known && known.status !== "running") return;
-      tools[event.data.callId] = {
+      draft.putTool({
         callId: event.data.callId,
         agentId: event.agentId ?? null,
         name: event.data.name,
         arguments: event.data.arguments,
         status: "running",
-      };
+      });
       return;
     }
     case "tool.completed": {
-      const tools = draft.record("tools");
-      tools[event.data.callId] = {
+      draft.putTool({
         callId: event.data.callId,
         agentId: event.agentId ?? null,
         name: event.data.name,
-        arguments: tools[event.data.callId]?.arguments ?? "",
+        arguments: draft.tool(event.data.callId)?.arguments ?? "",
         status: event.data.status,
         output: event.data.output,
-      };
+      });
       return;
     }
     case "approval.requested":

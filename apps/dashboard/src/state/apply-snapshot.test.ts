@@ -182,14 +182,14 @@ describe("a thread opened from its snapshot", () => {
     const filled = applyEvents(live, [
       makeEvent("tool.started", 6, { callId: "c1", name: "read_file", arguments: "{}" }),
     ]);
-    expect(filled.tools.c1?.status).toBe("ok");
+    expect(filled.tools.get("c1")?.status).toBe("ok");
   });
 });
 
 describe("transcript derivations", () => {
   it("draws a running call once: inside its message, not again as a loose block", () => {
     const state = applyEvents(emptyThreadState("t1"), history().slice(3, 6));
-    expect(state.tools.c1?.status).toBe("running");
+    expect(state.tools.get("c1")?.status).toBe("running");
     expect(runningTools(state, "a-root")).toEqual([]);
   });
 

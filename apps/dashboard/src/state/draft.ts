@@ -1,5 +1,5 @@
 import { MessageLog } from "./message-log.ts";
-import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state.ts";
+import type { Measurement, ThreadState, ToolActivity, TranscriptMessage } from "./thread-state.ts";
 
 /**
  * A shallow working copy of a ThreadState: each record is copied at most once per batch, so applying
@@ -9,6 +9,8 @@ export class Draft {
   private readonly copied = new Set<string>();
   /** Messages put in during the batch, per agent, by id: added to the agents' logs once, by finish. */
   private readonly putMessages = new Map<string, Map<string, TranscriptMessage>>();
+  /** Tool calls put in during the batch, by call id: added to the thread's calls once, by finish. */
+  private readonly putTools = new Map<string, ToolActivity>();
   readonly next: ThreadState;
 
   constructor(base: ThreadState) {
@@ -36,8 +38,22 @@ export class Draft {
     return this.putMessages.get(agentId)?.get(id) ?? this.next.messages[agentId]?.get(id);
   }
 
+  /** Puts a tool call in (at finish: the batch's calls added at once, not a copy of every call). */
+  putTool(tool: ToolActivity): void {
+    this.putTools.set(tool.callId, tool);
+  }
+
+  /** A tool call as the batch left it so far. */
+  tool(callId: string): ToolActivity | undefined {
+    return this.putTools.get(callId) ?? this.next.tools.get(callId);
+  }
+
   /** The state the batch made. */
   finish(): ThreadState {
+    if (this.putTools.size > 0) {
+      this.next.tools = this.next.tools.with(this.putTools.values());
+      this.putTools.clear();
+    }
     if (this.putMessages.size > 0) {
       const messages = this.record("messages");
       for (const [agentId, put] of this.putMessages)
@@ -66,7 +82,6 @@ export type RecordKey =
   | "compactions"
   | "measurements"
   | "approvals"
-  | "tools"
   | "runs"
   | "streaming"
   | "breakers"

@@ -6,7 +6,13 @@ import { applyMessages } from "./apply-rest.ts";
 import { bySeq, MessageLog } from "./message-log.ts";
 import { navigatorMarks } from "./navigator.ts";
 import { makeEvent, measuredData, textMessage } from "./test-events.ts";
-import { emptyThreadState, type ThreadState, type TranscriptMessage } from "./thread-state.ts";
+import {
+  emptyThreadState,
+  type ThreadState,
+  type ToolActivity,
+  type TranscriptMessage,
+} from "./thread-state.ts";
+import { ToolCalls } from "./tool-calls.ts";
 import {
   buildTranscript,
   compactionNotices,
@@ -267,6 +273,10 @@ describe("incremental transcript", () => {
             expect(runningCalls(thread.state.tools, AGENT, next.callIds)).toEqual(
               runningTools(thread.state, AGENT),
             );
+            // The calls kept apart as running are those whose latest version runs.
+            expect(thread.state.tools.running()).toEqual(
+              Object.values(thread.state.tools.toJSON()).filter((tool) => tool.status === "running"),
+            );
             // The failures the build keeps give the navigator the marks all entries give it.
             const notices = compactionNotices(thread.state, AGENT);
             expect(navigatorMarks(thread.state, AGENT, notices, next.failed)).toEqual(
@@ -366,6 +376,47 @@ describe("message log", () => {
                 expected.filter((item) => item.toolCallId === id).map((item) => item.id),
               );
             }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("tool calls", () => {
+  it("hold each call's latest version, whichever earlier calls each batch goes on from, and never change", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            base: fc.integer({ min: 0, max: 3 }),
+            calls: fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.boolean()), { maxLength: 4 }),
+          }),
+          { maxLength: 20 },
+        ),
+        (batches) => {
+          const made: { calls: ToolCalls; all: Map<string, ToolActivity> }[] = [
+            { calls: ToolCalls.empty, all: new Map() },
+          ];
+          batches.forEach((batch, index) => {
+            const base = made[Math.max(0, made.length - 1 - batch.base)]!;
+            const put = batch.calls.map(
+              ([call, running]): ToolActivity => ({
+                callId: `c${call}`,
+                agentId: AGENT,
+                name: `v${index}`,
+                arguments: "{}",
+                status: running ? "running" : "ok",
+              }),
+            );
+            const all = new Map(base.all);
+            for (const tool of put) all.set(tool.callId, tool);
+            made.push({ calls: base.calls.with(put), all });
+          });
+          for (const { calls, all } of made) {
+            for (let call = 0; call < 9; call++) expect(calls.get(`c${call}`)).toBe(all.get(`c${call}`));
+            expect(calls.running()).toEqual([...all.values()].filter((tool) => tool.status === "running"));
           }
         },
       ),

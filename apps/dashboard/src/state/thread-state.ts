@@ -13,6 +13,7 @@ import type {
 } from "@longrun/protocol";
 import type { MessageLog } from "./message-log.ts";
 import { SeqSet } from "./seq-set.ts";
+import { ToolCalls } from "./tool-calls.ts";
 
 export interface AgentNode {
   id: string;
@@ -192,7 +193,7 @@ export interface ThreadState {
   compactions: Record<string, CompactionNotice>;
   measurements: Record<string, Measurement[]>;
   approvals: Record<string, ApprovalRequest>;
-  tools: Record<string, ToolActivity>;
+  tools: ToolCalls;
   runs: Record<string, RunView>;
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
@@ -228,7 +229,7 @@ export function emptyThreadState(threadId: string): ThreadState {
     compactions: {},
     measurements: {},
     approvals: {},
-    tools: {},
+    tools: ToolCalls.empty,
     runs: {},
     streaming: {},
     breakers: {},

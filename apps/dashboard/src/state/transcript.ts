@@ -43,6 +43,16 @@ export interface CallIds {
   has(callId: string): boolean;
 }
 
+/** The notices a transcript placed, their entries and where the ranges stood after each; its run ends. */
+interface Markers {
+  readonly notices: readonly CompactionNotice[];
+  readonly entries: readonly TranscriptEntry[];
+  readonly runEnds: readonly TranscriptEntry[];
+  readonly after: readonly RangeState[];
+  /** False when notices shared a key: the next build places them all again. */
+  readonly reusable: boolean;
+}
+
 /** What the transcript's markers and greying were computed from: the same inputs give the same ones. */
 interface MarkerInputs {
   compactions: ThreadState["compactions"];
@@ -65,8 +75,8 @@ export interface TranscriptBuild {
   readonly log: MessageLog;
   /** Ids of every tool call of its messages: a call among them is drawn inside its message. */
   readonly callIds: CallIds;
-  /** Its compaction notices and run ends, by key, and in the order they are placed. */
-  readonly markers: ReadonlyMap<string, TranscriptEntry>;
+  /** Its compaction notices and run ends, and all its markers in the order they are placed. */
+  readonly markers: Markers;
   readonly ordered: readonly TranscriptEntry[];
   readonly markerInputs: MarkerInputs;
   /** Where the compaction in force cuts, and the messages below it still sent. */
@@ -118,15 +128,16 @@ export function updateTranscript(
   const readFrom = state.messagesReadFrom?.[agentId] ?? -1;
   const inputs = previous?.markerInputs;
   const firstNew = appended ? log.at(previous.log.size) : undefined;
-  const sameMarkers =
+  const rangesHold =
     appended &&
     inputs !== undefined &&
-    inputs.compactions === state.compactions &&
-    inputs.runs === state.runs &&
     inputs.coverage === coverage &&
     inputs.readFrom === readFrom &&
     (firstNew === undefined || firstNew.seq > inputs.coveredTo);
-  const placed = sameMarkers ? previous : placeMarkers(previous, state, agentId, log, coverage, readFrom);
+  const sameMarkers = rangesHold && inputs.compactions === state.compactions && inputs.runs === state.runs;
+  const placed = sameMarkers
+    ? previous
+    : placeMarkers(previous, state, agentId, log, coverage, readFrom, rangesHold);
   const { markers, ordered, markerInputs, inForce, keptInForce } = placed;
 
   // The first message whose entry (or the markers before it) may differ from the previous build's.
@@ -145,7 +156,8 @@ export function updateTranscript(
       from = Math.min(from, log.lowerBound(Math.min(previous.inForce, inForce)));
     // Markers up to the first that differs from the previous build's are placed where they were.
     let differs = 0;
-    while (differs < ordered.length && ordered[differs] === previous.ordered[differs]) differs++;
+    if (ordered === previous.ordered) differs = Number.POSITIVE_INFINITY;
+    else while (differs < ordered.length && ordered[differs] === previous.ordered[differs]) differs++;
     if (differs === ordered.length && differs === previous.ordered.length) differs = Number.POSITIVE_INFINITY;
     const placedBefore = (index: number) => {
       const count = previous.markersBefore[index] ?? 0;
@@ -227,7 +239,12 @@ export function updateTranscript(
   };
 }
 
-/** The compaction notices (with their removed ranges) and run ends, placed in time; and the greying. */
+/**
+ * The compaction notices (with their removed ranges) and run ends, placed in time; and the greying. On a
+ * previous build whose ranges still hold (the same coverage and floor, no new message inside a range),
+ * the notices up to the first that changed keep their entries and ranges: a compaction added costs
+ * itself, not a range per compaction of the thread.
+ */
 function placeMarkers(
   previous: TranscriptBuild | null,
   state: TranscriptSource,
@@ -235,36 +252,101 @@ function placeMarkers(
   log: MessageLog,
   coverage: Readonly<Record<string, CompactionCoverage>>,
   readFrom: number,
+  rangesHold: boolean,
 ): Pick<TranscriptBuild, "markers" | "ordered" | "markerInputs" | "inForce" | "keptInForce"> {
   const notices = compactionNotices(state, agentId);
-  const ranges = removedRanges(notices, log, coverage, readFrom);
-  const markers = new Map<string, TranscriptEntry>();
-  const reuse = (entry: TranscriptEntry) => {
-    const known = previous?.markers.get(entry.key);
-    const same =
-      known !== undefined &&
-      ((known.kind === "run" && entry.kind === "run" && known.run === entry.run) ||
-        (known.kind === "compaction" &&
-          entry.kind === "compaction" &&
-          known.notice === entry.notice &&
-          sameRange(known.removed, entry.removed)));
-    markers.set(entry.key, same ? known : entry);
+  const known = rangesHold && previous?.markers.reusable ? previous.markers : null;
+  let same = 0;
+  if (known) while (same < notices.length && notices[same] === known.notices[same]) same++;
+  const ranges = removedRanges(
+    notices.slice(same),
+    log,
+    coverage,
+    readFrom,
+    known?.after[same - 1] ?? undefined,
+  );
+  // The previous markers by key, read only when an entry is not where it was.
+  let byKey: Map<string, TranscriptEntry> | null = null;
+  const earlierOf = (entry: TranscriptEntry, index: number) => {
+    const there = (entry.kind === "run" ? previous?.markers.runEnds : previous?.markers.entries)?.[index];
+    if (there?.key === entry.key || !previous) return there;
+    byKey ??= new Map(
+      [...previous.markers.entries, ...previous.markers.runEnds].map((item) => [item.key, item]),
+    );
+    return byKey.get(entry.key);
   };
-  for (const notice of notices) {
-    reuse({
-      kind: "compaction",
-      key: `compaction:${notice.key}`,
-      notice,
-      removed: ranges.byKey.get(notice.key) ?? null,
-    });
+  const reuse = (entry: TranscriptEntry, index: number): TranscriptEntry => {
+    const earlier = earlierOf(entry, index);
+    const same =
+      earlier !== undefined &&
+      ((earlier.kind === "run" && entry.kind === "run" && earlier.run === entry.run) ||
+        (earlier.kind === "compaction" &&
+          entry.kind === "compaction" &&
+          earlier.notice === entry.notice &&
+          sameRange(earlier.removed, entry.removed)));
+    return same ? earlier : entry;
+  };
+  const entries = known ? known.entries.slice(0, same) : [];
+  for (let index = same; index < notices.length; index++) {
+    const notice = notices[index]!;
+    const removed = ranges.byKey.get(notice.key) ?? null;
+    entries.push(reuse({ kind: "compaction", key: `compaction:${notice.key}`, notice, removed }, index));
   }
-  for (const run of Object.values(state.runs ?? {})) {
-    if (run.agentId === agentId && RUN_ENDS.has(run.status))
-      reuse({ kind: "run", key: `run:${run.id}`, run });
+  let runEnds = known && previous?.markerInputs.runs === state.runs ? known.runEnds : null;
+  if (!runEnds) {
+    const ends: TranscriptEntry[] = [];
+    for (const run of Object.values(state.runs ?? {}))
+      if (run.agentId === agentId && RUN_ENDS.has(run.status))
+        ends.push(reuse({ kind: "run", key: `run:${run.id}`, run }, ends.length));
+    runEnds = ends;
   }
-  const ordered = [...markers.values()].sort((left, right) => markerAt(left) - markerAt(right));
+  // One marker per key, where its first notice is, as the last notice with that key says it.
+  const keys = new Map<string, number>();
+  let twice = false;
+  for (const [index, entry] of [...entries, ...runEnds].entries()) {
+    if (keys.has(entry.key)) twice = true;
+    keys.set(entry.key, keys.get(entry.key) ?? index);
+  }
+  if (twice) return placeOnce(notices, entries, runEnds, ranges, state, coverage, readFrom);
+  const order = (entry: TranscriptEntry) => keys.get(entry.key) ?? 0;
+  // The previous order less the notices that changed, with the new ones: sorted, it is nearly in order.
+  let ordered: TranscriptEntry[];
+  if (known && runEnds === known.runEnds) {
+    const gone = new Set(known.entries.slice(same));
+    ordered = previous!.ordered.filter((entry) => !gone.has(entry)).concat(entries.slice(same));
+  } else ordered = [...entries, ...runEnds];
+  ordered.sort((left, right) => markerAt(left) - markerAt(right) || order(left) - order(right));
+  const after = known ? known.after.slice(0, same).concat(ranges.after) : ranges.after;
   return {
-    markers,
+    markers: { notices, entries, runEnds, after, reusable: true },
+    ordered,
+    markerInputs: {
+      compactions: state.compactions,
+      runs: state.runs,
+      coverage,
+      readFrom,
+      coveredTo: ranges.coveredTo,
+    },
+    inForce: ranges.boundary,
+    keptInForce: new Set(ranges.keptInForce.map((kept) => kept.seq)),
+  };
+}
+
+/** placeMarkers for notices that share a key (never from a real server): each key once, not reused. */
+function placeOnce(
+  notices: readonly CompactionNotice[],
+  entries: readonly TranscriptEntry[],
+  runEnds: readonly TranscriptEntry[],
+  ranges: RangeState,
+  state: TranscriptSource,
+  coverage: Readonly<Record<string, CompactionCoverage>>,
+  readFrom: number,
+): ReturnType<typeof placeMarkers> {
+  const byKey = new Map<string, TranscriptEntry>();
+  for (const entry of [...entries, ...runEnds]) byKey.set(entry.key, entry);
+  const ordered = [...byKey.values()].sort((left, right) => markerAt(left) - markerAt(right));
+  return {
+    markers: { notices, entries, runEnds, after: [], reusable: false },
     ordered,
     markerInputs: {
       compactions: state.compactions,
@@ -335,45 +417,55 @@ export function removedRanges(
   messages: MessageLog,
   coverage: Readonly<Record<string, CompactionCoverage>>,
   readFrom = -1,
-): {
+  start: RangeState = NO_RANGE,
+): RangeState & {
   byKey: Map<string, RemovedRange>;
+  /** The boundary, messages kept and reach after each notice. */
+  after: RangeState[];
+} {
+  const byKey = new Map<string, RemovedRange>();
+  let { boundary, keptInForce, coveredTo } = start;
+  const after: RangeState[] = [];
+  for (const notice of notices) {
+    const covered =
+      notice.phase === "completed" && notice.compactionId ? coverage[notice.compactionId] : undefined;
+    if (covered && covered.toSeq >= covered.fromSeq) {
+      const kept = new Set(covered.kept.map((item) => item.seq));
+      let fromSeq = covered.fromSeq;
+      let toSeq = covered.toSeq;
+      while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
+      while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
+      // Messages are in seq order: count by two binary searches, not a pass per compaction.
+      let count = messages.lowerBound(covered.toSeq + 1) - messages.lowerBound(covered.fromSeq);
+      for (const seq of kept) {
+        const held = messages.at(messages.lowerBound(seq))?.seq === seq;
+        if (seq >= covered.fromSeq && seq <= covered.toSeq && held) count--;
+      }
+      byKey.set(notice.key, {
+        fromSeq,
+        toSeq,
+        kept: covered.kept,
+        count,
+        complete: covered.fromSeq > readFrom,
+      });
+      boundary = Math.max(boundary, covered.toSeq + 1);
+      keptInForce = covered.kept;
+      coveredTo = Math.max(coveredTo, covered.toSeq);
+    }
+    after.push({ boundary, keptInForce, coveredTo });
+  }
+  return { byKey, boundary, keptInForce, coveredTo, after };
+}
+
+/** Where the compactions so far leave the context: the boundary in force, what it keeps, the reach. */
+export interface RangeState {
   boundary: number;
   keptInForce: CompactionCoverage["kept"];
   /** The highest seq a range covers (newer messages change none of them). */
   coveredTo: number;
-} {
-  const byKey = new Map<string, RemovedRange>();
-  let boundary = 0;
-  let keptInForce: CompactionCoverage["kept"] = [];
-  let coveredTo = Number.NEGATIVE_INFINITY;
-  for (const notice of notices) {
-    if (notice.phase !== "completed" || !notice.compactionId) continue;
-    const covered = coverage[notice.compactionId];
-    if (!covered || covered.toSeq < covered.fromSeq) continue;
-    const kept = new Set(covered.kept.map((item) => item.seq));
-    let fromSeq = covered.fromSeq;
-    let toSeq = covered.toSeq;
-    while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
-    while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
-    // Messages are in seq order: count by two binary searches, not a pass per compaction.
-    let count = messages.lowerBound(covered.toSeq + 1) - messages.lowerBound(covered.fromSeq);
-    for (const seq of kept) {
-      const held = messages.at(messages.lowerBound(seq))?.seq === seq;
-      if (seq >= covered.fromSeq && seq <= covered.toSeq && held) count--;
-    }
-    byKey.set(notice.key, {
-      fromSeq,
-      toSeq,
-      kept: covered.kept,
-      count,
-      complete: covered.fromSeq > readFrom,
-    });
-    boundary = Math.max(boundary, covered.toSeq + 1);
-    keptInForce = covered.kept;
-    coveredTo = Math.max(coveredTo, covered.toSeq);
-  }
-  return { byKey, boundary, keptInForce, coveredTo };
 }
+
+const NO_RANGE: RangeState = { boundary: 0, keptInForce: [], coveredTo: Number.NEGATIVE_INFINITY };
 
 /** One notice per compaction of the agent, oldest first; a compaction id reported twice shows once. */
 export function compactionNotices(
@@ -418,9 +510,9 @@ export function runningTools(
 
 /** runningTools, given the call ids the transcript shows (TranscriptBuild.callIds): no pass over the log. */
 export function runningCalls(tools: ThreadState["tools"], agentId: string, shown: CallIds): ToolActivity[] {
-  return Object.values(tools).filter(
-    (tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId),
-  );
+  return tools
+    .running()
+    .filter((tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId));
 }
 
 /** The searchable text of an entry (message text, tool names, arguments and results). */
