@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
-import { binTimeline, navigatorMarks } from "../state/navigator.ts";
+import { binTimeline, type MarksMemo, navigatorMarks } from "../state/navigator.ts";
 import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 import { compactionNotices, locateEntry, runningCalls } from "../state/transcript.ts";
@@ -66,6 +66,8 @@ export function Transcript({
   const store = useOptionalStore();
   const { measurements: allMeasurements, runs, decisions, approvals, compactions } = thread;
   const measurements = allMeasurements[agentId];
+  // The marks of the last render: a streamed batch places only the compactions it added.
+  const marksMemo = useRef<MarksMemo>({ current: null });
   const marks = useMemo(
     () =>
       navigatorMarks(
@@ -73,6 +75,7 @@ export function Transcript({
         agentId,
         compactionNotices({ compactions }, agentId),
         failed,
+        marksMemo.current,
       ),
     [allMeasurements, runs, decisions, approvals, compactions, failed, agentId],
   );

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages } from "./apply-rest.ts";
 import { bySeq, MessageLog } from "./message-log.ts";
-import { navigatorMarks } from "./navigator.ts";
+import { type MarksMemo, navigatorMarks } from "./navigator.ts";
 import { makeEvent, measuredData, textMessage } from "./test-events.ts";
 import {
   emptyThreadState,
@@ -41,6 +41,8 @@ type Step =
     }
   | { kind: "tool-started"; call: number; at: number }
   | { kind: "other-agent"; seq: number; at: number }
+  /** A measurement of the agent's context; `late`: it arrives a batch after the events that follow it. */
+  | { kind: "measured"; step: number; late: boolean; at: number }
   | { kind: "read-earlier"; seqs: number[]; readFrom: number };
 
 const at = fc.integer({ min: 0, max: 400 });
@@ -72,6 +74,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ kind: fc.constant("tool-started" as const), call: fc.integer({ min: 0, max: 40 }), at }),
   fc.record({ kind: fc.constant("other-agent" as const), seq, at }),
+  fc.record({ kind: fc.constant("measured" as const), step: seq, late: fc.boolean(), at }),
   fc.record({
     kind: fc.constant("read-earlier" as const),
     seqs: fc.array(fc.integer({ min: 0, max: 120 }), { maxLength: 6 }),
@@ -87,8 +90,11 @@ class Thread {
   private calls = 0;
   private readonly sent: { id: string; seq: number; role: "user" | "assistant" }[] = [];
 
+  /** Late measurements, applied with the next batch. */
+  private held: LongrunEvent[] = [];
+
   apply(steps: readonly Step[]): void {
-    const events: LongrunEvent[] = [];
+    const events: LongrunEvent[] = this.held.splice(0);
     for (const next of steps) {
       if (next.kind === "read-earlier") {
         this.state = applyEvents(this.state, events.splice(0));
@@ -204,6 +210,12 @@ class Thread {
             when,
           ),
         ];
+      case "measured": {
+        const event = makeEvent("context.measured", seq, measuredData(next.step), when);
+        if (!next.late) return [event];
+        this.held.push(event);
+        return [];
+      }
       case "other-agent":
         return [
           {
@@ -262,6 +274,7 @@ describe("incremental transcript", () => {
           const thread = new Thread();
           const builds: TranscriptBuild[] = [];
           let previous: TranscriptBuild | null = null;
+          const marks: MarksMemo = { current: null };
           batches.forEach((batch, index) => {
             thread.apply(batch);
             const coverage = coverages[index % coverages.length] ?? {};
@@ -279,7 +292,8 @@ describe("incremental transcript", () => {
             );
             // The failures the build keeps give the navigator the marks all entries give it.
             const notices = compactionNotices(thread.state, AGENT);
-            expect(navigatorMarks(thread.state, AGENT, notices, next.failed)).toEqual(
+            // Made on the marks of the batch before, they equal marks made afresh.
+            expect(navigatorMarks(thread.state, AGENT, notices, next.failed, marks)).toEqual(
               navigatorMarks(thread.state, AGENT, notices, full),
             );
             builds.push(next);
