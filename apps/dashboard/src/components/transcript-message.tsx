@@ -1,6 +1,6 @@
 import { memo, useState } from "react";
 import { clip, formatTokens, textOf } from "../lib/format.ts";
-import type { AgentNode, ThreadState, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import type { ToolCalls } from "../state/tool-calls.ts";
 import { FromHere, type TimeTravel } from "./from-here.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";

@@ -48,20 +48,9 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
-  const {
-    entries,
-    callIds,
-    failed,
-    shown,
-    readFrom,
-    unread,
-    narrowed,
-    query,
-    setQuery,
-    filter,
-    setFilter,
-    expand,
-  } = useTranscriptEntries(thread, agentId, earlier, coverage);
+  const { entries, build, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
+    useTranscriptEntries(thread, agentId, earlier, coverage);
+  const { callIds, failed } = build;
   // Absent when the transcript is rendered on its own (server-side tests): no fork buttons then.
   const store = useOptionalStore();
   const { measurements: allMeasurements, runs, decisions, approvals, compactions } = thread;

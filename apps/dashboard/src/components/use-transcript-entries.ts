@@ -77,8 +77,8 @@ export function useTranscriptEntries(
   const expand = useCallback((key: string) => setExpanded((current) => new Set(current).add(key)), []);
   return {
     entries,
-    callIds: build.callIds,
-    failed: build.failed,
+    /** The build the entries come from: its call ids and its entries with a failed call. */
+    build,
     shown,
     readFrom,
     unread,

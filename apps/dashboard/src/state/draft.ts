@@ -28,8 +28,8 @@ export class Draft {
 
   /** Puts a message into its agent's log (at finish: one append per batch, not a copy of the log). */
   putMessage(agentId: string, message: TranscriptMessage): void {
-    let put = this.putMessages.get(agentId);
-    if (!put) this.putMessages.set(agentId, (put = new Map()));
+    const put = this.putMessages.get(agentId) ?? new Map<string, TranscriptMessage>();
+    this.putMessages.set(agentId, put);
     put.set(message.id, message);
   }
 

@@ -110,8 +110,8 @@ function push(store: Store, message: TranscriptMessage): void {
 }
 
 function listAt(map: Map<string, number[]>, key: string): number[] {
-  let list = map.get(key);
-  if (!list) map.set(key, (list = []));
+  const list = map.get(key) ?? [];
+  map.set(key, list);
   return list;
 }
 

@@ -58,9 +58,9 @@ export class ToolCalls {
     let changed = false;
     for (const tool of tools) {
       changed = true;
-      let versions = store.versions.get(tool.callId);
-      if (!versions) {
-        store.versions.set(tool.callId, (versions = []));
+      const versions = store.versions.get(tool.callId) ?? [];
+      if (!store.versions.has(tool.callId)) {
+        store.versions.set(tool.callId, versions);
         store.ordinals.set(tool.callId, store.ordinals.size);
       }
       versions.push({ version, tool });

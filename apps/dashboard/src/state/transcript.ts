@@ -307,46 +307,23 @@ function placeMarkers(
     if (keys.has(entry.key)) twice = true;
     keys.set(entry.key, keys.get(entry.key) ?? index);
   }
-  if (twice) return placeOnce(notices, entries, runEnds, ranges, state, coverage, readFrom);
   const order = (entry: TranscriptEntry) => keys.get(entry.key) ?? 0;
   // The previous order less the notices that changed, with the new ones: sorted, it is nearly in order.
   let ordered: TranscriptEntry[];
-  if (known && runEnds === known.runEnds) {
+  if (twice) {
+    // Notices that share a key (never from a real server): each key once, as its last notice says.
+    const byKey = new Map<string, TranscriptEntry>();
+    for (const entry of [...entries, ...runEnds]) byKey.set(entry.key, entry);
+    ordered = [...byKey.values()];
+  } else if (known && runEnds === known.runEnds) {
     const gone = new Set(known.entries.slice(same));
     ordered = previous!.ordered.filter((entry) => !gone.has(entry)).concat(entries.slice(same));
   } else ordered = [...entries, ...runEnds];
   ordered.sort((left, right) => markerAt(left) - markerAt(right) || order(left) - order(right));
   const after = known ? known.after.slice(0, same).concat(ranges.after) : ranges.after;
   return {
-    markers: { notices, entries, runEnds, after, reusable: true },
-    ordered,
-    markerInputs: {
-      compactions: state.compactions,
-      runs: state.runs,
-      coverage,
-      readFrom,
-      coveredTo: ranges.coveredTo,
-    },
-    inForce: ranges.boundary,
-    keptInForce: new Set(ranges.keptInForce.map((kept) => kept.seq)),
-  };
-}
-
-/** placeMarkers for notices that share a key (never from a real server): each key once, not reused. */
-function placeOnce(
-  notices: readonly CompactionNotice[],
-  entries: readonly TranscriptEntry[],
-  runEnds: readonly TranscriptEntry[],
-  ranges: RangeState,
-  state: TranscriptSource,
-  coverage: Readonly<Record<string, CompactionCoverage>>,
-  readFrom: number,
-): ReturnType<typeof placeMarkers> {
-  const byKey = new Map<string, TranscriptEntry>();
-  for (const entry of [...entries, ...runEnds]) byKey.set(entry.key, entry);
-  const ordered = [...byKey.values()].sort((left, right) => markerAt(left) - markerAt(right));
-  return {
-    markers: { notices, entries, runEnds, after: [], reusable: false },
+    // With keys twice, nothing is reused: the next build places them all again.
+    markers: { notices, entries, runEnds, after, reusable: !twice },
     ordered,
     markerInputs: {
       compactions: state.compactions,
@@ -473,10 +450,10 @@ export function compactionNotices(
   agentId: string,
 ): readonly CompactionNotice[] {
   // A streamed batch seldom changes the compactions: the same record gives the same list, not a sort.
-  let byAgent = noticesOf.get(state.compactions);
-  if (!byAgent) noticesOf.set(state.compactions, (byAgent = new Map()));
-  let notices = byAgent.get(agentId);
-  if (!notices) byAgent.set(agentId, (notices = sortedNotices(state.compactions, agentId)));
+  const byAgent = noticesOf.get(state.compactions) ?? new Map<string, CompactionNotice[]>();
+  noticesOf.set(state.compactions, byAgent);
+  const notices = byAgent.get(agentId) ?? sortedNotices(state.compactions, agentId);
+  byAgent.set(agentId, notices);
   return notices;
 }
 
