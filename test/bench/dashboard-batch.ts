@@ -1,6 +1,6 @@
 import type { CompactionCoverage, LongrunEvent } from "@longrun/protocol";
 import { applyEvents } from "../../apps/dashboard/src/state/apply-events.ts";
-import { navigatorMarks } from "../../apps/dashboard/src/state/navigator.ts";
+import { type MarksMemo, navigatorMarks } from "../../apps/dashboard/src/state/navigator.ts";
 import { emptyThreadState, type ThreadState } from "../../apps/dashboard/src/state/thread-state.ts";
 import {
   buildTranscript,
@@ -25,6 +25,7 @@ const BATCH = 8;
 const BATCHES = 60;
 
 /** The events of `steps` model turns (call, result, measurement), with a compaction every few turns. */
+
 function turnEvents(
   fromStep: number,
   steps: number,
@@ -103,6 +104,7 @@ function measure(steps: number, incremental: boolean): number {
   let build: TranscriptBuild | null = updateTranscript(null, state, AGENT, coverage);
   // Events of the streamed turns, BATCH at a time.
   const streamed = turnEvents(steps, Math.ceil((BATCH * BATCHES) / 5) + 1, history.seq, coverage).events;
+  const marks: MarksMemo = { current: null };
   let total = 0;
   let kept = 0;
   for (let batch = 0; batch < BATCHES; batch++) {
@@ -114,16 +116,14 @@ function measure(steps: number, incremental: boolean): number {
       build = updateTranscript(build, state, AGENT, coverage);
       runningCalls(state.tools, AGENT, build.callIds);
       entries = build.entries;
+      // The page gives the navigator the entries with a failed call, which the build keeps.
+      navigatorMarks(state, AGENT, compactionNotices(state, AGENT), build.failed, marks);
     } else {
-      entries = buildTranscript(state, AGENT, coverage);
+      const all = buildTranscript(state, AGENT, coverage);
       runningTools(state, AGENT);
+      entries = all;
+      navigatorMarks(state, AGENT, compactionNotices(state, AGENT), all);
     }
-    navigatorMarks(
-      state,
-      AGENT,
-      compactionNotices(state, AGENT),
-      entries as ReturnType<typeof buildTranscript>,
-    );
     total += performance.now() - started;
     kept += entries.length;
   }

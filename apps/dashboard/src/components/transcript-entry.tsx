@@ -1,5 +1,6 @@
 import { memo } from "react";
 import type { AgentNode, Measurement, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
+import { ToolCalls } from "../state/tool-calls.ts";
 import { type ShownEntry, sameRange } from "../state/transcript.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
 import { CompactionRunRow } from "./compaction-run.tsx";
@@ -9,7 +10,7 @@ import { RunMarker } from "./run-marker.tsx";
 import { TranscriptMessageView } from "./transcript-message.tsx";
 import type { useCompactionDetails } from "./use-compaction-details.ts";
 
-const NO_TOOLS: ThreadState["tools"] = {};
+const NO_TOOLS: ThreadState["tools"] = ToolCalls.empty;
 
 interface EntryProps {
   entry: ShownEntry;

@@ -1,6 +1,7 @@
 import { memo, useState } from "react";
 import { clip, formatTokens, textOf } from "../lib/format.ts";
-import type { AgentNode, ThreadState, ToolActivity, TranscriptMessage } from "../state/thread-state.ts";
+import type { AgentNode, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
+import type { ToolCalls } from "../state/tool-calls.ts";
 import { FromHere, type TimeTravel } from "./from-here.tsx";
 import { ToolCallBlock } from "./tool-call-block.tsx";
 
@@ -22,7 +23,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
 }: {
   message: TranscriptMessage;
   results: Record<string, TranscriptMessage>;
-  tools: Record<string, ToolActivity>;
+  tools: ToolCalls;
   compacted: boolean;
   decisions: ThreadState["decisions"];
   spawned: Record<string, AgentNode[]>;
@@ -88,7 +89,7 @@ export const TranscriptMessageView = memo(function TranscriptMessageView({
           name={call.function.name}
           argumentsText={call.function.arguments}
           result={results[call.id] ?? null}
-          activity={tools[call.id] ?? null}
+          activity={tools.get(call.id) ?? null}
           decision={decisions[`${message.agentId}:${call.id}`] ?? null}
           spawned={spawned[call.id] ?? []}
           onSelectAgent={onSelectAgent}

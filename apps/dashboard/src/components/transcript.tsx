@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
-import { binTimeline, navigatorMarks } from "../state/navigator.ts";
+import { binTimeline, type MarksMemo, navigatorMarks } from "../state/navigator.ts";
 import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
 import { compactionNotices, locateEntry, runningCalls } from "../state/transcript.ts";
@@ -48,21 +48,25 @@ export function Transcript({
   pickedStep?: { step: number; at: number } | null;
 }) {
   const { details, coverage } = useCompactionDetails(agentId, thread.compactions);
-  const { entries, callIds, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
+  const { entries, build, shown, readFrom, unread, narrowed, query, setQuery, filter, setFilter, expand } =
     useTranscriptEntries(thread, agentId, earlier, coverage);
+  const { callIds, failed } = build;
   // Absent when the transcript is rendered on its own (server-side tests): no fork buttons then.
   const store = useOptionalStore();
   const { measurements: allMeasurements, runs, decisions, approvals, compactions } = thread;
   const measurements = allMeasurements[agentId];
+  // The marks of the last render: a streamed batch places only the compactions it added.
+  const marksMemo = useRef<MarksMemo>({ current: null });
   const marks = useMemo(
     () =>
       navigatorMarks(
         { measurements: allMeasurements, runs, decisions, approvals },
         agentId,
         compactionNotices({ compactions }, agentId),
-        entries,
+        failed,
+        marksMemo.current,
       ),
-    [allMeasurements, runs, decisions, approvals, compactions, entries, agentId],
+    [allMeasurements, runs, decisions, approvals, compactions, failed, agentId],
   );
   const bins = useMemo(() => binTimeline(measurements ?? [], marks), [measurements, marks]);
   // Forks and rewinds are of the thread's root agent (sub-agents cannot be forked this way).

@@ -2,6 +2,7 @@ import type { CompactionCoverage } from "@longrun/protocol";
 import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from "react";
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
+import { MessageLog } from "../state/message-log.ts";
 import type { ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import {
   entryText,
@@ -34,15 +35,15 @@ export function useTranscriptEntries(
   const unread = readFrom !== undefined && readFrom > -1;
   const compactions = useDeferredValue(thread.compactions);
   const runs = useDeferredValue(thread.runs);
-  // Each build starts from the last one of this agent: a streamed batch costs a pass over the messages,
-  // not a sort and a new object per entry (unchanged rows stay the same objects).
+  // Each build starts from the last one of this agent: a streamed batch costs what it changed, not a
+  // pass over the messages (unchanged rows stay the same objects).
   const last = useRef<{ agentId: string; build: TranscriptBuild } | null>(null);
   const build = useMemo(() => {
     const previous = last.current?.agentId === agentId ? last.current.build : null;
     const next = updateTranscript(
       previous,
       {
-        messages: { [agentId]: agentMessages ?? {} },
+        messages: { [agentId]: agentMessages ?? MessageLog.empty },
         messagesReadFrom: readFrom === undefined ? {} : { [agentId]: readFrom },
         compactions,
         runs,
@@ -76,7 +77,8 @@ export function useTranscriptEntries(
   const expand = useCallback((key: string) => setExpanded((current) => new Set(current).add(key)), []);
   return {
     entries,
-    callIds: build.callIds,
+    /** The build the entries come from: its call ids and its entries with a failed call. */
+    build,
     shown,
     readFrom,
     unread,

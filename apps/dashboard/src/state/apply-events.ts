@@ -32,7 +32,7 @@ export function applyEvents(state: ThreadState, events: readonly LongrunEvent[])
     applyOne(draft, event, history);
   }
   draft.next.appliedSeqs = applied;
-  return draft.next;
+  return draft.finish();
 }
 
 /**
@@ -97,7 +97,7 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
     }
     case "message.completed": {
       const data = event.data;
-      draft.agentMessages(agentId)[data.messageId] = {
+      draft.putMessage(agentId, {
         id: data.messageId,
         agentId,
         seq: data.seq,
@@ -108,34 +108,32 @@ function applyOne(draft: Draft, event: LongrunEvent, history: boolean): void {
         ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
         ...(data.toolStatus ? { toolStatus: data.toolStatus } : {}),
         ...(data.usage ? { usage: data.usage } : {}),
-      };
+      });
       if (data.role === "assistant") delete draft.record("streaming")[agentId];
       return;
     }
     case "tool.started": {
-      const tools = draft.record("tools");
       // History read after a live completion must not make the call look running again.
-      const known = tools[event.data.callId];
+      const known = draft.tool(event.data.callId);
       if (known && known.status !== "running") return;
-      tools[event.data.callId] = {
+      draft.putTool({
         callId: event.data.callId,
         agentId: event.agentId ?? null,
         name: event.data.name,
         arguments: event.data.arguments,
         status: "running",
-      };
+      });
       return;
     }
     case "tool.completed": {
-      const tools = draft.record("tools");
-      tools[event.data.callId] = {
+      draft.putTool({
         callId: event.data.callId,
         agentId: event.agentId ?? null,
         name: event.data.name,
-        arguments: tools[event.data.callId]?.arguments ?? "",
+        arguments: draft.tool(event.data.callId)?.arguments ?? "",
         status: event.data.status,
         output: event.data.output,
-      };
+      });
       return;
     }
     case "approval.requested":

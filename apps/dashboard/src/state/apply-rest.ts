@@ -18,10 +18,9 @@ export function applyMessages(
   if (messages.length === 0 && !widens) return state;
   const draft = new Draft(state);
   if (widens) draft.record("messagesReadFrom")[agentId] = readFrom;
-  const target = draft.agentMessages(agentId);
   for (const message of messages) {
-    const known = target[message.id];
-    target[message.id] = {
+    const known = draft.message(agentId, message.id);
+    draft.putMessage(agentId, {
       id: message.id,
       agentId: message.agentId,
       seq: message.seq,
@@ -32,9 +31,9 @@ export function applyMessages(
       ...(message.toolCallId ? { toolCallId: message.toolCallId } : {}),
       ...(message.toolStatus ? { toolStatus: message.toolStatus } : {}),
       ...(message.usage ? { usage: message.usage } : {}),
-    };
+    });
   }
-  return draft.next;
+  return draft.finish();
 }
 
 /** Merges a thread read over REST: agents, runs, status and title; events stay authoritative for status. */

@@ -182,14 +182,14 @@ describe("a thread opened from its snapshot", () => {
     const filled = applyEvents(live, [
       makeEvent("tool.started", 6, { callId: "c1", name: "read_file", arguments: "{}" }),
     ]);
-    expect(filled.tools.c1?.status).toBe("ok");
+    expect(filled.tools.get("c1")?.status).toBe("ok");
   });
 });
 
 describe("transcript derivations", () => {
   it("draws a running call once: inside its message, not again as a loose block", () => {
     const state = applyEvents(emptyThreadState("t1"), history().slice(3, 6));
-    expect(state.tools.c1?.status).toBe("running");
+    expect(state.tools.get("c1")?.status).toBe("running");
     expect(runningTools(state, "a-root")).toEqual([]);
   });
 
@@ -318,7 +318,7 @@ describe("transcript derivations", () => {
     // A later tail read (after a resync) does not forget that the older part is in the state.
     const again = applyMessages(state, "a-root", [stored(403)], 402);
     expect(again.messagesReadFrom["a-root"]).toBe(0);
-    expect(Object.keys(again.messages["a-root"] ?? {})).toHaveLength(3);
+    expect(again.messages["a-root"]?.size).toBe(3);
     // Nothing new, nothing wider: the same state.
     expect(applyMessages(again, "a-root", [], 5)).toBe(again);
   });

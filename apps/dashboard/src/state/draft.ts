@@ -1,4 +1,5 @@
-import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state.ts";
+import { MessageLog } from "./message-log.ts";
+import type { Measurement, ThreadState, ToolActivity, TranscriptMessage } from "./thread-state.ts";
 
 /**
  * A shallow working copy of a ThreadState: each record is copied at most once per batch, so applying
@@ -6,6 +7,10 @@ import type { Measurement, ThreadState, TranscriptMessage } from "./thread-state
  */
 export class Draft {
   private readonly copied = new Set<string>();
+  /** Messages put in during the batch, per agent, by id: added to the agents' logs once, by finish. */
+  private readonly putMessages = new Map<string, Map<string, TranscriptMessage>>();
+  /** Tool calls put in during the batch, by call id: added to the thread's calls once, by finish. */
+  private readonly putTools = new Map<string, ToolActivity>();
   readonly next: ThreadState;
 
   constructor(base: ThreadState) {
@@ -21,15 +26,41 @@ export class Draft {
     return this.next[key];
   }
 
-  /** The writable copy of one agent's message record. */
-  agentMessages(agentId: string): Record<string, TranscriptMessage> {
-    const messages = this.record("messages");
-    const key = `messages:${agentId}`;
-    if (!this.copied.has(key)) {
-      this.copied.add(key);
-      messages[agentId] = { ...messages[agentId] };
+  /** Puts a message into its agent's log (at finish: one append per batch, not a copy of the log). */
+  putMessage(agentId: string, message: TranscriptMessage): void {
+    const put = this.putMessages.get(agentId) ?? new Map<string, TranscriptMessage>();
+    this.putMessages.set(agentId, put);
+    put.set(message.id, message);
+  }
+
+  /** An agent's message as the batch left it so far. */
+  message(agentId: string, id: string): TranscriptMessage | undefined {
+    return this.putMessages.get(agentId)?.get(id) ?? this.next.messages[agentId]?.get(id);
+  }
+
+  /** Puts a tool call in (at finish: the batch's calls added at once, not a copy of every call). */
+  putTool(tool: ToolActivity): void {
+    this.putTools.set(tool.callId, tool);
+  }
+
+  /** A tool call as the batch left it so far. */
+  tool(callId: string): ToolActivity | undefined {
+    return this.putTools.get(callId) ?? this.next.tools.get(callId);
+  }
+
+  /** The state the batch made. */
+  finish(): ThreadState {
+    if (this.putTools.size > 0) {
+      this.next.tools = this.next.tools.with(this.putTools.values());
+      this.putTools.clear();
     }
-    return messages[agentId]!;
+    if (this.putMessages.size > 0) {
+      const messages = this.record("messages");
+      for (const [agentId, put] of this.putMessages)
+        messages[agentId] = (messages[agentId] ?? MessageLog.empty).with([...put.values()]);
+      this.putMessages.clear();
+    }
+    return this.next;
   }
 
   /** The writable copy of one agent's measurement series: copied once per batch, then appended to. */
@@ -51,7 +82,6 @@ export type RecordKey =
   | "compactions"
   | "measurements"
   | "approvals"
-  | "tools"
   | "runs"
   | "streaming"
   | "breakers"

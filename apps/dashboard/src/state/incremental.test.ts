@@ -3,10 +3,19 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyEvents } from "./apply-events.ts";
 import { applyMessages } from "./apply-rest.ts";
+import { bySeq, MessageLog } from "./message-log.ts";
+import { type MarksMemo, navigatorMarks } from "./navigator.ts";
 import { makeEvent, measuredData, textMessage } from "./test-events.ts";
-import { emptyThreadState, type ThreadState } from "./thread-state.ts";
+import {
+  emptyThreadState,
+  type ThreadState,
+  type ToolActivity,
+  type TranscriptMessage,
+} from "./thread-state.ts";
+import { ToolCalls } from "./tool-calls.ts";
 import {
   buildTranscript,
+  compactionNotices,
   runningCalls,
   runningTools,
   type TranscriptBuild,
@@ -32,6 +41,8 @@ type Step =
     }
   | { kind: "tool-started"; call: number; at: number }
   | { kind: "other-agent"; seq: number; at: number }
+  /** A measurement of the agent's context; `late`: it arrives a batch after the events that follow it. */
+  | { kind: "measured"; step: number; late: boolean; at: number }
   | { kind: "read-earlier"; seqs: number[]; readFrom: number };
 
 const at = fc.integer({ min: 0, max: 400 });
@@ -63,6 +74,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   }),
   fc.record({ kind: fc.constant("tool-started" as const), call: fc.integer({ min: 0, max: 40 }), at }),
   fc.record({ kind: fc.constant("other-agent" as const), seq, at }),
+  fc.record({ kind: fc.constant("measured" as const), step: seq, late: fc.boolean(), at }),
   fc.record({
     kind: fc.constant("read-earlier" as const),
     seqs: fc.array(fc.integer({ min: 0, max: 120 }), { maxLength: 6 }),
@@ -78,8 +90,11 @@ class Thread {
   private calls = 0;
   private readonly sent: { id: string; seq: number; role: "user" | "assistant" }[] = [];
 
+  /** Late measurements, applied with the next batch. */
+  private held: LongrunEvent[] = [];
+
   apply(steps: readonly Step[]): void {
-    const events: LongrunEvent[] = [];
+    const events: LongrunEvent[] = this.held.splice(0);
     for (const next of steps) {
       if (next.kind === "read-earlier") {
         this.state = applyEvents(this.state, events.splice(0));
@@ -195,6 +210,12 @@ class Thread {
             when,
           ),
         ];
+      case "measured": {
+        const event = makeEvent("context.measured", seq, measuredData(next.step), when);
+        if (!next.late) return [event];
+        this.held.push(event);
+        return [];
+      }
       case "other-agent":
         return [
           {
@@ -253,15 +274,27 @@ describe("incremental transcript", () => {
           const thread = new Thread();
           const builds: TranscriptBuild[] = [];
           let previous: TranscriptBuild | null = null;
+          const marks: MarksMemo = { current: null };
           batches.forEach((batch, index) => {
             thread.apply(batch);
             const coverage = coverages[index % coverages.length] ?? {};
             // Now and then from an older build (a render React threw away): only less is reused.
             const base = staleEvery > 0 && index % (staleEvery + 2) === 0 ? (builds[0] ?? null) : previous;
             const next = updateTranscript(base, thread.state, AGENT, coverage);
-            expect(next.entries).toEqual(buildTranscript(thread.state, AGENT, coverage));
+            const full = buildTranscript(thread.state, AGENT, coverage);
+            expect(next.entries).toEqual(full);
             expect(runningCalls(thread.state.tools, AGENT, next.callIds)).toEqual(
               runningTools(thread.state, AGENT),
+            );
+            // The calls kept apart as running are those whose latest version runs.
+            expect(thread.state.tools.running()).toEqual(
+              Object.values(thread.state.tools.toJSON()).filter((tool) => tool.status === "running"),
+            );
+            // The failures the build keeps give the navigator the marks all entries give it.
+            const notices = compactionNotices(thread.state, AGENT);
+            // Made on the marks of the batch before, they equal marks made afresh.
+            expect(navigatorMarks(thread.state, AGENT, notices, next.failed, marks)).toEqual(
+              navigatorMarks(thread.state, AGENT, notices, full),
             );
             builds.push(next);
             previous = next;
@@ -297,6 +330,112 @@ describe("incremental transcript", () => {
     // Only the entry whose call got its result is new.
     const changed = result.entries.filter((entry, index) => entry !== call.entries[index]);
     expect(changed.map((entry) => entry.key)).toEqual(["message:m80"]);
+  });
+});
+
+describe("message log", () => {
+  const message = (id: number, seq: number): TranscriptMessage => ({
+    id: `m${id}`,
+    agentId: AGENT,
+    seq,
+    role: id % 3 === 0 ? "tool" : "assistant",
+    content: `${id}@${seq}`,
+    at: seq,
+    ...(id % 3 === 0
+      ? { toolCallId: `c${id % 5}` }
+      : {
+          toolCalls: [
+            { id: `c${id % 5}`, type: "function" as const, function: { name: "f", arguments: "{}" } },
+          ],
+        }),
+  });
+  it("is the merged messages in seq order, whichever log each batch is put into, and never changes a log", {
+    timeout: 60_000,
+  }, () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            // Which earlier log the batch goes into (0: the newest), and its messages (id, seq).
+            base: fc.integer({ min: 0, max: 3 }),
+            messages: fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 60 })), {
+              maxLength: 5,
+            }),
+          }),
+          { maxLength: 20 },
+        ),
+        (batches) => {
+          const logs: { log: MessageLog; all: Map<string, TranscriptMessage> }[] = [
+            { log: MessageLog.empty, all: new Map() },
+          ];
+          for (const batch of batches) {
+            const base = logs[Math.max(0, logs.length - 1 - batch.base)]!;
+            const put = batch.messages.map(([id, seq]) => message(id, seq));
+            const all = new Map(base.all);
+            for (const item of put) all.set(item.id, item);
+            logs.push({ log: base.log.with(put), all });
+          }
+          for (const { log, all } of logs) {
+            const expected = [...all.values()].sort(bySeq);
+            expect([...log]).toEqual(expected);
+            for (const item of expected) expect(log.get(item.id)).toBe(item);
+            for (let call = 0; call < 5; call++) {
+              const id = `c${call}`;
+              expect(log.callers(id).map((index) => log.at(index)!.id)).toEqual(
+                expected
+                  .filter((item) => item.toolCalls?.some((made) => made.id === id))
+                  .map((item) => item.id),
+              );
+              expect(log.answers(id).map((index) => log.at(index)!.id)).toEqual(
+                expected.filter((item) => item.toolCallId === id).map((item) => item.id),
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("tool calls", () => {
+  it("hold each call's latest version, whichever earlier calls each batch goes on from, and never change", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            base: fc.integer({ min: 0, max: 3 }),
+            calls: fc.array(fc.tuple(fc.integer({ min: 0, max: 8 }), fc.boolean()), { maxLength: 4 }),
+          }),
+          { maxLength: 20 },
+        ),
+        (batches) => {
+          const made: { calls: ToolCalls; all: Map<string, ToolActivity> }[] = [
+            { calls: ToolCalls.empty, all: new Map() },
+          ];
+          batches.forEach((batch, index) => {
+            const base = made[Math.max(0, made.length - 1 - batch.base)]!;
+            const put = batch.calls.map(
+              ([call, running]): ToolActivity => ({
+                callId: `c${call}`,
+                agentId: AGENT,
+                name: `v${index}`,
+                arguments: "{}",
+                status: running ? "running" : "ok",
+              }),
+            );
+            const all = new Map(base.all);
+            for (const tool of put) all.set(tool.callId, tool);
+            made.push({ calls: base.calls.with(put), all });
+          });
+          for (const { calls, all } of made) {
+            for (let call = 0; call < 9; call++) expect(calls.get(`c${call}`)).toBe(all.get(`c${call}`));
+            expect(calls.running()).toEqual([...all.values()].filter((tool) => tool.status === "running"));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -69,25 +69,22 @@ function stepAtTime(measurements: readonly Measurement[], at: number): number | 
 /**
  * Compactions, errors and approvals of one agent, each at its step, oldest first. Errors are failed tool
  * calls (of the messages read so far), failed runs and failed compactions; approvals are the decisions
- * taken and the calls still waiting.
+ * taken and the calls still waiting. `entries`: the transcript's, or only those with a failed call
+ * (TranscriptBuild.failed, what a streamed batch keeps up to date without a pass over the log). `memo`:
+ * where the marks of the last call are kept, so a streamed batch places only the new compactions.
  */
 export function navigatorMarks(
   thread: Pick<ThreadState, "measurements" | "runs" | "decisions" | "approvals">,
   agentId: string,
   notices: readonly CompactionNotice[],
   entries: readonly TranscriptEntry[],
+  memo?: MarksMemo,
 ): NavMark[] {
   const measurements = thread.measurements[agentId] ?? [];
   const first = measurements[0]?.step ?? 0;
-  const marks: NavMark[] = [];
-  for (const notice of notices) {
-    if (notice.phase === "skipped" || notice.phase === "started") continue;
-    const step = stepAtEvent(measurements, notice.eventSeq) ?? first;
-    const entryKey = `compaction:${notice.key}`;
-    if (notice.phase === "failed")
-      marks.push({ kind: "error", step, entryKey, label: `compaction failed: ${notice.reason ?? ""}` });
-    else marks.push({ kind: "compaction", step, entryKey, label: `compaction at step ${step}` });
-  }
+  const marks: NavMark[] = compactionMarks(agentId, notices, measurements, memo).filter(
+    (mark): mark is NavMark => mark !== null,
+  );
   for (const entry of entries) {
     if (entry.kind !== "message") continue;
     for (const call of entry.message.toolCalls ?? []) {
@@ -131,6 +128,54 @@ export function navigatorMarks(
     marks.push({ kind: "approval", step, entryKey: null, label: `${request.name} waits for you` });
   }
   return marks.sort((left, right) => left.step - right.step);
+}
+
+/** The compaction marks made last, and from what: the next batch of the same agent redoes only the new ones. */
+export interface MarksMemo {
+  current: {
+    agentId: string;
+    notices: readonly CompactionNotice[];
+    series: readonly Measurement[];
+    marks: (NavMark | null)[];
+  } | null;
+}
+
+/**
+ * Each notice's mark (none for a skipped or started compaction). A notice at or before the last point of
+ * the series the previous marks were made from keeps its mark while that series is still the start of
+ * this one (its last point the same object: nothing was inserted before it), since later points cannot
+ * change the step it happened at.
+ */
+function compactionMarks(
+  agentId: string,
+  notices: readonly CompactionNotice[],
+  series: readonly Measurement[],
+  memo: MarksMemo | undefined,
+): (NavMark | null)[] {
+  const made = memo?.current?.agentId === agentId ? memo.current : undefined;
+  const known = made?.series.length ?? 0;
+  const extends_ =
+    made !== undefined &&
+    known > 0 &&
+    series.length >= known &&
+    series[0] === made.series[0] &&
+    series[known - 1] === made.series[known - 1];
+  const settled = extends_
+    ? (made.series[known - 1]?.eventSeq ?? Number.NEGATIVE_INFINITY)
+    : Number.NEGATIVE_INFINITY;
+  const first = series[0]?.step ?? 0;
+  const marks = notices.map((notice, index): NavMark | null => {
+    if (extends_ && made.notices[index] === notice && notice.eventSeq <= settled)
+      return made.marks[index] ?? null;
+    if (notice.phase === "skipped" || notice.phase === "started") return null;
+    const step = stepAtEvent(series, notice.eventSeq) ?? first;
+    const entryKey = `compaction:${notice.key}`;
+    if (notice.phase === "failed")
+      return { kind: "error", step, entryKey, label: `compaction failed: ${notice.reason ?? ""}` };
+    return { kind: "compaction", step, entryKey, label: `compaction at step ${step}` };
+  });
+  if (memo) memo.current = { agentId, notices, series, marks };
+  return marks;
 }
 
 /**

@@ -11,7 +11,9 @@ import type {
   ToolStatus,
   Usage,
 } from "@longrun/protocol";
+import type { MessageLog } from "./message-log.ts";
 import { SeqSet } from "./seq-set.ts";
+import { ToolCalls } from "./tool-calls.ts";
 
 export interface AgentNode {
   id: string;
@@ -181,7 +183,8 @@ export interface ThreadState {
   lastSeq: number;
   lastActivityAt: number | null;
   agents: Record<string, AgentNode>;
-  messages: Record<string, Record<string, TranscriptMessage>>;
+  /** Per agent, its messages read so far, in seq order. */
+  messages: Record<string, MessageLog>;
   /**
    * Per agent, how far back its stored messages have been read: every message with a greater seq is
    * here (-1: the whole log). Absent until the first read ends; a long log is read from its end.
@@ -190,7 +193,7 @@ export interface ThreadState {
   compactions: Record<string, CompactionNotice>;
   measurements: Record<string, Measurement[]>;
   approvals: Record<string, ApprovalRequest>;
-  tools: Record<string, ToolActivity>;
+  tools: ToolCalls;
   runs: Record<string, RunView>;
   streaming: Record<string, StreamingText>;
   breakers: Record<string, BreakerView>;
@@ -226,7 +229,7 @@ export function emptyThreadState(threadId: string): ThreadState {
     compactions: {},
     measurements: {},
     approvals: {},
-    tools: {},
+    tools: ToolCalls.empty,
     runs: {},
     streaming: {},
     breakers: {},

@@ -1,4 +1,5 @@
 import type { CompactionCoverage } from "@longrun/protocol";
+import { bySeq, MessageLog } from "./message-log.ts";
 import type {
   CompactionNotice,
   RunView,
@@ -37,21 +38,59 @@ const RUN_ENDS = new Set(["completed", "failed", "cancelled"]);
 
 type MessageEntry = Extract<TranscriptEntry, { kind: "message" }>;
 
+/** Which tool calls a transcript shows inside their messages. */
+export interface CallIds {
+  has(callId: string): boolean;
+}
+
+/** The notices a transcript placed, their entries and where the ranges stood after each; its run ends. */
+interface Markers {
+  readonly notices: readonly CompactionNotice[];
+  readonly entries: readonly TranscriptEntry[];
+  readonly runEnds: readonly TranscriptEntry[];
+  readonly after: readonly RangeState[];
+  /** False when notices shared a key: the next build places them all again. */
+  readonly reusable: boolean;
+}
+
+/** What the transcript's markers and greying were computed from: the same inputs give the same ones. */
+interface MarkerInputs {
+  compactions: ThreadState["compactions"];
+  runs: ThreadState["runs"] | undefined;
+  coverage: Readonly<Record<string, CompactionCoverage>>;
+  readFrom: number;
+  /** The highest seq a removed range reaches: newer messages change no range's count. */
+  coveredTo: number;
+}
+
 /**
  * A built transcript with what it was built from, so the next build (one more batch of streamed events)
- * reuses what did not change: the seq-ordered messages are extended instead of sorted again when only
- * newer messages arrived, and every entry whose message, results, greying, notice or run is the same is
- * the previous entry object itself (memoized rows and derived views see no change).
+ * reuses what did not change: the entries before the first message the batch changed are taken as they
+ * are, and every later entry whose message, results, greying, notice or run is the same is the previous
+ * entry object itself (memoized rows and derived views see no change).
  */
 export interface TranscriptBuild {
   readonly entries: TranscriptEntry[];
-  /** The agent's message record it was built from, and those messages in seq order. */
-  readonly source: Readonly<Record<string, TranscriptMessage>>;
-  readonly sorted: readonly TranscriptMessage[];
+  /** The agent's messages it was built from. */
+  readonly log: MessageLog;
   /** Ids of every tool call of its messages: a call among them is drawn inside its message. */
-  readonly callIds: ReadonlySet<string>;
-  /** Its compaction notices and run ends, by key. */
-  readonly markers: ReadonlyMap<string, TranscriptEntry>;
+  readonly callIds: CallIds;
+  /** Its compaction notices and run ends, and all its markers in the order they are placed. */
+  readonly markers: Markers;
+  readonly ordered: readonly TranscriptEntry[];
+  readonly markerInputs: MarkerInputs;
+  /** Where the compaction in force cuts, and the messages below it still sent. */
+  readonly inForce: number;
+  readonly keptInForce: ReadonlySet<number>;
+  /**
+   * Per message index (and one past the last): how many entries, and markers, come before it, and the
+   * latest time of the messages before it.
+   */
+  readonly entriesBefore: readonly number[];
+  readonly markersBefore: readonly number[];
+  readonly latestBefore: readonly number[];
+  /** Its message entries with a failed tool result, in order (the navigator's error marks). */
+  readonly failed: readonly MessageEntry[];
 }
 
 /**
@@ -73,8 +112,10 @@ type TranscriptSource = Pick<ThreadState, "messages" | "compactions"> &
 
 /**
  * The same transcript as buildTranscript, built on a previous build of the same agent: equal to a full
- * rebuild whatever the previous build was (a stale one only saves less), and while a run streams its
- * cost is a pass over the messages without sorting or new objects for the entries that did not change.
+ * rebuild whatever the previous build was (a stale one only saves less). While a run streams, its cost
+ * is the batch's: the entries before the first message the batch touched (a new message, a call that
+ * got its result, a tool message a new call hides, a change of greying or of a marker placed there) are
+ * the previous ones, unread. Coverage is read as immutable: a changed coverage is a new object.
  */
 export function updateTranscript(
   previous: TranscriptBuild | null,
@@ -82,55 +123,73 @@ export function updateTranscript(
   agentId: string,
   coverage: Readonly<Record<string, CompactionCoverage>> = {},
 ): TranscriptBuild {
-  const source = state.messages[agentId] ?? {};
-  const sorted = sortedMessages(previous, source);
-  const callIds = new Set<string>();
-  for (const message of sorted) for (const call of message.toolCalls ?? []) callIds.add(call.id);
-  const resultsByCall = new Map<string, TranscriptMessage>();
-  for (const message of sorted) {
-    if (message.role === "tool" && message.toolCallId && callIds.has(message.toolCallId)) {
-      resultsByCall.set(message.toolCallId, message);
+  const log = state.messages[agentId] ?? MessageLog.empty;
+  const appended = previous !== null && log.extends(previous.log);
+  const readFrom = state.messagesReadFrom?.[agentId] ?? -1;
+  const inputs = previous?.markerInputs;
+  const firstNew = appended ? log.at(previous.log.size) : undefined;
+  const rangesHold =
+    appended &&
+    inputs !== undefined &&
+    inputs.coverage === coverage &&
+    inputs.readFrom === readFrom &&
+    (firstNew === undefined || firstNew.seq > inputs.coveredTo);
+  const sameMarkers = rangesHold && inputs.compactions === state.compactions && inputs.runs === state.runs;
+  const placed = sameMarkers
+    ? previous
+    : placeMarkers(previous, state, agentId, log, coverage, readFrom, rangesHold);
+  const { markers, ordered, markerInputs, inForce, keptInForce } = placed;
+
+  // The first message whose entry (or the markers before it) may differ from the previous build's.
+  let from = 0;
+  if (appended) {
+    from = previous.log.size;
+    for (let index = previous.log.size; index < log.size; index++) {
+      const message = log.at(index)!;
+      if (message.role === "tool" && message.toolCallId)
+        from = Math.min(from, log.callers(message.toolCallId)[0] ?? from);
+      for (const call of message.toolCalls ?? []) from = Math.min(from, log.answers(call.id)[0] ?? from);
     }
+    const sameKept = sameSeqs(previous.keptInForce, keptInForce);
+    if (!sameKept) from = 0;
+    else if (previous.inForce !== inForce)
+      from = Math.min(from, log.lowerBound(Math.min(previous.inForce, inForce)));
+    // Markers up to the first that differs from the previous build's are placed where they were.
+    let differs = 0;
+    if (ordered === previous.ordered) differs = Number.POSITIVE_INFINITY;
+    else while (differs < ordered.length && ordered[differs] === previous.ordered[differs]) differs++;
+    if (differs === ordered.length && differs === previous.ordered.length) differs = Number.POSITIVE_INFINITY;
+    const placedBefore = (index: number) => {
+      const count = previous.markersBefore[index] ?? 0;
+      if (differs < count) return false;
+      // A marker new at the first place left goes after the kept messages only if none is later than it
+      // (messages are in seq order, not always in time order).
+      const marker = ordered[count];
+      const latest = previous.latestBefore[index] ?? Number.NEGATIVE_INFINITY;
+      return differs > count || marker === undefined || markerAt(marker) >= latest;
+    };
+    while (from > 0 && !placedBefore(from)) from--;
   }
-  const notices = compactionNotices(state, agentId);
-  const ranges = removedRanges(notices, sorted, coverage, state.messagesReadFrom?.[agentId] ?? -1);
-  const inForce = ranges.boundary;
-  const keptInForce = new Set(ranges.keptInForce.map((kept) => kept.seq));
-  const markers = new Map<string, TranscriptEntry>();
-  const reuse = (entry: TranscriptEntry) => {
-    const known = previous?.markers.get(entry.key);
-    const same =
-      known !== undefined &&
-      ((known.kind === "run" && entry.kind === "run" && known.run === entry.run) ||
-        (known.kind === "compaction" &&
-          entry.kind === "compaction" &&
-          known.notice === entry.notice &&
-          sameRange(known.removed, entry.removed)));
-    markers.set(entry.key, same ? known : entry);
-  };
-  for (const notice of notices) {
-    reuse({
-      kind: "compaction",
-      key: `compaction:${notice.key}`,
-      notice,
-      removed: ranges.byKey.get(notice.key) ?? null,
-    });
-  }
-  for (const run of Object.values(state.runs ?? {})) {
-    if (run.agentId === agentId && RUN_ENDS.has(run.status))
-      reuse({ kind: "run", key: `run:${run.id}`, run });
-  }
-  const ordered = [...markers.values()].sort((left, right) => markerAt(left) - markerAt(right));
+  const reused = appended ? (previous.entriesBefore[from] ?? 0) : 0;
+  const entries = appended ? previous.entries.slice(0, reused) : [];
+  const entriesBefore = appended ? previous.entriesBefore.slice(0, from) : [];
+  const markersBefore = appended ? previous.markersBefore.slice(0, from) : [];
+  const latestBefore = appended ? previous.latestBefore.slice(0, from + 1) : [Number.NEGATIVE_INFINITY];
+  const failed = appended ? keptFailures(previous.failed, log.at(from)) : [];
+  let markerIndex = appended ? (previous.markersBefore[from] ?? 0) : 0;
   // The previous message entries, walked beside the new ones (both in seq order).
   const before = previous?.entries ?? [];
-  let cursor = 0;
-  const entries: TranscriptEntry[] = [];
-  let markerIndex = 0;
-  for (const message of sorted) {
+  let cursor = reused;
+  const resultOf = (callId: string) => log.at(log.answers(callId).at(-1) ?? -1);
+  for (let index = from; index < log.size; index++) {
+    const message = log.at(index)!;
+    entriesBefore.push(entries.length);
+    markersBefore.push(markerIndex);
+    latestBefore.push(Math.max(latestBefore[index]!, message.at));
     while (markerIndex < ordered.length && markerAt(ordered[markerIndex]!) < message.at) {
       entries.push(ordered[markerIndex++]!);
     }
-    if (message.role === "tool" && message.toolCallId && callIds.has(message.toolCallId)) continue;
+    if (message.role === "tool" && message.toolCallId && log.hasCall(message.toolCallId)) continue;
     const compacted = message.seq < inForce && !keptInForce.has(message.seq);
     let known: MessageEntry | undefined;
     while (cursor < before.length) {
@@ -141,62 +200,169 @@ export function updateTranscript(
         break;
       }
     }
+    let entry: MessageEntry;
     if (
       known &&
       known.message === message &&
       known.compacted === compacted &&
-      (message.toolCalls ?? []).every((call) => known.results[call.id] === resultsByCall.get(call.id))
+      (message.toolCalls ?? []).every((call) => known.results[call.id] === resultOf(call.id))
     ) {
-      entries.push(known);
+      entry = known;
       cursor++;
-      continue;
+    } else {
+      const results: Record<string, TranscriptMessage> = {};
+      for (const call of message.toolCalls ?? []) {
+        const result = resultOf(call.id);
+        if (result) results[call.id] = result;
+      }
+      entry = { kind: "message", key: `message:${message.id}`, message, results, compacted };
     }
-    const results: Record<string, TranscriptMessage> = {};
-    for (const call of message.toolCalls ?? []) {
-      const result = resultsByCall.get(call.id);
-      if (result) results[call.id] = result;
-    }
-    entries.push({ kind: "message", key: `message:${message.id}`, message, results, compacted });
+    entries.push(entry);
+    if (hasFailure(entry)) failed.push(entry);
   }
+  entriesBefore.push(entries.length);
+  markersBefore.push(markerIndex);
   for (const marker of ordered.slice(markerIndex)) entries.push(marker);
-  return { entries, source, sorted, callIds, markers };
+  return {
+    entries,
+    log,
+    callIds: { has: (callId) => log.hasCall(callId) },
+    markers,
+    ordered,
+    markerInputs,
+    inForce,
+    keptInForce,
+    entriesBefore,
+    markersBefore,
+    latestBefore,
+    failed,
+  };
 }
 
 /**
- * The agent's messages in seq order. When the record only gained messages newer than all it had (a run
- * streaming), the previous order is extended; anything else (a replaced, removed or older message, an
- * earlier part of the log read) sorts again. Ties keep the record's order, as a stable sort does.
+ * The compaction notices (with their removed ranges) and run ends, placed in time; and the greying. On a
+ * previous build whose ranges still hold (the same coverage and floor, no new message inside a range),
+ * the notices up to the first that changed keep their entries and ranges: a compaction added costs
+ * itself, not a range per compaction of the thread.
  */
-function sortedMessages(
+function placeMarkers(
   previous: TranscriptBuild | null,
-  source: Readonly<Record<string, TranscriptMessage>>,
-): readonly TranscriptMessage[] {
-  if (previous?.source === source) return previous.sorted;
-  const all = Object.values(source);
-  if (previous) {
-    const last = previous.sorted.at(-1)?.seq ?? Number.NEGATIVE_INFINITY;
-    let kept = 0;
-    const added: TranscriptMessage[] = [];
-    let appends = true;
-    for (const message of all) {
-      const known = previous.source[message.id];
-      if (known === message) kept++;
-      else if (known === undefined && message.seq > last) added.push(message);
-      else {
-        appends = false;
-        break;
-      }
-    }
-    // Every earlier message still there, each new one after them all: extend the order.
-    if (appends && kept === previous.sorted.length)
-      return added.length === 0 ? previous.sorted : previous.sorted.concat(added.sort(bySeq));
+  state: TranscriptSource,
+  agentId: string,
+  log: MessageLog,
+  coverage: Readonly<Record<string, CompactionCoverage>>,
+  readFrom: number,
+  rangesHold: boolean,
+): Pick<TranscriptBuild, "markers" | "ordered" | "markerInputs" | "inForce" | "keptInForce"> {
+  const notices = compactionNotices(state, agentId);
+  const known = rangesHold && previous?.markers.reusable ? previous.markers : null;
+  let same = 0;
+  if (known) while (same < notices.length && notices[same] === known.notices[same]) same++;
+  const ranges = removedRanges(
+    notices.slice(same),
+    log,
+    coverage,
+    readFrom,
+    known?.after[same - 1] ?? undefined,
+  );
+  // The previous markers by key, read only when an entry is not where it was.
+  let byKey: Map<string, TranscriptEntry> | null = null;
+  const earlierOf = (entry: TranscriptEntry, index: number) => {
+    const there = (entry.kind === "run" ? previous?.markers.runEnds : previous?.markers.entries)?.[index];
+    if (there?.key === entry.key || !previous) return there;
+    byKey ??= new Map(
+      [...previous.markers.entries, ...previous.markers.runEnds].map((item) => [item.key, item]),
+    );
+    return byKey.get(entry.key);
+  };
+  const reuse = (entry: TranscriptEntry, index: number): TranscriptEntry => {
+    const earlier = earlierOf(entry, index);
+    const same =
+      earlier !== undefined &&
+      ((earlier.kind === "run" && entry.kind === "run" && earlier.run === entry.run) ||
+        (earlier.kind === "compaction" &&
+          entry.kind === "compaction" &&
+          earlier.notice === entry.notice &&
+          sameRange(earlier.removed, entry.removed)));
+    return same ? earlier : entry;
+  };
+  const entries = known ? known.entries.slice(0, same) : [];
+  for (let index = same; index < notices.length; index++) {
+    const notice = notices[index]!;
+    const removed = ranges.byKey.get(notice.key) ?? null;
+    entries.push(reuse({ kind: "compaction", key: `compaction:${notice.key}`, notice, removed }, index));
   }
-  return all.sort(bySeq);
+  let runEnds = known && previous?.markerInputs.runs === state.runs ? known.runEnds : null;
+  if (!runEnds) {
+    const ends: TranscriptEntry[] = [];
+    for (const run of Object.values(state.runs ?? {}))
+      if (run.agentId === agentId && RUN_ENDS.has(run.status))
+        ends.push(reuse({ kind: "run", key: `run:${run.id}`, run }, ends.length));
+    runEnds = ends;
+  }
+  // One marker per key, where its first notice is, as the last notice with that key says it.
+  const keys = new Map<string, number>();
+  let twice = false;
+  for (const [index, entry] of [...entries, ...runEnds].entries()) {
+    if (keys.has(entry.key)) twice = true;
+    keys.set(entry.key, keys.get(entry.key) ?? index);
+  }
+  const order = (entry: TranscriptEntry) => keys.get(entry.key) ?? 0;
+  // The previous order less the notices that changed, with the new ones: sorted, it is nearly in order.
+  let ordered: TranscriptEntry[];
+  if (twice) {
+    // Notices that share a key (never from a real server): each key once, as its last notice says.
+    const byKey = new Map<string, TranscriptEntry>();
+    for (const entry of [...entries, ...runEnds]) byKey.set(entry.key, entry);
+    ordered = [...byKey.values()];
+  } else if (known && runEnds === known.runEnds) {
+    const gone = new Set(known.entries.slice(same));
+    ordered = previous!.ordered.filter((entry) => !gone.has(entry)).concat(entries.slice(same));
+  } else ordered = [...entries, ...runEnds];
+  ordered.sort((left, right) => markerAt(left) - markerAt(right) || order(left) - order(right));
+  const after = known ? known.after.slice(0, same).concat(ranges.after) : ranges.after;
+  return {
+    // With keys twice, nothing is reused: the next build places them all again.
+    markers: { notices, entries, runEnds, after, reusable: !twice },
+    ordered,
+    markerInputs: {
+      compactions: state.compactions,
+      runs: state.runs,
+      coverage,
+      readFrom,
+      coveredTo: ranges.coveredTo,
+    },
+    inForce: ranges.boundary,
+    keptInForce: new Set(ranges.keptInForce.map((kept) => kept.seq)),
+  };
 }
 
-/** Seq order; two messages at one seq (never in a real log) by id, so the order never depends on arrival. */
-function bySeq(left: TranscriptMessage, right: TranscriptMessage): number {
-  return left.seq - right.seq || (left.id < right.id ? -1 : left.id > right.id ? 1 : 0);
+function sameSeqs(left: ReadonlySet<number>, right: ReadonlySet<number>): boolean {
+  if (left === right) return true;
+  if (left.size !== right.size) return false;
+  for (const seq of left) if (!right.has(seq)) return false;
+  return true;
+}
+
+/** Whether a message entry shows a failed tool call. */
+function hasFailure(entry: MessageEntry): boolean {
+  return (entry.message.toolCalls ?? []).some((call) => entry.results[call.id]?.toolStatus === "error");
+}
+
+/** The failures among the entries of messages before `message` (all of them when there is none). */
+function keptFailures(
+  failed: readonly MessageEntry[],
+  message: TranscriptMessage | undefined,
+): MessageEntry[] {
+  if (message === undefined) return [...failed];
+  let low = 0;
+  let high = failed.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (bySeq(failed[middle]!.message, message) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return failed.slice(0, low);
 }
 
 /** Whether two removed ranges say the same. */
@@ -225,62 +391,77 @@ function markerAt(entry: TranscriptEntry): number {
  */
 export function removedRanges(
   notices: readonly CompactionNotice[],
-  messages: readonly TranscriptMessage[],
+  messages: MessageLog,
   coverage: Readonly<Record<string, CompactionCoverage>>,
   readFrom = -1,
-): { byKey: Map<string, RemovedRange>; boundary: number; keptInForce: CompactionCoverage["kept"] } {
+  start: RangeState = NO_RANGE,
+): RangeState & {
+  byKey: Map<string, RemovedRange>;
+  /** The boundary, messages kept and reach after each notice. */
+  after: RangeState[];
+} {
   const byKey = new Map<string, RemovedRange>();
-  let boundary = 0;
-  let keptInForce: CompactionCoverage["kept"] = [];
+  let { boundary, keptInForce, coveredTo } = start;
+  const after: RangeState[] = [];
   for (const notice of notices) {
-    if (notice.phase !== "completed" || !notice.compactionId) continue;
-    const covered = coverage[notice.compactionId];
-    if (!covered || covered.toSeq < covered.fromSeq) continue;
-    const kept = new Set(covered.kept.map((item) => item.seq));
-    let fromSeq = covered.fromSeq;
-    let toSeq = covered.toSeq;
-    while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
-    while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
-    // Messages are in seq order: count by two binary searches, not a pass per compaction.
-    let count = lowerBound(messages, covered.toSeq + 1) - lowerBound(messages, covered.fromSeq);
-    for (const seq of kept)
-      if (seq >= covered.fromSeq && seq <= covered.toSeq && hasSeq(messages, seq)) count--;
-    byKey.set(notice.key, {
-      fromSeq,
-      toSeq,
-      kept: covered.kept,
-      count,
-      complete: covered.fromSeq > readFrom,
-    });
-    boundary = Math.max(boundary, covered.toSeq + 1);
-    keptInForce = covered.kept;
+    const covered =
+      notice.phase === "completed" && notice.compactionId ? coverage[notice.compactionId] : undefined;
+    if (covered && covered.toSeq >= covered.fromSeq) {
+      const kept = new Set(covered.kept.map((item) => item.seq));
+      let fromSeq = covered.fromSeq;
+      let toSeq = covered.toSeq;
+      while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
+      while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
+      // Messages are in seq order: count by two binary searches, not a pass per compaction.
+      let count = messages.lowerBound(covered.toSeq + 1) - messages.lowerBound(covered.fromSeq);
+      for (const seq of kept) {
+        const held = messages.at(messages.lowerBound(seq))?.seq === seq;
+        if (seq >= covered.fromSeq && seq <= covered.toSeq && held) count--;
+      }
+      byKey.set(notice.key, {
+        fromSeq,
+        toSeq,
+        kept: covered.kept,
+        count,
+        complete: covered.fromSeq > readFrom,
+      });
+      boundary = Math.max(boundary, covered.toSeq + 1);
+      keptInForce = covered.kept;
+      coveredTo = Math.max(coveredTo, covered.toSeq);
+    }
+    after.push({ boundary, keptInForce, coveredTo });
   }
-  return { byKey, boundary, keptInForce };
+  return { byKey, boundary, keptInForce, coveredTo, after };
 }
 
-function hasSeq(messages: readonly TranscriptMessage[], seq: number): boolean {
-  return messages[lowerBound(messages, seq)]?.seq === seq;
+/** Where the compactions so far leave the context: the boundary in force, what it keeps, the reach. */
+export interface RangeState {
+  boundary: number;
+  keptInForce: CompactionCoverage["kept"];
+  /** The highest seq a range covers (newer messages change none of them). */
+  coveredTo: number;
 }
 
-/** Index of the first message with seq >= `seq` in a seq-ordered list. */
-function lowerBound(messages: readonly TranscriptMessage[], seq: number): number {
-  let low = 0;
-  let high = messages.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if ((messages[middle]?.seq ?? 0) < seq) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const NO_RANGE: RangeState = { boundary: 0, keptInForce: [], coveredTo: Number.NEGATIVE_INFINITY };
 
 /** One notice per compaction of the agent, oldest first; a compaction id reported twice shows once. */
 export function compactionNotices(
   state: Pick<ThreadState, "compactions">,
   agentId: string,
-): CompactionNotice[] {
+): readonly CompactionNotice[] {
+  // A streamed batch seldom changes the compactions: the same record gives the same list, not a sort.
+  const byAgent = noticesOf.get(state.compactions) ?? new Map<string, CompactionNotice[]>();
+  noticesOf.set(state.compactions, byAgent);
+  const notices = byAgent.get(agentId) ?? sortedNotices(state.compactions, agentId);
+  byAgent.set(agentId, notices);
+  return notices;
+}
+
+const noticesOf = new WeakMap<ThreadState["compactions"], Map<string, CompactionNotice[]>>();
+
+function sortedNotices(compactions: ThreadState["compactions"], agentId: string): CompactionNotice[] {
   const byIdentity = new Map<string, CompactionNotice>();
-  for (const notice of Object.values(state.compactions)) {
+  for (const notice of Object.values(compactions)) {
     if (notice.agentId !== agentId) continue;
     const identity = notice.compactionId ?? `key:${notice.key}`;
     const known = byIdentity.get(identity);
@@ -298,21 +479,17 @@ export function runningTools(
   agentId: string,
 ): ToolActivity[] {
   const shown = new Set<string>();
-  for (const message of Object.values(state.messages[agentId] ?? {})) {
+  for (const message of state.messages[agentId] ?? MessageLog.empty) {
     for (const call of message.toolCalls ?? []) shown.add(call.id);
   }
   return runningCalls(state.tools, agentId, shown);
 }
 
 /** runningTools, given the call ids the transcript shows (TranscriptBuild.callIds): no pass over the log. */
-export function runningCalls(
-  tools: ThreadState["tools"],
-  agentId: string,
-  shown: ReadonlySet<string>,
-): ToolActivity[] {
-  return Object.values(tools).filter(
-    (tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId),
-  );
+export function runningCalls(tools: ThreadState["tools"], agentId: string, shown: CallIds): ToolActivity[] {
+  return tools
+    .running()
+    .filter((tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId));
 }
 
 /** The searchable text of an entry (message text, tool names, arguments and results). */
