@@ -31,8 +31,27 @@ describe("why a gateway conversation cannot continue", () => {
   });
 
   it("names the tools and system prompt together when neither takes most of the window alone", () => {
-    expect(exhaustedReason(measured(1_900, [4_900, 1_500]))).toContain(
-      "the tool definitions and system prompt together take 6,800",
+    expect(exhaustedReason(measured(3_000, [5_400, 1_500]))).toContain(
+      "the tool definitions and system prompt together take 8,400",
+    );
+  });
+
+  it("where the tools and system prompt fit, names the messages that do not fit the room they leave", () => {
+    // qwen-code at 24k: tools and system prompt fit; its pinned first message and one capped grep result
+    // do not fit what they leave (scaled to an 8k window here).
+    const reason = exhaustedReason({
+      ...measured(2_800, [2_000, 800, 300, 1_350, 900]),
+      marks: ["system", "pinned", "summary", "raw", "raw"],
+      messages: [
+        { role: "system" as const, content: "s" },
+        user("task"),
+        user("summary"),
+        { role: "tool" as const, tool_call_id: "c1", content: "grep" },
+        { role: "tool" as const, tool_call_id: "c2", content: "ls" },
+      ],
+    });
+    expect(reason).toContain(
+      "the tool definitions and system prompt take 4,800, leaving 3,200: the messages take 3,350; the largest: a tool message (#3, raw) 1,350, a tool message (#4, raw) 900, a user message (#1, pinned) 800",
     );
   });
 

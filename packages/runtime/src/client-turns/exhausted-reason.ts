@@ -44,9 +44,29 @@ export function exhaustedReason(projection: Measured): string {
   // One part is to blame alone only when it takes most of the window: a system prompt of 62 % beside
   // tools of 23 % (qwen-code's fixed prompt) is the two together.
   if (size * 4 >= limitTokens * 3) return `${base}: ${what} ${count(size)}`;
-  if (toolsTokens + system > limitTokens / 2) {
-    return `${base}: the tool definitions and system prompt together take ${count(toolsTokens + system)}`;
+  const fixed = toolsTokens + system;
+  if (fixed > limitTokens / 2) {
+    if (fixed >= limitTokens) return `${base}: the tool definitions and system prompt together take ${count(fixed)}`;
+    // They fit: what does not is the messages in the room they leave — name the largest of them.
+    const room = limitTokens - fixed;
+    return `${base}: the tool definitions and system prompt take ${count(fixed)}, leaving ${count(room)}: ${largestMessages(projection)}`;
   }
   if (size * 2 > limitTokens) return `${base}: ${what} ${count(size)}`;
   return `${base}: the recent messages that must stay verbatim take ${count(rest)}`;
+}
+
+/** What the non-system messages take, and the largest of them (at most three), described. */
+function largestMessages(projection: Measured): string {
+  const ranked = projection.messageTokens
+    .map((tokens, index) => ({ tokens, index }))
+    .filter(({ index }) => projection.marks[index] !== "system")
+    .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
+  const total = ranked.reduce((sum, { tokens }) => sum + tokens, 0);
+  const named = ranked
+    .slice(0, 3)
+    .map(
+      ({ tokens, index }) =>
+        `a ${projection.messages[index]?.role ?? "message"} message (#${index}, ${projection.marks[index] ?? "raw"}) ${count(tokens)}`,
+    );
+  return `the messages take ${count(total)}; the largest: ${named.join(", ")}`;
 }
