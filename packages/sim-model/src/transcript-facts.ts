@@ -93,6 +93,8 @@ function parseArguments(text: string): Record<string, unknown> {
 export function extractPaths(text: string, base = "."): string[] {
   const found: string[] = [];
   for (const match of text.matchAll(PATH_PATTERN)) {
+    // The tail of a clipped word ("…er.ts" of a line cut short) names no file.
+    if (text[(match.index ?? 0) - 1] === "…") continue;
     let path = match[0].replace(/^\.\//, "");
     if (IGNORED.test(path)) continue;
     if (base !== "." && base !== "" && !path.includes("/")) path = `${base.replace(/\/$/, "")}/${path}`;
@@ -202,7 +204,9 @@ export function readTranscript(messages: readonly WireMessage[], roles?: ToolRol
           call.name.toLowerCase() === "grep" ||
           recognized?.role === "search" ||
           command?.trim().startsWith("grep") === true;
-        const source = greps ? text.replace(/^([^:\n]*):.*$/gm, "$1") : text;
+        // Output cut in the middle keeps a tail that starts mid-line (`…er.ts:75:` of `src/ledger.ts:75:`).
+        const whole = text.replace(/\[output cut: [^\]\n]*\]\n+[^\n]*/g, "");
+        const source = greps ? whole.replace(/^([^:\n]*):.*$/gm, "$1") : whole;
         for (const path of extractPaths(source, base)) facts.discovered.add(path);
       }
     }

@@ -69,8 +69,14 @@ export function agentTurn(request: WireRequest, script: SimScript, steps: number
   const readFiles = new Set(
     [...facts.files].filter(([, actions]) => actions.has("read")).map(([path]) => path),
   );
+  // A folder the agent listed or searched (`list_dir .`, `grep … src`) is no file to read.
+  const folders = new Set(
+    [...facts.files]
+      .filter(([, actions]) => [...actions].every((action) => action === "listed" || action === "searched"))
+      .map(([path]) => path),
+  );
   const files = [...new Set([...facts.discovered, ...facts.files.keys()])].filter(
-    (path) => !path.endsWith("/"),
+    (path) => !path.endsWith("/") && !(folders.has(path) && !facts.discovered.has(path)),
   );
   const cwd = workingFolder(request);
   const context: ScriptContext = {
