@@ -51,7 +51,7 @@ describe("what the explorer reads", () => {
       );
       const reads = turn.toolCalls.filter((planned) => planned.function.name === "read_file");
       for (const planned of reads) expect(JSON.parse(planned.function.arguments).path).not.toBe(".");
-      reads.forEach(() => readsSeen.push(step));
+      if (reads.length > 0) readsSeen.push(step);
     }
     // It reads: README.md, the one file the listings name.
     expect(readsSeen.length).toBeGreaterThan(0);

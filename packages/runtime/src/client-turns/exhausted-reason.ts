@@ -46,7 +46,8 @@ export function exhaustedReason(projection: Measured): string {
   if (size * 4 >= limitTokens * 3) return `${base}: ${what} ${count(size)}`;
   const fixed = toolsTokens + system;
   if (fixed > limitTokens / 2) {
-    if (fixed >= limitTokens) return `${base}: the tool definitions and system prompt together take ${count(fixed)}`;
+    if (fixed >= limitTokens)
+      return `${base}: the tool definitions and system prompt together take ${count(fixed)}`;
     // They fit: what does not is the messages in the room they leave — name the largest of them.
     const room = limitTokens - fixed;
     return `${base}: the tool definitions and system prompt take ${count(fixed)}, leaving ${count(room)}: ${largestMessages(projection)}`;
