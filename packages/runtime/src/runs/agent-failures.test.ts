@@ -175,13 +175,18 @@ describe("errors that retrying cannot fix", () => {
   it("keeps the agent working while the breaker is open and the request is under the hard limit", async () => {
     harness = await createHarness({
       simSteps: 400,
-      maxInputTokens: 8_000,
+      maxInputTokens: 32_000,
       // Open after one failed summary, for far longer than this test: any model call after the opening
       // is one the agent made during the cooldown.
       breaker: { threshold: 1, baseCooldownMs: 10 * 60_000, maxCooldownMs: 10 * 60_000 },
       sim: { faults: { summaryFail: 1_000 } },
     });
-    const { runId, rootAgentId } = await harness.startThread("Explore everything in the project.");
+    // The trigger at half of a 32k window: the breaker opens (a failed background summary, at 12.8k) far
+    // enough under the hard limit (27.9k) that the agent has room for several calls whatever the sizes of
+    // the files it reads (at 8k two reads of ~2k tokens took it from the opening to over the limit).
+    const { runId, rootAgentId } = await harness.startThread("Explore everything in the project.", {
+      triggerRatio: 0.5,
+    });
     await harness.waitForEvent((event) => event.type === "breaker.opened");
     const mainCalls = () => harness!.sim.log.entries.filter((entry) => !entry.summary).length;
     const atOpening = mainCalls();
@@ -192,7 +197,7 @@ describe("errors that retrying cannot fix", () => {
     const measured = harness.events.filter((event) => event.type === "context.measured");
     expect(measured.length).toBeGreaterThan(0);
     for (const event of measured)
-      expect((event.data as { projectedTokens: number }).projectedTokens).toBeLessThanOrEqual(8_000);
+      expect((event.data as { projectedTokens: number }).projectedTokens).toBeLessThanOrEqual(32_000 - 4_096);
     await harness.runControl.cancel(runId);
   });
 });
