@@ -42,7 +42,7 @@ const OPENING =
  * read from the cache), so it says only what the summarizer needs; the user's latest message and the
  * working-state block stay beside the summary, so the summary does not list them again.
  */
-const RULES = `Use absolute dates (resolve "yesterday" against the date above). Keep paths, identifiers, commands and errors exact. The user's latest message and a working-state block (files read and changed, commands and outcomes, errors) are kept beside your summary: do not copy them; say what they mean for the work.
+const RULES = `Use absolute dates (resolve "yesterday" against the date above). Keep paths, identifiers, commands and errors exact. The user's latest message and the "Working state" block (files read and changed, commands and outcomes, errors; an earlier summary above may hold one) are kept beside your summary: do not copy them; say what they mean for the work.
 ${SUMMARY_SECTIONS}`;
 
 function scopeOf(kind: SummaryKind, keptMessages: number): string {
