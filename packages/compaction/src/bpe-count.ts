@@ -65,7 +65,7 @@ export function createEncoding(family: TokenizerFamily): Encoding {
  * pieces, only whitespace runs hold a space after their first character; so a long piece needs a
  * long stretch without U+0020 or a long run of (possibly) whitespace. One pass, no regex.
  */
-function piecesAreShort(text: string): boolean {
+export function piecesAreShort(text: string): boolean {
   let spaceFree = 0;
   let whitespace = 0;
   for (let index = 0; index < text.length; index++) {

@@ -12,11 +12,11 @@ describe("compaction budgets", () => {
     ).toBe(752);
   });
 
-  it("gives 16k and larger windows 2 % of the window for the summary, the ledger 6 %", () => {
-    // 16k: the 320-token floor is under 2 % of the window (it was 400, a quarter more output per call).
-    expect(summaryBudgetTokens({ maxInputTokens: 16_000 })).toBe(320);
-    expect(summaryBudgetTokens({ maxInputTokens: 12_000 })).toBe(320);
-    expect(summaryBudgetTokens({ maxInputTokens: 64_000 })).toBe(1_280);
+  it("gives 16k and larger windows 1.5 % of the window for the summary (at least 240), the ledger 6 %", () => {
+    // 16k: the 240-token floor is 1.5 % of the window (it was 320, a third more output per call).
+    expect(summaryBudgetTokens({ maxInputTokens: 16_000 })).toBe(240);
+    expect(summaryBudgetTokens({ maxInputTokens: 12_000 })).toBe(240);
+    expect(summaryBudgetTokens({ maxInputTokens: 64_000 })).toBe(960);
     expect(ledgerBudgetTokens({ maxInputTokens: 16_000 })).toBe(960);
     expect(ledgerBudgetTokens({ maxInputTokens: 64_000 })).toBe(3_840);
   });

@@ -28,24 +28,25 @@ export const LEDGER_BUDGET = { share: 0.06, floorTokens: 600, floorShare: 0.08, 
 export const POST_COMPACTION_SHARE = 0.15;
 
 /**
- * The summarizer's output budget: 2 % of the window, at least 320 tokens (a summary with its six
- * sections needs that much) or 3 % of the window when that is less, and at most 4,096. Output is priced
- * at four times input, and the working state that must survive exactly (files, commands, errors, plan)
- * is in the ledger beside it: the summary carries the narrative.
+ * The summarizer's output budget: 1.5 % of the window, at least 240 tokens or 3 % of the window when
+ * that is less, and at most 4,096. Output is priced at four times input, and the working state that
+ * must survive exactly (files, commands, errors, plan) is in the ledger beside it, with the user's
+ * latest message verbatim: the summary carries the narrative (decisions, what is done and not, the next
+ * step), and the instruction asks it not to copy those.
  *
- * Below about 11k tokens the floor is the 3 %: at 8k, 245 tokens. There the fixed parts of a compacted
+ * Below about 11k tokens the floor is the 3 %: at 8k, 240 tokens. There the fixed parts of a compacted
  * request (tools, pinned task, summary, ledger, the active tool loop) are half the trigger, every token
  * of them is read again at each call and brings the next compaction closer, and each compaction pays for
  * the summary's output at four times the input price. Measured with `longrun replay` on the corpus
- * (÷ the plain strategy, openai): at 8k 1.095 with 400, 0.971 with 240 (files written retention 98.1 % →
- * 97.5 %), 0.978 with 240 and the ledger's 512 (98.0 %); at 16k the floor 400 → 320 (now 2 % of the
- * window, 327) gave 0.888 → 0.870 at forward-use recall 0.857 → 0.856 (with the summary text counted:
- * 0.861 → 0.858). The sim model writes the summaries there: what a real one loses at that size the
- * replay cannot show; the ledger keeps the exact state either way.
+ * (÷ the plain strategy, openai): at 8k 1.095 with 400, 0.971 with 240; at 16k 400 → 320 gave 0.888 →
+ * 0.870, and 2 % / 320 → 1.5 % / 240 (with the shorter instruction) 0.872 → 0.850 (anthropic 0.875 →
+ * 0.855), 64k 0.818 → 0.807, 8k 0.963 → 0.956, at forward-use recall without the summary 0.859 (16k) and
+ * 0.955 (64k). The sim model writes the summaries there: what a real one loses at that size the replay
+ * cannot show; the ledger keeps the exact state either way.
  */
-export const SUMMARY_BUDGET = { share: 0.02, floorTokens: 320, floorShare: 0.03, maxTokens: 4_096 } as const;
+export const SUMMARY_BUDGET = { share: 0.015, floorTokens: 240, floorShare: 0.03, maxTokens: 4_096 } as const;
 
-/** The summary's token budget (see SUMMARY_BUDGET): 245 at 8k, 327 at 16k, 1,310 at 64k. */
+/** The summary's token budget (see SUMMARY_BUDGET): 240 at 8k and 16k, 960 at 64k. */
 export function summaryBudgetTokens(profile: Partial<ModelProfile>): number {
   const { limitTokens } = thresholds(profile);
   const window = profile.maxInputTokens ?? limitTokens;

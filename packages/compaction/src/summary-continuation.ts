@@ -36,16 +36,21 @@ export interface ContinuationInput {
 }
 
 const OPENING =
-  "[Context compaction] Do not continue the task in this answer: summarize the conversation above so its older part can be replaced by your summary. You cannot call tools; answer with text only.";
-const RULES = `Resolve relative dates ("yesterday", "next week") to absolute dates using the current local date given above. Keep file paths, identifiers, commands and error messages exact. A "Working state" block inside an earlier summary is kept separately: do not copy it.
+  "[Context compaction] Do not continue the task: summarize the conversation above, so its older part can be replaced by your summary. Text only, no tool calls.";
+/**
+ * Every token of the instruction is sent uncached with each summary call (the rest of the request is
+ * read from the cache), so it says only what the summarizer needs; the user's latest message and the
+ * working-state block stay beside the summary, so the summary does not list them again.
+ */
+const RULES = `Use absolute dates (resolve "yesterday" against the date above). Keep paths, identifiers, commands and errors exact. The user's latest message and the "Working state" block (files read and changed, commands and outcomes, errors; an earlier summary above may hold one) are kept beside your summary: do not copy them; say what they mean for the work.
 ${SUMMARY_SECTIONS}`;
 
 function scopeOf(kind: SummaryKind, keptMessages: number): string {
   if (kind === "segment" || keptMessages === 0) {
-    return "Nothing of the conversation above will be kept verbatim: summarize all of it (an earlier summary at its start included); your summary must carry the current state of work and the exact next step.";
+    return "Nothing above stays verbatim: summarize all of it (an earlier summary at its start included), with the current state of work and the exact next step.";
   }
   const newest = keptMessages === 1 ? "The newest message" : `The newest ${keptMessages} messages`;
-  return `${newest} above will be kept verbatim after this summary: summarize everything before ${keptMessages === 1 ? "it" : "them"} (an earlier summary at the start included), concentrating on the task, the decisions and the state of work they built on.`;
+  return `${newest} above will be kept verbatim after this summary: summarize everything before ${keptMessages === 1 ? "it" : "them"} (an earlier summary at the start included).`;
 }
 
 /** The instruction appended to the agent's request, as the last user message. */
@@ -55,7 +60,7 @@ export function continuationInstruction(input: {
   now: number;
   timeZone: string;
 }): string {
-  return `${OPENING}\nCurrent local date and time: ${localDateTime(input.now, input.timeZone)}.\n${scopeOf(input.kind, input.keptMessages)}\n${RULES}`;
+  return `${OPENING}\nNow: ${localDateTime(input.now, input.timeZone)}.\n${scopeOf(input.kind, input.keptMessages)}\n${RULES}`;
 }
 
 /** Tokens the instruction adds to the agent's request (padded; its date and count vary by a few tokens). */

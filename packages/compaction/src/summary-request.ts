@@ -56,13 +56,7 @@ export interface SummaryRequest {
 }
 
 /** The sections every summary has (both request forms ask for them). */
-export const SUMMARY_SECTIONS = `Write the summary as plain text with these sections:
-1. Task — what the user asked for, in their words where it matters, including later corrections.
-2. Decisions — choices made and why, constraints discovered.
-3. State of work — what is done (verified how) and what is NOT done; never call unfinished or unverified work complete.
-4. Files touched — paths read, created or changed, with what changed.
-5. Open items — errors not yet fixed, questions, pending or cancelled tool calls (a cancelled call's outcome is unknown).
-6. Next step — the exact next action.`;
+export const SUMMARY_SECTIONS = `Sections, plain text: Task (the user's words that matter, later corrections); Decisions (and why; constraints found); State of work (what is done and verified how, what is NOT done: never call unfinished or unverified work complete); Files (what changed in them and why); Open items (unfixed errors, questions; a cancelled call's outcome is unknown); Next step (the exact action).`;
 
 /** The summarizer system prompt; starts with "You are summarizing" (the sim model keys on it). */
 export function summarySystemPrompt(kind: SummaryKind): string {

@@ -2,7 +2,7 @@ import type { ChatMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { createTokenizer } from "../tokenizer.ts";
 import { foldNames, isName, namesIn, namesInArguments } from "./names.ts";
-import { NAMES_MIN_BUDGET, NAMES_SHARE, renderLedger } from "./render-ledger.ts";
+import { NAMES_MIN_BUDGET, NAMES_SHARE, ownerOf, renderLedger } from "./render-ledger.ts";
 import { type LedgerSource, updateLedger } from "./update-ledger.ts";
 
 const tokenizer = createTokenizer("o200k_base");
@@ -150,5 +150,40 @@ describe("names index", () => {
     const namesOf = (text: string) => new Set(text.match(/symbol_number_\d+/g));
     const gained = [...namesOf(withVisible)].filter((name) => !namesOf(without).has(name));
     expect(gained.length).toBeGreaterThan(0);
+  });
+
+  it("finds a user note in the pinned task however its lines were broken", () => {
+    const task = "Fix the parser:\n  it drops\n\tcomments in src/lexer.py.";
+    const ledger = updateLedger({ messages: [{ message: { role: "user", content: task }, step: 0 }] });
+    const visible = { names: new Set<string>(), text: task };
+    expect(renderLedger(ledger, { budgetTokens: 1_000, tokenizer }).text).toContain("User said");
+    expect(renderLedger(ledger, { budgetTokens: 1_000, tokenizer, visible }).text).not.toContain("User said");
+  });
+
+  it("writes the members of one owner once, and keeps names that read as files whole", () => {
+    expect(ownerOf("self.remote_field.get_field")).toEqual({
+      owner: "self.remote_field",
+      member: "get_field",
+    });
+    // A last part that could be a file's extension keeps the form an agent types.
+    for (const name of ["setup.py", "cursor.execute", "os.path", "load_config"])
+      expect(ownerOf(name), name).toBeNull();
+    const names = [
+      "self.model._meta.get_field",
+      "self.model._meta.unique_together",
+      "self.to_fields",
+      "setup.py",
+    ];
+    const sightings = names.map((name, index) => ({ names: [name], step: index, used: true }));
+    const ledger = { ...updateLedger({ messages: [] }), names: foldNames([], sightings) };
+    const line =
+      renderLedger(ledger, { budgetTokens: 1_000, tokenizer })
+        .text.split("\n")
+        .find((text) => text.startsWith("Names in use")) ?? "";
+    expect(line).toContain("self.model._meta.{");
+    expect(line.match(/self\.model\._meta/g)?.length).toBe(1);
+    for (const member of ["get_field", "unique_together"]) expect(line).toContain(member);
+    expect(line).toContain("self.to_fields");
+    expect(line).toContain("setup.py");
   });
 });

@@ -79,6 +79,8 @@ interface Entry {
   recency: number;
   /** A name's file: names are shown under the file they were seen in. */
   group?: string;
+  /** A name's owner (`a.b.`) and the rest: two or more names of one owner are written `a.b.{c, d}`. */
+  share?: { prefix: string; member: string };
 }
 
 function at(step: number | null): string {
@@ -109,11 +111,15 @@ export interface VisibleContext {
   text: string;
 }
 
-/** A user note's text as rendered, without the clip mark, to find it in the visible text. */
-function noteShown(note: string, visible: VisibleContext | null): boolean {
-  if (visible === null) return false;
+/**
+ * Whether a user note is in the visible text: its text without the clip mark, found there with runs of
+ * whitespace read as one space (a note is stored flattened to one line; the pinned task it came from
+ * keeps its line breaks).
+ */
+function noteShown(note: string, flatVisible: string | null): boolean {
+  if (flatVisible === null) return false;
   const body = note.replace(/…$/, "").trim();
-  return body.length > 0 && visible.text.includes(body);
+  return body.length > 0 && flatVisible.includes(body);
 }
 
 /**
@@ -169,6 +175,7 @@ function entriesOf(
     push("todos", index, `${TODO_MARK[todo.status]} ${todo.content}`, todo.status === "completed" ? 3 : 0);
   });
   ledger.changedFiles.forEach((file, index) => {
+    // Paths stay whole (no shared folder): a reader that looks a file up finds it by its path.
     push("changed", index, `${show(file.path)} ${file.action}${at(file.step)}`, 1, file.step);
   });
   const reads = ledger.readFiles.length;
@@ -182,8 +189,10 @@ function entriesOf(
   ledger.subAgents.forEach((agent, index) => {
     push("agents", index, `${agent.name}${at(agent.step)}: ${agent.report ?? "(no report yet)"}`, 4);
   });
+  const flatVisible =
+    visible === null || ledger.userNotes.length === 0 ? null : visible.text.replace(/\s+/g, " ");
   ledger.userNotes.forEach((note, index) => {
-    if (noteShown(note.text, visible)) return;
+    if (noteShown(note.text, flatVisible)) return;
     push("notes", index, `${at(note.step).trim()} "${note.text}"`.trim(), 4);
   });
   if (withNames) {
@@ -200,6 +209,7 @@ function entriesOf(
       .forEach((entry, index) => {
         const rank = entry.uses > 0 ? 5 : 6;
         const group = entry.file === null ? undefined : show(entry.file);
+        const owner = ownerOf(entry.name);
         entries.push({
           section: "names",
           order: index,
@@ -207,6 +217,7 @@ function entriesOf(
           rank,
           recency: entry.step ?? -1,
           ...(group ? { group } : {}),
+          ...(owner ? { share: { prefix: `${owner.owner}.`, member: owner.member } } : {}),
         });
       });
   }
@@ -240,8 +251,11 @@ function renderEntries(
       lines.push(`${SECTION_TITLES[section]}${more}: ${groupedNames(kept)}`);
       continue;
     }
-    const separator = section === "plan" ? " " : "; ";
-    lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(separator)}`);
+    if (section === "plan") {
+      lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(" ")}`);
+      continue;
+    }
+    lines.push(`${SECTION_TITLES[section]}${more}: ${joinShared(kept, "; ")}`);
   }
   const total = [...omittedBySection.values()].reduce((sum, count) => sum + count, 0);
   if (left.length > 0 && note === "sections")
@@ -251,15 +265,51 @@ function renderEntries(
   return lines.join("\n");
 }
 
+/**
+ * Where a dotted name shares its owner with others (`self.field.{name, remote_field}`): the part before
+ * its last dot and the part after it, or null for a name that stays whole — no dot, or a last part that
+ * could read as a file's extension (`setup.py`, `cursor.execute`, up to eight letters and digits), which
+ * keeps the form an agent types.
+ */
+export function ownerOf(name: string): { owner: string; member: string } | null {
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0 || dot === name.length - 1) return null;
+  const member = name.slice(dot + 1);
+  if (/^[A-Za-z][A-Za-z0-9]{0,7}$/.test(member)) return null;
+  return { owner: name.slice(0, dot), member };
+}
+
+/**
+ * Entries joined by `separator`, those sharing a prefix written once at the first of them:
+ * `self.field.{get_cache_name, remote_field}`.
+ */
+function joinShared(entries: readonly Entry[], separator: string): string {
+  const members = new Map<string, string[]>();
+  for (const entry of entries)
+    if (entry.share)
+      members.set(entry.share.prefix, [...(members.get(entry.share.prefix) ?? []), entry.share.member]);
+  const written = new Set<string>();
+  const parts: string[] = [];
+  for (const entry of entries) {
+    const shared = entry.share ? (members.get(entry.share.prefix) ?? []) : [];
+    if (!entry.share || shared.length < 2) parts.push(entry.text);
+    else if (!written.has(entry.share.prefix)) {
+      written.add(entry.share.prefix);
+      parts.push(`${entry.share.prefix}{${shared.join(", ")}}`);
+    }
+  }
+  return parts.join(separator);
+}
+
 /** Names under their files (`a.py: load, save; other, names`), files in order of their first name. */
 function groupedNames(entries: readonly Entry[]): string {
-  const groups = new Map<string, string[]>();
+  const groups = new Map<string, Entry[]>();
   for (const entry of entries) {
     const key = entry.group ?? "";
-    groups.set(key, [...(groups.get(key) ?? []), entry.text]);
+    groups.set(key, [...(groups.get(key) ?? []), entry]);
   }
   return [...groups]
-    .map(([file, names]) => (file === "" ? names.join(", ") : `${file}: ${names.join(", ")}`))
+    .map(([file, names]) => (file === "" ? joinShared(names, ", ") : `${file}: ${joinShared(names, ", ")}`))
     .join("; ");
 }
 
@@ -320,13 +370,19 @@ export function renderLedger(
   let used = fixed;
   const kept: Entry[] = [];
   const closed = new Set<SectionName>();
+  // Prefixes (per section and file) of the entries kept so far: a further member costs only its own part.
+  const prefixes = new Set<string>();
   for (const entry of ordered) {
     if (closed.has(entry.section)) continue;
     // An entry costs its text, a separator, and its section's title line the first time.
     const title = kept.some((other) => other.section === entry.section)
       ? 0
       : tokenizer.count(SECTION_TITLES[entry.section]) + 8;
-    const cost = tokenizer.count(entry.text) + 1 + title;
+    const shareKey = entry.share
+      ? `${entry.section}\u0000${entry.group ?? ""}\u0000${entry.share.prefix}`
+      : null;
+    const text = entry.share && shareKey !== null && prefixes.has(shareKey) ? entry.share.member : entry.text;
+    const cost = tokenizer.count(text) + 1 + title;
     const overShare = entry.section === "names" && namesUsed + cost > namesBudget;
     if (used + cost > options.budgetTokens || overShare) {
       // Keep newest-first runs unbroken: an older entry never shows while a newer one is left out.
@@ -335,6 +391,7 @@ export function renderLedger(
     }
     used += cost;
     if (entry.section === "names") namesUsed += cost;
+    if (shareKey !== null) prefixes.add(shareKey);
     kept.push(entry);
   }
   const omittedBySection = (entries: readonly Entry[]) => {

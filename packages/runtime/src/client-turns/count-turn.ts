@@ -5,7 +5,7 @@ import {
   type Tokenizer,
 } from "@longrun/compaction";
 import type { ClientTurn } from "@longrun/openai-compat";
-import { type MessageCounter, OFF_THREAD_CHARS } from "../tokens/message-counter.ts";
+import { countsOffThread, type MessageCounter, OFF_THREAD_CHARS } from "../tokens/message-counter.ts";
 
 /**
  * Input tokens of a client request as it stands (system text, every item, tools), counted the way
@@ -27,7 +27,7 @@ export async function countClientTurnTokens(
   }
   if (turn.system) {
     total +=
-      counter && turn.system.length > OFF_THREAD_CHARS
+      counter && countsOffThread(turn.system)
         ? estimateMessageTokens({ role: "system", content: "" }, tokenizer) +
           (await counter.countText(turn.system))
         : estimateMessageTokens({ role: "system", content: turn.system }, tokenizer);

@@ -10,7 +10,7 @@ import type { ModelProfile } from "@longrun/protocol";
 import type { AgentContext } from "../context/agent-context.ts";
 import { restorationBudgetsFor, restoredFilesOf } from "../context/projection.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { OFF_THREAD_CHARS } from "../tokens/message-counter.ts";
+import { countsOffThread } from "../tokens/message-counter.ts";
 
 /**
  * The projection of a gateway conversation: the same pipeline as longrun's own agents, with the
@@ -50,7 +50,7 @@ async function precounted(
   texts: string[],
 ): Promise<Tokenizer> {
   const { tokenizer, counter } = deps;
-  const large = texts.filter((text) => text.length > OFF_THREAD_CHARS);
+  const large = texts.filter(countsOffThread);
   if (!counter || large.length === 0) return tokenizer;
   const counts = new Map<string, number>();
   for (const text of large) counts.set(text, await counter.countText(text));

@@ -63,11 +63,13 @@ export async function endTurn(
   const { threadId, agentId, runId } = target;
   // A compaction job may have left the agent waiting or exhausted; between requests it is idle.
   const agentStatus = (await deps.store.agents.get(agentId))?.status;
+  // An upstream's answer can be any length: counted before the transaction, a long one off the loop.
+  const answer = outcome.kind === "answered" ? await withTokenCount(deps, outcome.answer) : null;
   return commit(deps, async (unit, announce) => {
     let stored: StoredMessage | null = null;
     const run = await unit.updateRun(runId, {});
-    if (outcome.kind === "answered") {
-      stored = await appendFactIn(unit, announce, target, outcome.answer);
+    if (answer !== null) {
+      stored = await appendFactIn(unit, announce, target, answer);
     }
     if (!run.finishedAt) {
       if (outcome.kind === "answered") {

@@ -87,7 +87,7 @@ describe("the working-state ledger at runtime", () => {
       const body = entry.body as { messages: ChatMessage[] };
       const instruction = contentText(body.messages.at(-1)?.content ?? null);
       expect(instruction).not.toContain(LEDGER_HEADER);
-      expect(instruction).toContain("do not copy it");
+      expect(instruction).toMatch(/"Working state" block .* do not copy them/);
       const ledgers = JSON.stringify(body.messages).split(LEDGER_HEADER).length - 1;
       expect(ledgers).toBe(index === 0 ? 0 : 1);
     }

@@ -1,5 +1,5 @@
 import { type Agent, errorFields } from "@longrun/protocol";
-import { appendFactIn } from "../events/append-fact.ts";
+import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
 import type { Coordinator } from "./coordinator.ts";
@@ -32,6 +32,12 @@ export async function finishApiTeam(
   // The parent is busy: the reconciler finishes the team run once it is free.
   if (!lease) return false;
   try {
+    // Counted before the transaction: the reports together can be long (see withTokenCount).
+    const report = await withTokenCount(deps, {
+      role: "user",
+      name: "team_report",
+      content: `Reports from the sub-agents spawned for you (run ${runId}):\n\n${reports.join("\n\n")}`,
+    });
     await commit(deps, async (unit, announce) => {
       const current = await unit.updateRun(runId, {});
       if (current.finishedAt) return;
@@ -39,11 +45,7 @@ export async function finishApiTeam(
         unit,
         announce,
         { threadId: child.threadId, agentId: parent.id, runId, fence: lease.fence },
-        {
-          role: "user",
-          name: "team_report",
-          content: `Reports from the sub-agents spawned for you (run ${runId}):\n\n${reports.join("\n\n")}`,
-        },
+        report,
       );
       await unit.updateRun(runId, { status: "completed", finishedAt: deps.now() });
       announce({

@@ -17,7 +17,7 @@ import { runCompaction } from "../compaction/run-compaction.ts";
 import { loadAgentContext } from "../context/agent-context.ts";
 import { type AgentSession, openSession, recordFact } from "../context/agent-session.ts";
 import { measuredFigures, projectContext } from "../context/projection.ts";
-import { appendFactIn } from "../events/append-fact.ts";
+import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { commit } from "../events/commit.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
 import type { RuntimeDeps } from "../runtime-deps.ts";
@@ -232,9 +232,11 @@ export async function runAgentStep(
       providerState: { ...assistant.providerState, issuedOnCompactionId: context.compaction?.id ?? null },
     };
   }
+  // Counted before the transaction, a long answer off the event loop (see withTokenCount).
+  const counted = await withTokenCount(deps, assistant);
   const stored = await commit(deps, async (unit, announce) => {
     if (!measuredSent) announce(measured);
-    const fact = await appendFactIn(unit, announce, where, assistant);
+    const fact = await appendFactIn(unit, announce, where, counted);
     const first = fact.toolCalls?.[0];
     if (first && runsDirectly(deps, first))
       started.set(first.id, await startCallIn(unit, announce, where, first));

@@ -2,7 +2,7 @@ import type { AgentState, StoredMessage, TodoItem, ToolCall } from "@longrun/pro
 import type { FileChange, UnitOfWork } from "@longrun/store";
 import type { AgentContext } from "../context/agent-context.ts";
 import { type AgentSession, recordFact } from "../context/agent-session.ts";
-import { appendFactIn } from "../events/append-fact.ts";
+import { appendFactIn, withTokenCount } from "../events/append-fact.ts";
 import { type Announce, commit } from "../events/commit.ts";
 import { approveByRule, matchingRule } from "../runs/approval-rules.ts";
 import type { Coordinator } from "../runs/coordinator.ts";
@@ -186,14 +186,16 @@ async function finishCall(
     todos: effects.todos ?? state.todos,
     recentFiles: effects.recentFiles ?? state.recentFiles,
   };
+  // Counted before the transaction, a long output off the event loop (see withTokenCount).
+  const result = await withTokenCount(deps, {
+    role: "tool",
+    content: output,
+    toolCallId: call.id,
+    toolStatus: status,
+    name: call.function.name,
+  });
   const { fact, updatedAt } = await commit(deps, async (unit, announce) => {
-    const fact = await appendFactIn(unit, announce, where, {
-      role: "tool",
-      content: output,
-      toolCallId: call.id,
-      toolStatus: status,
-      name: call.function.name,
-    });
+    const fact = await appendFactIn(unit, announce, where, result);
     const updatedAt = changed ? await unit.writeAgentState(nextState) : null;
     if (effects.files)
       await recordChangesIn(unit, session.context.thread, where.agentId, fact, effects.files);

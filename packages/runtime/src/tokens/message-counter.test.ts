@@ -1,7 +1,12 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createTokenizer, estimateStoredTokens, MESSAGE_OVERHEAD } from "@longrun/compaction";
 import { afterEach, describe, expect, it } from "vitest";
-import { createMessageCounter, type MessageCounter, OFF_THREAD_CHARS } from "./message-counter.ts";
+import {
+  countsOffThread,
+  createMessageCounter,
+  type MessageCounter,
+  OFF_THREAD_CHARS,
+} from "./message-counter.ts";
 
 const tokenizer = createTokenizer("o200k_base");
 let counter: MessageCounter | undefined;
@@ -59,5 +64,22 @@ describe("the message counter", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     expect(await pending).toBe(tokenizer.count(large));
+  }, 60_000);
+
+  it("counts a short text holding a long stretch without spaces off the loop too", async () => {
+    counter = createMessageCounter(tokenizer);
+    // 15,000 characters, under OFF_THREAD_CHARS, but one piece: inline it held the loop ~200 ms.
+    const answer = { role: "assistant" as const, content: `Echo: ${"y".repeat(15_000)}` };
+    expect(answer.content.length).toBeLessThan(OFF_THREAD_CHARS);
+    expect(countsOffThread(answer.content)).toBe(true);
+    expect(countsOffThread("ordinary words, ".repeat(900))).toBe(false);
+    let settled = false;
+    const pending = counter.count(answer).then((count) => {
+      settled = true;
+      return count;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(await pending).toBe(estimateStoredTokens(answer, tokenizer));
   }, 60_000);
 });
