@@ -7,8 +7,8 @@ export {
 } from "./assemble.ts";
 export { BillingChain, type PricedCall, RequestPartCounter } from "./billing-chain.ts";
 export { decodeText, looksBinaryText } from "./binary.ts";
-export { piecesAreShort } from "./bpe-count.ts";
 export { type Boundary, resolveBoundary } from "./boundary.ts";
+export { piecesAreShort } from "./bpe-count.ts";
 export {
   classifyTool,
   defaultToolClassification,
