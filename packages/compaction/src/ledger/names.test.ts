@@ -1,8 +1,8 @@
 import type { ChatMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { createTokenizer } from "../tokenizer.ts";
-import { foldNames, isName, namesIn, namesInArguments } from "./names.ts";
-import { NAMES_MIN_BUDGET, NAMES_SHARE, ownerOf, renderLedger } from "./render-ledger.ts";
+import { foldNames, isName, namesIn, namesInArguments, ownerOf } from "./names.ts";
+import { NAMES_MIN_BUDGET, NAMES_SHARE, renderLedger } from "./render-ledger.ts";
 import { type LedgerSource, updateLedger } from "./update-ledger.ts";
 
 const tokenizer = createTokenizer("o200k_base");

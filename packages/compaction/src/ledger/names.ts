@@ -107,3 +107,60 @@ export function namesRanked(names: readonly LedgerName[]): LedgerName[] {
       a.name.localeCompare(b.name),
   );
 }
+
+/** A rendered name as the ledger lays it out: its text, its file, and its owner when it shares one. */
+export interface SharedEntry {
+  text: string;
+  /** A name's file: names are shown under the file they were seen in. */
+  group?: string;
+  /** A name's owner (`a.b.`) and the rest: two or more names of one owner are written `a.b.{c, d}`. */
+  share?: { prefix: string; member: string };
+}
+
+/**
+ * Where a dotted name shares its owner with others (`self.field.{name, remote_field}`): the part before
+ * its last dot and the part after it, or null for a name that stays whole — no dot, or a last part that
+ * could read as a file's extension (`setup.py`, `cursor.execute`, up to eight letters and digits), which
+ * keeps the form an agent types.
+ */
+export function ownerOf(name: string): { owner: string; member: string } | null {
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0 || dot === name.length - 1) return null;
+  const member = name.slice(dot + 1);
+  if (/^[A-Za-z][A-Za-z0-9]{0,7}$/.test(member)) return null;
+  return { owner: name.slice(0, dot), member };
+}
+
+/**
+ * Entries joined by `separator`, those sharing a prefix written once at the first of them:
+ * `self.field.{get_cache_name, remote_field}`.
+ */
+function joinShared(entries: readonly SharedEntry[], separator: string): string {
+  const members = new Map<string, string[]>();
+  for (const entry of entries)
+    if (entry.share)
+      members.set(entry.share.prefix, [...(members.get(entry.share.prefix) ?? []), entry.share.member]);
+  const written = new Set<string>();
+  const parts: string[] = [];
+  for (const entry of entries) {
+    const shared = entry.share ? (members.get(entry.share.prefix) ?? []) : [];
+    if (!entry.share || shared.length < 2) parts.push(entry.text);
+    else if (!written.has(entry.share.prefix)) {
+      written.add(entry.share.prefix);
+      parts.push(`${entry.share.prefix}{${shared.join(", ")}}`);
+    }
+  }
+  return parts.join(separator);
+}
+
+/** Names under their files (`a.py: load, save; other, names`), files in order of their first name. */
+export function groupedNames(entries: readonly SharedEntry[]): string {
+  const groups = new Map<string, SharedEntry[]>();
+  for (const entry of entries) {
+    const key = entry.group ?? "";
+    groups.set(key, [...(groups.get(key) ?? []), entry]);
+  }
+  return [...groups]
+    .map(([file, names]) => (file === "" ? joinShared(names, ", ") : `${file}: ${joinShared(names, ", ")}`))
+    .join("; ");
+}

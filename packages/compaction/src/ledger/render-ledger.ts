@@ -1,6 +1,6 @@
 import type { Ledger } from "@longrun/protocol";
 import type { Tokenizer } from "../tokenizer.ts";
-import { namesRanked } from "./names.ts";
+import { groupedNames, namesRanked, ownerOf, type SharedEntry } from "./names.ts";
 import { clipLine } from "./result-outcome.ts";
 
 export const LEDGER_HEADER =
@@ -69,7 +69,7 @@ const DISPLAY: SectionName[] = [
   "names",
 ];
 
-interface Entry {
+interface Entry extends SharedEntry {
   section: SectionName;
   /** Position within the section (oldest first). */
   order: number;
@@ -77,10 +77,6 @@ interface Entry {
   rank: number;
   /** Step of the fact behind it, for newest-first within a rank across sections (-1: unknown). */
   recency: number;
-  /** A name's file: names are shown under the file they were seen in. */
-  group?: string;
-  /** A name's owner (`a.b.`) and the rest: two or more names of one owner are written `a.b.{c, d}`. */
-  share?: { prefix: string; member: string };
 }
 
 function at(step: number | null): string {
@@ -251,11 +247,8 @@ function renderEntries(
       lines.push(`${SECTION_TITLES[section]}${more}: ${groupedNames(kept)}`);
       continue;
     }
-    if (section === "plan") {
-      lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(" ")}`);
-      continue;
-    }
-    lines.push(`${SECTION_TITLES[section]}${more}: ${joinShared(kept, "; ")}`);
+    const separator = section === "plan" ? " " : "; ";
+    lines.push(`${SECTION_TITLES[section]}${more}: ${kept.map((entry) => entry.text).join(separator)}`);
   }
   const total = [...omittedBySection.values()].reduce((sum, count) => sum + count, 0);
   if (left.length > 0 && note === "sections")
@@ -263,54 +256,6 @@ function renderEntries(
   else if (total > 0 && note === "count") lines.push(`(${total} entries not shown for space)`);
   lines.push(LEDGER_FOOTER);
   return lines.join("\n");
-}
-
-/**
- * Where a dotted name shares its owner with others (`self.field.{name, remote_field}`): the part before
- * its last dot and the part after it, or null for a name that stays whole — no dot, or a last part that
- * could read as a file's extension (`setup.py`, `cursor.execute`, up to eight letters and digits), which
- * keeps the form an agent types.
- */
-export function ownerOf(name: string): { owner: string; member: string } | null {
-  const dot = name.lastIndexOf(".");
-  if (dot <= 0 || dot === name.length - 1) return null;
-  const member = name.slice(dot + 1);
-  if (/^[A-Za-z][A-Za-z0-9]{0,7}$/.test(member)) return null;
-  return { owner: name.slice(0, dot), member };
-}
-
-/**
- * Entries joined by `separator`, those sharing a prefix written once at the first of them:
- * `self.field.{get_cache_name, remote_field}`.
- */
-function joinShared(entries: readonly Entry[], separator: string): string {
-  const members = new Map<string, string[]>();
-  for (const entry of entries)
-    if (entry.share)
-      members.set(entry.share.prefix, [...(members.get(entry.share.prefix) ?? []), entry.share.member]);
-  const written = new Set<string>();
-  const parts: string[] = [];
-  for (const entry of entries) {
-    const shared = entry.share ? (members.get(entry.share.prefix) ?? []) : [];
-    if (!entry.share || shared.length < 2) parts.push(entry.text);
-    else if (!written.has(entry.share.prefix)) {
-      written.add(entry.share.prefix);
-      parts.push(`${entry.share.prefix}{${shared.join(", ")}}`);
-    }
-  }
-  return parts.join(separator);
-}
-
-/** Names under their files (`a.py: load, save; other, names`), files in order of their first name. */
-function groupedNames(entries: readonly Entry[]): string {
-  const groups = new Map<string, Entry[]>();
-  for (const entry of entries) {
-    const key = entry.group ?? "";
-    groups.set(key, [...(groups.get(key) ?? []), entry]);
-  }
-  return [...groups]
-    .map(([file, names]) => (file === "" ? joinShared(names, ", ") : `${file}: ${joinShared(names, ", ")}`))
-    .join("; ");
 }
 
 /**

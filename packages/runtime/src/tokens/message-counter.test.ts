@@ -15,6 +15,21 @@ afterEach(async () => {
   counter = undefined;
 });
 
+/**
+ * The count a pending promise resolves to, asserted to come back only after the loop turned: an inline
+ * count (even one behind an await) would have settled before a setImmediate callback runs.
+ */
+async function countedOffLoop(pending: Promise<number>): Promise<number> {
+  let settled = false;
+  const counted = pending.then((count) => {
+    settled = true;
+    return count;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(settled).toBe(false);
+  return counted;
+}
+
 describe("the message counter", () => {
   it("counts a large message off the event loop, to the same count as inline", async () => {
     const remembered = new Map<string, number>();
@@ -29,16 +44,7 @@ describe("the message counter", () => {
     expect(large.content.length).toBeGreaterThan(OFF_THREAD_CHARS);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
-    let settled = false;
-    const pending = counter.count(large).then((count) => {
-      settled = true;
-      return count;
-    });
-    // The loop turns while the count is outstanding: an inline count (even one behind an await)
-    // would have settled before a setImmediate callback runs.
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(settled).toBe(false);
-    const offThread = await pending;
+    const offThread = await countedOffLoop(counter.count(large));
     delay.disable();
     const blockedOff = delay.max / 1e6;
     const started = performance.now();
@@ -56,14 +62,7 @@ describe("the message counter", () => {
     counter = createMessageCounter(tokenizer);
     expect(await counter.countText("short text")).toBe(tokenizer.count("short text"));
     const large = "ab".repeat(60_000);
-    let settled = false;
-    const pending = counter.countText(large).then((count) => {
-      settled = true;
-      return count;
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(settled).toBe(false);
-    expect(await pending).toBe(tokenizer.count(large));
+    expect(await countedOffLoop(counter.countText(large))).toBe(tokenizer.count(large));
   }, 60_000);
 
   it("counts a short text holding a long stretch without spaces off the loop too", async () => {
@@ -73,13 +72,6 @@ describe("the message counter", () => {
     expect(answer.content.length).toBeLessThan(OFF_THREAD_CHARS);
     expect(countsOffThread(answer.content)).toBe(true);
     expect(countsOffThread("ordinary words, ".repeat(900))).toBe(false);
-    let settled = false;
-    const pending = counter.count(answer).then((count) => {
-      settled = true;
-      return count;
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(settled).toBe(false);
-    expect(await pending).toBe(estimateStoredTokens(answer, tokenizer));
+    expect(await countedOffLoop(counter.count(answer))).toBe(estimateStoredTokens(answer, tokenizer));
   }, 60_000);
 });
