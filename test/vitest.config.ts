@@ -18,5 +18,8 @@ export default defineProject({
     // failed tests that were only slow.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // The same for `expect.poll` without its own timeout (vitest's default is 1 s: a wall-clock budget, which
+    // a DOM update or a log line misses on a loaded machine). A poll that never holds still fails here.
+    expect: { poll: { timeout: 60_000 } },
   },
 });

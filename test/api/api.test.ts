@@ -272,7 +272,7 @@ describe("routes through the SDK", () => {
           true,
         );
       },
-      { timeout: 20_000, interval: 50 },
+      { timeout: 60_000, interval: 50 },
     );
     await client.runs.cancel(second.runId);
     const again = await client.runs.cancel(first.runId);
@@ -309,7 +309,7 @@ describe("routes through the SDK", () => {
         callId = requested?.type === "approval.requested" ? requested.data.callId : "";
         agentId = requested?.agentId ?? "";
       },
-      { timeout: 20_000, interval: 50 },
+      { timeout: 60_000, interval: 50 },
     );
     const approvals = `/v1/agents/${agentId}/approvals/${callId}`;
     // The same call id under another agent is not this call.

@@ -30,7 +30,7 @@ describe("event retention (embedded mode)", () => {
         retained = await allEvents(client, thread.id);
         expect(retained.length).toBeLessThanOrEqual(100);
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
     const oldest = retained[0]?.seq ?? 0;
     const head = retained.at(-1)?.seq ?? 0;
@@ -44,13 +44,13 @@ describe("event retention (embedded mode)", () => {
       { onEvent: (event) => seen.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
     await subscription.ready;
-    await vi.waitFor(() => expect(seen.at(-1)).toBe(head), { timeout: 10_000 });
+    await vi.waitFor(() => expect(seen.at(-1)).toBe(head), { timeout: 60_000 });
     expect(resyncs).toEqual([expect.objectContaining({ requestedSince: 0, oldestSeq: oldest })]);
     // After the resync, the retained log arrives whole; new events continue from the head.
     expect(seen).toEqual(retained.map((event) => event.seq));
     const next = await client.threads.sendMessage(thread.id, { content: "/compact" });
     await waitForRun(client, thread.id, next.runId);
-    await vi.waitFor(() => expect(seen.at(-1)).toBeGreaterThan(head), { timeout: 10_000 });
+    await vi.waitFor(() => expect(seen.at(-1)).toBeGreaterThan(head), { timeout: 60_000 });
     expect(seen[retained.length]).toBe(head + 1);
   }, 120_000);
 });

@@ -91,10 +91,10 @@ describe("embedded mode end to end (one process, SDK over real HTTP and WebSocke
     // The thread's event seq is gapless from 1.
     expect(log.map((event) => event.seq)).toEqual(log.map((_, index) => index + 1));
     const head = log.at(-1)?.seq ?? 0;
-    await vi.waitFor(() => expect(secondSubscription.lastSeq(thread.id)).toBe(head), { timeout: 10_000 });
+    await vi.waitFor(() => expect(secondSubscription.lastSeq(thread.id)).toBe(head), { timeout: 60_000 });
     await vi.waitFor(
       () => expect(compactionOnly.length).toBe(log.filter((e) => e.type.startsWith("compaction.")).length),
-      { timeout: 10_000 },
+      { timeout: 60_000 },
     );
 
     // Disconnect + resume: every persisted event exactly once, in order, nothing missing.

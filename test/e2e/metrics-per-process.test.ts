@@ -21,7 +21,7 @@ beforeAll(async () => {
     const line = worker?.output.find((text) => /metrics: http/.test(text));
     workerMetricsUrl = /metrics: (\S+)/.exec(line ?? "")?.[1] ?? "";
     expect(workerMetricsUrl).not.toBe("");
-  });
+  }, 60_000);
 }, 120_000);
 afterAll(async () => {
   await cluster?.close();

@@ -72,7 +72,7 @@ describe("fault: Redis killed and restarted empty", () => {
     await cluster.redis.start();
     const restartedAt = Date.now();
     await vi.waitFor(async () => expect((await fetch(`${server.url}/readyz`)).status).toBe(200), {
-      timeout: 20_000,
+      timeout: 60_000,
       interval: 100,
     });
     await waitForRunsToEnd(client, ids, 180_000);

@@ -56,7 +56,7 @@ describe("fault: one of two API servers SIGKILLed", () => {
 
     await waitForRunsToEnd(second, ids, 120_000);
     const log = await readThreadEvents(second, watched);
-    await vi.waitFor(() => expect(after.events.at(-1)?.seq).toBe(log.at(-1)?.seq), { timeout: 20_000 });
+    await vi.waitFor(() => expect(after.events.at(-1)?.seq).toBe(log.at(-1)?.seq), { timeout: 60_000 });
     const received: LongrunEvent[] = [
       ...before.events.filter((event) => event.seq <= lastSeen),
       ...after.events,

@@ -8,7 +8,7 @@ import { type ClusterProcess, startProcess } from "../e2e/support/distributed-cl
 
 // `longrun start` as a real process on a real libSQL file; each fault is made for real (chattr +i works
 // on this file system even for root, where chmod would not; renames; a truncated -shm), then removed.
-// Each: /readyz says 503 naming the problem within 1 s, a client's write gets a clear 503, nothing is
+// Each: the first /readyz after it says 503 naming the problem, a client's write gets a clear 503, nothing is
 // written to a stray place, one log line per change of state, and everything works again after.
 
 const TOKEN = "storage-faults-token-0123456789";
@@ -49,22 +49,20 @@ async function readiness(): Promise<{
   status: number;
   body: { ok: boolean; problems?: Record<string, string> };
 }> {
-  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1_000) });
+  // A hang guard only: a request that never answers fails here instead of at the test's timeout.
+  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(60_000) });
   return { status: response.status, body: (await response.json()) as never };
 }
 
-/** Polls /readyz until it says 503 — within 1 s of the fault — and returns what it names. */
-async function unreadyWithin1s(): Promise<string> {
-  let problem = "";
-  await vi.waitFor(
-    async () => {
-      const { status, body } = await readiness();
-      expect(status).toBe(503);
-      problem = body.problems?.database ?? "";
-    },
-    { timeout: 1_000, interval: 20 },
-  );
-  return problem;
+/**
+ * The first /readyz after the fault says 503 and names it: each readiness request checks the storage
+ * afresh (the files' identity and writability, a probe write), so no wait is needed — and none is
+ * timed, since a wall-clock budget only measures how loaded the machine is.
+ */
+async function unreadyAtOnce(): Promise<string> {
+  const { status, body } = await readiness();
+  expect(status).toBe(503);
+  return body.problems?.database ?? "";
 }
 
 async function createThread(): Promise<{
@@ -88,7 +86,7 @@ async function expectRefused(): Promise<void> {
 /** Recovery: /readyz 200 again and a new thread is written (its workspace inside the data dir). */
 async function expectRecovered(): Promise<void> {
   await vi.waitFor(async () => expect((await readiness()).status).toBe(200), {
-    timeout: 5_000,
+    timeout: 60_000,
     interval: 20,
   });
   const created = await createThread();
@@ -111,7 +109,7 @@ async function fault(
   const before = stateLines();
   await make();
   try {
-    check(await unreadyWithin1s());
+    check(await unreadyAtOnce());
     await expectRefused();
     await expectRefused();
     expect(server.child.exitCode).toBeNull();
@@ -119,7 +117,9 @@ async function fault(
     await remove();
   }
   await expectRecovered();
-  await vi.waitFor(() => expect(stateLines()).toEqual({ down: before.down + 1, up: before.up + 1 }));
+  await vi.waitFor(() => expect(stateLines()).toEqual({ down: before.down + 1, up: before.up + 1 }), {
+    timeout: 60_000,
+  });
 }
 
 describe("fault: storage goes away under a running server", () => {

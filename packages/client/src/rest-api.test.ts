@@ -317,7 +317,7 @@ describe("retries, timeouts and cancellation", () => {
     const pending = createClient({ baseUrl, token: "secret", maxRetries: 5 }).health({
       signal: controller.signal,
     });
-    await vi.waitFor(() => expect(recorded).toHaveLength(1));
+    await vi.waitFor(() => expect(recorded).toHaveLength(1), { timeout: 20_000 });
     controller.abort();
     const error = await pending.catch((caught: unknown) => caught);
     expect(AbortError.isInstance(error)).toBe(true);

@@ -59,7 +59,9 @@ describe.each([
       });
       await bus.subscribe("control", (message) => received.push(message));
       await bus.publish("control", { type: "cancel", runId: "run-1" });
-      await vi.waitFor(() => expect(received).toEqual([{ type: "cancel", runId: "run-1" }]));
+      await vi.waitFor(() => expect(received).toEqual([{ type: "cancel", runId: "run-1" }]), {
+        timeout: 20_000,
+      });
       expect(errors).toHaveLength(1);
       expect(errors[0]![1]).toBe("control");
     } finally {
@@ -75,7 +77,7 @@ describe.each([
       const received: string[] = [];
       await Promise.all(["a", "b", "c"].map((tag) => bus.subscribe("fresh", () => received.push(tag))));
       await bus.publish("fresh", 1);
-      await vi.waitFor(() => expect(received.sort()).toEqual(["a", "b", "c"]));
+      await vi.waitFor(() => expect(received.sort()).toEqual(["a", "b", "c"]), { timeout: 20_000 });
     } finally {
       await bus.close();
       await cleanup();

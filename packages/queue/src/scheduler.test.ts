@@ -30,7 +30,7 @@ describe("createScheduler", () => {
     expect(await scheduler.cancelRun("r2")).toBe(1);
     expect(await scheduler.liveAgents()).toEqual(new Set(["a"]));
     release();
-    await vi.waitFor(() => expect(seen).toHaveLength(2));
+    await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 20_000 });
     expect(seen.map((payload) => payload.expectSeq)).toEqual([-1, 0]);
     await queue.close({ graceMs: 100 });
   });

@@ -11,7 +11,7 @@ describe("createTestRedis", () => {
       await first.redis.hset(`${first.prefix}:b:c`, "field", "2");
       await second.redis.set(`${second.prefix}:a`, "kept");
       await first.cleanup();
-      await vi.waitFor(() => expect(first.redis.status).toBe("end"));
+      await vi.waitFor(() => expect(first.redis.status).toBe("end"), { timeout: 20_000 });
       expect(await second.redis.exists(`${first.prefix}:a`, `${first.prefix}:b:c`)).toBe(0);
       expect(await second.redis.get(`${second.prefix}:a`)).toBe("kept");
     } finally {

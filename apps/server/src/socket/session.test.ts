@@ -60,7 +60,7 @@ describe("gateway session (transport-independent)", () => {
     for (const answer of ["pong", "frame"] as const) {
       const { session, closes, pings, frames } = harness({ heartbeatMs: 5, answer });
       current = session;
-      await vi.waitFor(() => expect(pings()).toBeGreaterThanOrEqual(10));
+      await vi.waitFor(() => expect(pings()).toBeGreaterThanOrEqual(10), { timeout: 20_000 });
       expect(closes).toEqual([]);
       expect(frames.filter((frame) => frame.type === "heartbeat").length).toBe(pings());
       session.dispose();
@@ -88,7 +88,9 @@ describe("gateway session (transport-independent)", () => {
     await session.handle({ type: "subscribe", id: "s1", threadId: "thread-a" });
     setBuffered(5_000);
     memory.append({ threadId: "thread-a", type: "run.started", data: { kind: "message" } });
-    await vi.waitFor(() => expect(closes).toEqual([{ code: 4008, reason: "slow consumer" }]));
+    await vi.waitFor(() => expect(closes).toEqual([{ code: 4008, reason: "slow consumer" }]), {
+      timeout: 20_000,
+    });
     expect(frames.at(-1)).toEqual({ type: "closing", reason: "slow consumer" });
     expect(memory.listenerCount()).toBe(0);
   });
@@ -110,8 +112,10 @@ describe("gateway session (transport-independent)", () => {
       },
     });
     await broken.handle({ type: "subscribe", id: "s1", threadId: "thread-a", since: 0 });
-    await vi.waitFor(() =>
-      expect(frames.at(-1)).toEqual({ type: "error", id: "s1", code: "internal", message: "disk gone" }),
+    await vi.waitFor(
+      () =>
+        expect(frames.at(-1)).toEqual({ type: "error", id: "s1", code: "internal", message: "disk gone" }),
+      { timeout: 20_000 },
     );
     expect(broken.subscriptionCount()).toBe(0);
     broken.dispose();

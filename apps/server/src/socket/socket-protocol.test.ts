@@ -41,10 +41,10 @@ describe("gateway protocol", () => {
     }
     const byHeader = await openRawClient(wsUrl, { authorization: "Bearer token-a" });
     const byQuery = await openRawClient(`${wsUrl}?token=token-a`);
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(2));
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(2), { timeout: 20_000 });
     byHeader.socket.close();
     byQuery.socket.close();
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0));
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), { timeout: 20_000 });
   });
 
   it("stops reconnecting and rejects `ready` when the token is refused", async () => {
@@ -67,7 +67,7 @@ describe("gateway protocol", () => {
     raw.send({ type: "subscribe", id: "s1" });
     raw.send({ type: "warp", id: "x" });
     raw.send({ type: "ping", at: 7 });
-    await vi.waitFor(() => expect(raw.frames.length).toBe(4));
+    await vi.waitFor(() => expect(raw.frames.length).toBe(4), { timeout: 20_000 });
     const errors = raw.frames.filter((frame) => frame.type === "error");
     expect(errors.map((frame) => frame.code)).toEqual(["bad_frame", "bad_frame", "bad_frame"]);
     expect(errors[1]).toMatchObject({ id: "s1" });
@@ -108,8 +108,9 @@ describe("gateway protocol", () => {
       memory.append(runStarted("thread-a"));
       if (index % 3 === 0) await yieldToLoop();
     }
-    await vi.waitFor(() =>
-      expect(eventSeqs(raw.frames)).toEqual(Array.from({ length: 100 }, (_, index) => index + 1)),
+    await vi.waitFor(
+      () => expect(eventSeqs(raw.frames)).toEqual(Array.from({ length: 100 }, (_, index) => index + 1)),
+      { timeout: 20_000 },
     );
     expect(raw.frames[0]).toMatchObject({ type: "subscribed", id: "s1" });
     raw.socket.close();
@@ -120,7 +121,7 @@ describe("gateway protocol", () => {
     for (let index = 0; index < 3; index += 1) memory.append(runStarted("thread-a"));
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: 50 });
-    await vi.waitFor(() => expect(raw.frames.length).toBe(2));
+    await vi.waitFor(() => expect(raw.frames.length).toBe(2), { timeout: 20_000 });
     expect(raw.frames).toEqual([
       { type: "subscribed", id: "s1", headSeq: 3 },
       {
@@ -135,7 +136,7 @@ describe("gateway protocol", () => {
     ]);
     memory.append(runStarted("thread-a"));
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]), { timeout: 20_000 });
     raw.socket.close();
   });
 
@@ -143,7 +144,7 @@ describe("gateway protocol", () => {
     const { wsUrl, memory } = await start();
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
     // Payload lengths below 126, below 65,536 and above: the three header forms of RFC 6455.
     const outputs = ["", "é".repeat(100), "ü→".repeat(20_000), "x".repeat(70_000)];
     for (const output of outputs) {
@@ -153,7 +154,7 @@ describe("gateway protocol", () => {
         data: { callId: "c", name: "read_file", status: "ok", output },
       } as NewEvent);
     }
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]), { timeout: 20_000 });
     const received = raw.frames.flatMap((frame) =>
       frame.type === "event" && frame.event.type === "tool.completed" ? [frame.event.data.output] : [],
     );
@@ -166,7 +167,7 @@ describe("gateway protocol", () => {
     const { wsUrl, memory } = await start({ maxUnacked: 20, maxQueued: 20, stallTimeoutMs: 60_000 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
     // Live events keep coming while the window is full: the backlog overflows and the consumer is dropped.
     for (let index = 0; index < 100 && raw.socket.readyState === WebSocket.OPEN; index += 1) {
       memory.append(runStarted("thread-a"));
@@ -176,7 +177,7 @@ describe("gateway protocol", () => {
     expect(closed.code).toBe(4008);
     expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "slow consumer" });
     expect(eventSeqs(raw.frames)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
-    await vi.waitFor(() => expect(memory.listenerCount()).toBe(0));
+    await vi.waitFor(() => expect(memory.listenerCount()).toBe(0), { timeout: 20_000 });
   });
 
   it("closes a consumer that stalls a replay past the stall timeout", async () => {
@@ -199,7 +200,7 @@ describe("gateway protocol", () => {
       { threadId: "thread-a", since: -1 },
       { onEvent: (event) => seqs.push(event.seq), onStatus: (status) => statuses.push(status) },
     );
-    await vi.waitFor(() => expect(seqs.length).toBe(500));
+    await vi.waitFor(() => expect(seqs.length).toBe(500), { timeout: 20_000 });
     expect(statuses).toEqual(["connecting", "open"]);
     handle.close();
     client.close();
@@ -210,11 +211,13 @@ describe("gateway protocol", () => {
     memory.delta("thread-a", "lost before subscribing");
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: -1 });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), { timeout: 20_000 });
     memory.delta("thread-a", "hello");
-    await vi.waitFor(() => expect(raw.frames.at(-1)).toMatchObject({ event: { type: "message.delta" } }));
+    await vi.waitFor(() => expect(raw.frames.at(-1)).toMatchObject({ event: { type: "message.delta" } }), {
+      timeout: 20_000,
+    });
     const texts = raw.frames.flatMap((frame) =>
       frame.type === "event" && frame.event.type === "message.delta" ? [frame.event.data.text] : [],
     );
@@ -230,16 +233,16 @@ describe("gateway protocol", () => {
       pings += 1;
     });
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"));
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
     // After its subscribe the client sends no application frame; ten ping periods pass.
     await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(10), { timeout: 5_000 });
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]));
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), { timeout: 20_000 });
     expect(raw.socket.readyState).toBe(WebSocket.OPEN);
     expect(raw.frames.some((frame) => frame.type === "heartbeat")).toBe(true);
     expect(raw.frames.some((frame) => frame.type === "closing")).toBe(false);
     raw.send({ type: "ping", at: 7 });
-    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 7 }));
+    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 7 }), { timeout: 20_000 });
     raw.socket.close();
   });
 
@@ -254,7 +257,7 @@ describe("gateway protocol", () => {
     expect(closed).toEqual({ code: 4002, reason: "ping timeout" });
     expect(pings).toBeGreaterThanOrEqual(1);
     expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "ping timeout" });
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0));
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), { timeout: 20_000 });
   });
 
   it("keeps an SDK subscription open without the SDK sending application frames", async () => {

@@ -77,11 +77,11 @@ describe("gateway streaming", () => {
           const live = client.subscribe({ threadId }, { onEvent: (event) => liveOnly.push(event.seq) });
           await Promise.all([appending, replay.ready, live.ready]);
           const total = before + during;
-          await vi.waitFor(() => expect(replayed.length).toBe(total));
+          await vi.waitFor(() => expect(replayed.length).toBe(total), { timeout: 20_000 });
           expect(replayed).toEqual(range(1, total + 1));
           // Live-only starts after the head it was told about and then misses nothing.
           const start = liveOnly[0] ?? total + 1;
-          await vi.waitFor(() => expect(liveOnly).toEqual(range(start, total + 1)));
+          await vi.waitFor(() => expect(liveOnly).toEqual(range(start, total + 1)), { timeout: 20_000 });
           expect(replay.lastSeq(threadId)).toBe(total > 0 ? total : since);
           expect(resyncs).toEqual([]);
           replay.close();
@@ -111,7 +111,7 @@ describe("gateway streaming", () => {
       const handle = client.subscribe({ threadId, since: 3 }, { onEvent: (event) => seqs.push(event.seq) });
       await handle.ready;
       await appendConcurrently(memory, threadId, 90, 3);
-      await vi.waitFor(() => expect(seqs).toEqual(range(4, 101)));
+      await vi.waitFor(() => expect(seqs).toEqual(range(4, 101)), { timeout: 20_000 });
       handle.close();
     } finally {
       memory.publish = (_event, deliver) => deliver();
@@ -137,8 +137,10 @@ describe("gateway streaming", () => {
     memory.append(runStarted(threadId, "agent-2"));
     memory.append(compactionStarted(threadId, "agent-2"));
     memory.append(runStarted(threadId, "agent-1"));
-    await vi.waitFor(() => expect(compactions.map((event) => event.seq)).toEqual([2, 4]));
-    await vi.waitFor(() => expect(agentTwo.map((event) => event.seq)).toEqual([3, 4]));
+    await vi.waitFor(() => expect(compactions.map((event) => event.seq)).toEqual([2, 4]), {
+      timeout: 20_000,
+    });
+    await vi.waitFor(() => expect(agentTwo.map((event) => event.seq)).toEqual([3, 4]), { timeout: 20_000 });
     expect(compactions.every((event) => event.type.startsWith("compaction."))).toBe(true);
     byType.close();
     byAgent.close();
@@ -161,11 +163,13 @@ describe("gateway streaming", () => {
       memory.append(runStarted(laterOfB));
       memory.append(runStarted(laterOfA));
       memory.append(runStarted(laterOfA));
-      await vi.waitFor(() =>
-        expect(seen.map((event) => `${event.threadId}:${event.seq}`)).toEqual([
-          `${laterOfA}:1`,
-          `${laterOfA}:2`,
-        ]),
+      await vi.waitFor(
+        () =>
+          expect(seen.map((event) => `${event.threadId}:${event.seq}`)).toEqual([
+            `${laterOfA}:1`,
+            `${laterOfA}:2`,
+          ]),
+        { timeout: 20_000 },
       );
       expect(seen.every((event) => !("tenantId" in event))).toBe(true);
       all.close();
@@ -184,7 +188,7 @@ describe("gateway streaming", () => {
       { threadId, since: 4 },
       { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
-    await vi.waitFor(() => expect(seqs).toEqual(range(12, 21)));
+    await vi.waitFor(() => expect(seqs).toEqual(range(12, 21)), { timeout: 20_000 });
     expect(resyncs).toEqual([
       { threadId, reason: "expired", requestedSince: 4, oldestSeq: 12, resumeAfter: 11 },
     ]);
@@ -201,18 +205,20 @@ describe("gateway streaming", () => {
       { threadId, since: 0 },
       { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
-    await vi.waitFor(() => expect(seqs).toEqual(range(1, 7)));
+    await vi.waitFor(() => expect(seqs).toEqual(range(1, 7)), { timeout: 20_000 });
     // The server's log goes back to an older state while the client is away (a restored database).
     server.dropConnections();
     memory.createThread(threadId, "tenant-a");
     memory.append(runStarted(threadId));
-    await vi.waitFor(() =>
-      expect(resyncs).toEqual([
-        { threadId, reason: "ahead", requestedSince: 6, oldestSeq: 1, resumeAfter: 1 },
-      ]),
+    await vi.waitFor(
+      () =>
+        expect(resyncs).toEqual([
+          { threadId, reason: "ahead", requestedSince: 6, oldestSeq: 1, resumeAfter: 1 },
+        ]),
+      { timeout: 20_000 },
     );
     memory.append(runStarted(threadId));
-    await vi.waitFor(() => expect(seqs).toEqual([...range(1, 7), 2]));
+    await vi.waitFor(() => expect(seqs).toEqual([...range(1, 7), 2]), { timeout: 20_000 });
     expect(handle.lastSeq(threadId)).toBe(2);
     handle.close();
   });
@@ -225,7 +231,7 @@ describe("gateway streaming", () => {
       { threadId: "*", types: ["approval.requested"] },
       { onEvent: () => undefined, onStatus: (status) => firstStatuses.push(status) },
     );
-    await vi.waitFor(() => expect(firstStatuses).toContain("open"));
+    await vi.waitFor(() => expect(firstStatuses).toContain("open"), { timeout: 20_000 });
     const seqs: number[] = [];
     const statuses: string[] = [];
     const second = client.subscribe(
@@ -234,7 +240,7 @@ describe("gateway streaming", () => {
     );
     expect(statuses).toEqual(["open"]);
     memory.append(runStarted(threadId));
-    await vi.waitFor(() => expect(seqs).toEqual([1]));
+    await vi.waitFor(() => expect(seqs).toEqual([1]), { timeout: 20_000 });
     second.close();
     first.close();
   });
@@ -257,8 +263,8 @@ describe("gateway streaming", () => {
     );
     await Promise.all([one.ready, all.ready]);
     memory.append(runStarted(other));
-    await vi.waitFor(() => expect(singleSeqs.length).toBe(5));
-    await vi.waitFor(() => expect(allSeqs).toContain(`${other}:1`));
+    await vi.waitFor(() => expect(singleSeqs.length).toBe(5), { timeout: 20_000 });
+    await vi.waitFor(() => expect(allSeqs).toContain(`${other}:1`), { timeout: 20_000 });
 
     server.dropConnections();
     // Appended while the client is away: owed on reconnect, including a thread created meanwhile.
@@ -266,10 +272,10 @@ describe("gateway streaming", () => {
     memory.append(runStarted(other));
     const createdWhileAway = newThread(memory);
     memory.append(runStarted(createdWhileAway));
-    await vi.waitFor(() => expect(statuses).toContain("reconnecting"));
+    await vi.waitFor(() => expect(statuses).toContain("reconnecting"), { timeout: 20_000 });
     await appendConcurrently(memory, single, 20, 4);
 
-    await vi.waitFor(() => expect(singleSeqs).toEqual(range(1, 27)));
+    await vi.waitFor(() => expect(singleSeqs).toEqual(range(1, 27)), { timeout: 20_000 });
     // "*" started live-only after `single`'s first five events.
     const expected = [
       ...range(6, 27).map((seq) => `${single}:${seq}`),
@@ -277,7 +283,7 @@ describe("gateway streaming", () => {
       `${other}:2`,
       `${createdWhileAway}:1`,
     ].sort();
-    await vi.waitFor(() => expect([...allSeqs].sort()).toEqual(expected));
+    await vi.waitFor(() => expect([...allSeqs].sort()).toEqual(expected), { timeout: 20_000 });
     expect(new Set(allSeqs).size).toBe(allSeqs.length);
     expect(statuses.at(-1)).toBe("open");
     one.close();
@@ -299,14 +305,14 @@ describe("gateway streaming", () => {
         },
       },
     );
-    await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3]));
+    await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3]), { timeout: 20_000 });
     await server.gateway.close();
     memory.append(runStarted(threadId));
     const restarted = attachSocketServer(server.server, memory.deps(), { replayPageSize: 7 });
     try {
-      await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0));
+      await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0), { timeout: 20_000 });
       memory.append(runStarted(threadId));
-      await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3, 4, 5]));
+      await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3, 4, 5]), { timeout: 20_000 });
       expect(reasons[0]).toBe("server shutting down");
       handle.close();
     } finally {
@@ -316,6 +322,6 @@ describe("gateway streaming", () => {
   });
 
   it("detaches from the live fan-out when subscriptions close", async () => {
-    await vi.waitFor(() => expect(server.memory.listenerCount()).toBe(0));
+    await vi.waitFor(() => expect(server.memory.listenerCount()).toBe(0), { timeout: 20_000 });
   });
 });

@@ -72,7 +72,7 @@ export function runningCases(open: OpenQueue): void {
       [1, 2, false],
       [2, 2, true],
     ]);
-    await vi.waitFor(async () => expect((await queue.stats()).agent.failed).toBe(1));
+    await vi.waitFor(async () => expect((await queue.stats()).agent.failed).toBe(1), { timeout: 20_000 });
   });
 
   it("does not retry an unrecoverable error", async () => {
