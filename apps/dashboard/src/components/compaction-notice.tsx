@@ -1,8 +1,8 @@
 import type { CompactionEvent } from "@longrun/protocol";
 import { memo } from "react";
 import { formatTokens, shortPath, textOf } from "../lib/format.ts";
+import type { RemovedRange } from "../state/removed-ranges.ts";
 import type { CompactionNotice } from "../state/thread-state.ts";
-import type { RemovedRange } from "../state/transcript.ts";
 import { FromHere, type TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { LedgerView } from "./ledger-view.tsx";

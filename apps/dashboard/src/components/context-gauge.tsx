@@ -1,7 +1,7 @@
 import { formatTokens } from "../lib/format.ts";
+import { compactionNotices } from "../state/removed-ranges.ts";
 import type { Measurement, ThreadState } from "../state/thread-state.ts";
 import { tokenFigure, tokenFigureAsOf } from "../state/token-figure.ts";
-import { compactionNotices } from "../state/transcript.ts";
 import { TokenChart } from "./token-chart.tsx";
 
 /** Tokens in the projection against the window and the trigger line, plus tokens over steps. */

@@ -1,7 +1,8 @@
 import { memo } from "react";
+import { sameRange } from "../state/removed-ranges.ts";
 import type { AgentNode, Measurement, ThreadState, TranscriptMessage } from "../state/thread-state.ts";
 import { ToolCalls } from "../state/tool-calls.ts";
-import { type ShownEntry, sameRange } from "../state/transcript.ts";
+import type { ShownEntry } from "../state/transcript-view.ts";
 import { CompactionNoticeView } from "./compaction-notice.tsx";
 import { CompactionRunRow } from "./compaction-run.tsx";
 import type { TimeTravel } from "./from-here.tsx";

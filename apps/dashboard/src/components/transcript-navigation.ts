@@ -1,6 +1,6 @@
 import type { KeyboardEvent } from "react";
 import type { AgentNode, ThreadState } from "../state/thread-state.ts";
-import type { ShownEntry } from "../state/transcript.ts";
+import type { ShownEntry } from "../state/transcript-view.ts";
 
 /** Entries after the one last seen (by key); none when it is no longer shown. */
 export function newSince(shown: readonly ShownEntry[], lastKey: string | null): number {

@@ -1,4 +1,4 @@
-import type { TranscriptFilter } from "../state/transcript.ts";
+import type { TranscriptFilter } from "../state/transcript-view.ts";
 
 const FILTERS: { value: TranscriptFilter; label: string }[] = [
   { value: "all", label: "Everything" },

@@ -2,9 +2,11 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { drawnItem, useVirtualList } from "../hooks/use-virtual-list.ts";
 import { binTimeline, type MarksMemo, navigatorMarks } from "../state/navigator.ts";
+import { compactionNotices } from "../state/removed-ranges.ts";
 import { useOptionalStore } from "../state/store-context.tsx";
 import type { ThreadState } from "../state/thread-state.ts";
-import { compactionNotices, locateEntry, runningCalls } from "../state/transcript.ts";
+import { runningCalls } from "../state/transcript.ts";
+import { locateEntry } from "../state/transcript-view.ts";
 import type { TimeTravel } from "./from-here.tsx";
 import type { HistoryRange } from "./history-panel.tsx";
 import { type JumpTarget, RunNavigator } from "./run-navigator.tsx";

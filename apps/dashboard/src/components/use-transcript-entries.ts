@@ -4,15 +4,14 @@ import type { EarlierMessages } from "../hooks/use-thread-sync.ts";
 import { textOf } from "../lib/format.ts";
 import { MessageLog } from "../state/message-log.ts";
 import type { ThreadState, TranscriptMessage } from "../state/thread-state.ts";
+import { type TranscriptBuild, updateTranscript } from "../state/transcript.ts";
 import {
   entryText,
   foldCompactions,
   passesFilter,
   type ShownEntry,
-  type TranscriptBuild,
   type TranscriptFilter,
-  updateTranscript,
-} from "../state/transcript.ts";
+} from "../state/transcript-view.ts";
 
 const messageText = (message: TranscriptMessage) => textOf(message.content);
 

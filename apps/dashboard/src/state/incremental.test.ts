@@ -5,6 +5,7 @@ import { applyEvents } from "./apply-events.ts";
 import { applyMessages } from "./apply-rest.ts";
 import { bySeq, MessageLog } from "./message-log.ts";
 import { type MarksMemo, navigatorMarks } from "./navigator.ts";
+import { compactionNotices } from "./removed-ranges.ts";
 import { makeEvent, measuredData, textMessage } from "./test-events.ts";
 import {
   emptyThreadState,
@@ -15,7 +16,6 @@ import {
 import { ToolCalls } from "./tool-calls.ts";
 import {
   buildTranscript,
-  compactionNotices,
   runningCalls,
   runningTools,
   type TranscriptBuild,

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { binTimeline, modelTurns, NAV_BINS, type NavMark, stepAtEvent } from "./navigator.ts";
 import { measuredData } from "./test-events.ts";
 import type { CompactionNotice, Measurement } from "./thread-state.ts";
-import { foldCompactions, locateEntry, type TranscriptEntry } from "./transcript.ts";
+import type { TranscriptEntry } from "./transcript.ts";
+import { foldCompactions, locateEntry } from "./transcript-view.ts";
 
 function measurement(step: number, eventSeq: number): Measurement {
   return { eventSeq, at: eventSeq, ...measuredData(step) };

@@ -1,5 +1,5 @@
+import { compactionNotices } from "./removed-ranges.ts";
 import type { ThreadState } from "./thread-state.ts";
-import { compactionNotices } from "./transcript.ts";
 
 /** The one size of an agent's next request every view shows (card, gauge, chart), with its "as of". */
 export interface TokenFigure {

@@ -1,5 +1,12 @@
 import type { CompactionCoverage } from "@longrun/protocol";
 import { bySeq, MessageLog } from "./message-log.ts";
+import {
+  compactionNotices,
+  type RangeState,
+  type RemovedRange,
+  removedRanges,
+  sameRange,
+} from "./removed-ranges.ts";
 import type {
   CompactionNotice,
   RunView,
@@ -7,19 +14,6 @@ import type {
   ToolActivity,
   TranscriptMessage,
 } from "./thread-state.ts";
-
-/** The part of the log a compaction took out of the model's context. */
-export interface RemovedRange {
-  /** First and last seq the compaction took out (messages it kept verbatim at the edges left out). */
-  fromSeq: number;
-  toSeq: number;
-  /** Messages at or before the range its projection still sends verbatim: system prompt, pinned task. */
-  kept: CompactionCoverage["kept"];
-  /** Messages of the range in the transcript that were taken out. */
-  count: number;
-  /** Every message of the range has been read (a long log is read from its end). */
-  complete: boolean;
-}
 
 export type TranscriptEntry =
   | {
@@ -365,109 +359,10 @@ function keptFailures(
   return failed.slice(0, low);
 }
 
-/** Whether two removed ranges say the same. */
-export function sameRange(before: RemovedRange | null, after: RemovedRange | null): boolean {
-  if (before === null || after === null) return before === after;
-  return (
-    before.fromSeq === after.fromSeq &&
-    before.toSeq === after.toSeq &&
-    before.kept === after.kept &&
-    before.count === after.count &&
-    before.complete === after.complete
-  );
-}
-
 function markerAt(entry: TranscriptEntry): number {
   if (entry.kind === "compaction") return entry.notice.at;
   if (entry.kind === "run") return entry.run.finishedAt ?? entry.run.at;
   return entry.message.at;
-}
-
-/**
- * For each completed compaction, what the server's projection says it took out of the context (from the
- * previous cutoff up to its own, less the system prompt and pinned task it still sends), and the boundary
- * in force now with the messages below it still sent. Nothing is greyed on a guess: a compaction whose
- * coverage the server has not given yet (GET /v1/agents/:id/compactions) leaves the boundary where it was.
- */
-export function removedRanges(
-  notices: readonly CompactionNotice[],
-  messages: MessageLog,
-  coverage: Readonly<Record<string, CompactionCoverage>>,
-  readFrom = -1,
-  start: RangeState = NO_RANGE,
-): RangeState & {
-  byKey: Map<string, RemovedRange>;
-  /** The boundary, messages kept and reach after each notice. */
-  after: RangeState[];
-} {
-  const byKey = new Map<string, RemovedRange>();
-  let { boundary, keptInForce, coveredTo } = start;
-  const after: RangeState[] = [];
-  for (const notice of notices) {
-    const covered =
-      notice.phase === "completed" && notice.compactionId ? coverage[notice.compactionId] : undefined;
-    if (covered && covered.toSeq >= covered.fromSeq) {
-      const kept = new Set(covered.kept.map((item) => item.seq));
-      let fromSeq = covered.fromSeq;
-      let toSeq = covered.toSeq;
-      while (fromSeq <= toSeq && kept.has(fromSeq)) fromSeq++;
-      while (toSeq >= fromSeq && kept.has(toSeq)) toSeq--;
-      // Messages are in seq order: count by two binary searches, not a pass per compaction.
-      let count = messages.lowerBound(covered.toSeq + 1) - messages.lowerBound(covered.fromSeq);
-      for (const seq of kept) {
-        const held = messages.at(messages.lowerBound(seq))?.seq === seq;
-        if (seq >= covered.fromSeq && seq <= covered.toSeq && held) count--;
-      }
-      byKey.set(notice.key, {
-        fromSeq,
-        toSeq,
-        kept: covered.kept,
-        count,
-        complete: covered.fromSeq > readFrom,
-      });
-      boundary = Math.max(boundary, covered.toSeq + 1);
-      keptInForce = covered.kept;
-      coveredTo = Math.max(coveredTo, covered.toSeq);
-    }
-    after.push({ boundary, keptInForce, coveredTo });
-  }
-  return { byKey, boundary, keptInForce, coveredTo, after };
-}
-
-/** Where the compactions so far leave the context: the boundary in force, what it keeps, the reach. */
-export interface RangeState {
-  boundary: number;
-  keptInForce: CompactionCoverage["kept"];
-  /** The highest seq a range covers (newer messages change none of them). */
-  coveredTo: number;
-}
-
-const NO_RANGE: RangeState = { boundary: 0, keptInForce: [], coveredTo: Number.NEGATIVE_INFINITY };
-
-/** One notice per compaction of the agent, oldest first; a compaction id reported twice shows once. */
-export function compactionNotices(
-  state: Pick<ThreadState, "compactions">,
-  agentId: string,
-): readonly CompactionNotice[] {
-  // A streamed batch seldom changes the compactions: the same record gives the same list, not a sort.
-  const byAgent = noticesOf.get(state.compactions) ?? new Map<string, CompactionNotice[]>();
-  noticesOf.set(state.compactions, byAgent);
-  const notices = byAgent.get(agentId) ?? sortedNotices(state.compactions, agentId);
-  byAgent.set(agentId, notices);
-  return notices;
-}
-
-const noticesOf = new WeakMap<ThreadState["compactions"], Map<string, CompactionNotice[]>>();
-
-function sortedNotices(compactions: ThreadState["compactions"], agentId: string): CompactionNotice[] {
-  const byIdentity = new Map<string, CompactionNotice>();
-  for (const notice of Object.values(compactions)) {
-    if (notice.agentId !== agentId) continue;
-    const identity = notice.compactionId ?? `key:${notice.key}`;
-    const known = byIdentity.get(identity);
-    if (!known || known.eventSeq < notice.eventSeq) byIdentity.set(identity, notice);
-  }
-  return [...byIdentity.values()].sort((left, right) => left.at - right.at || left.eventSeq - right.eventSeq);
 }
 
 /**
@@ -490,99 +385,4 @@ export function runningCalls(tools: ThreadState["tools"], agentId: string, shown
   return tools
     .running()
     .filter((tool) => tool.agentId === agentId && tool.status === "running" && !shown.has(tool.callId));
-}
-
-/** The searchable text of an entry (message text, tool names, arguments and results). */
-export function entryText(entry: TranscriptEntry, textOf: (message: TranscriptMessage) => string): string {
-  if (entry.kind === "compaction") return `compaction ${entry.notice.trigger} ${entry.notice.reason ?? ""}`;
-  if (entry.kind === "run")
-    return `run ${entry.run.kind ?? ""} ${entry.run.status} ${entry.run.error?.message ?? ""}`;
-  const parts = [textOf(entry.message)];
-  for (const call of entry.message.toolCalls ?? []) {
-    parts.push(call.function.name, call.function.arguments);
-    const result = entry.results[call.id];
-    if (result) parts.push(textOf(result));
-  }
-  return parts.join("\n");
-}
-
-export type TranscriptFilter = "all" | "tools" | "errors" | "compactions" | "runs";
-
-/** Whether an entry passes a filter: tool calls, failures, compaction notices, run boundaries. */
-export function passesFilter(entry: TranscriptEntry, filter: TranscriptFilter): boolean {
-  switch (filter) {
-    case "all":
-      return true;
-    case "tools":
-      return entry.kind === "message" && (entry.message.toolCalls?.length ?? 0) > 0;
-    case "errors":
-      if (entry.kind === "run") return entry.run.status === "failed" || entry.run.status === "cancelled";
-      if (entry.kind === "compaction") return entry.notice.phase === "failed";
-      return (
-        (entry.message.toolStatus !== undefined && entry.message.toolStatus !== "ok") ||
-        Object.values(entry.results).some((result) => result.toolStatus && result.toolStatus !== "ok")
-      );
-    case "compactions":
-      return entry.kind === "compaction";
-    case "runs":
-      return entry.kind === "run";
-  }
-}
-
-type CompactionEntry = Extract<TranscriptEntry, { kind: "compaction" }>;
-
-/** What the transcript draws: its entries, with consecutive compaction notices folded into one row. */
-export type ShownEntry = TranscriptEntry | { kind: "compactions"; key: string; entries: CompactionEntry[] };
-
-/** Part of a row of compactions: a notice, or the end of the /compact run that made one. */
-function inCompactionRun(entry: TranscriptEntry | undefined): boolean {
-  return entry?.kind === "compaction" || (entry?.kind === "run" && entry.run.kind === "compact");
-}
-
-/**
- * Folds every run of two or more consecutive compaction notices (with the ends of the /compact runs
- * between them) into one row — a long log read from its end starts with hundreds of them in a row —
- * except the runs whose row key is in `expanded`.
- */
-export function foldCompactions(
-  entries: readonly TranscriptEntry[],
-  expanded: ReadonlySet<string>,
-): ShownEntry[] {
-  const shown: ShownEntry[] = [];
-  let index = 0;
-  while (index < entries.length) {
-    const entry = entries[index] as TranscriptEntry;
-    let end = index;
-    while (entry.kind === "compaction" && inCompactionRun(entries[end])) end++;
-    const key = `compactions:${entry.key}`;
-    const notices = entries
-      .slice(index, end)
-      .filter((inner): inner is CompactionEntry => inner.kind === "compaction");
-    if (notices.length >= 2 && !expanded.has(key)) {
-      shown.push({ kind: "compactions", key, entries: notices });
-      index = end;
-    } else if (notices.length >= 2) {
-      // Unfolded: its later notices must not start a row of their own.
-      for (const inner of entries.slice(index, end)) shown.push(inner);
-      index = end;
-    } else {
-      shown.push(entry);
-      index++;
-    }
-  }
-  return shown;
-}
-
-/** Where an entry is drawn: its own row, or the folded row that holds it (`folded`: that row's key). */
-export function locateEntry(
-  shown: readonly ShownEntry[],
-  key: string,
-): { index: number; folded: string | null } | null {
-  for (let index = 0; index < shown.length; index++) {
-    const entry = shown[index] as ShownEntry;
-    if (entry.key === key) return { index, folded: null };
-    if (entry.kind === "compactions" && entry.entries.some((inner) => inner.key === key))
-      return { index, folded: entry.key };
-  }
-  return null;
 }

@@ -4,9 +4,9 @@ import { parseRoute, routeHash } from "../hooks/use-hash-route.ts";
 import { buildAgentTree, flattenTree, rootAgentId } from "./agent-tree.ts";
 import { applyEvents } from "./apply-events.ts";
 import { chartGeometry } from "./chart-geometry.ts";
+import { compactionNotices } from "./removed-ranges.ts";
 import { makeEvent } from "./test-events.ts";
 import { emptyThreadState } from "./thread-state.ts";
-import { compactionNotices } from "./transcript.ts";
 
 const saved = { collapse: 0, truncate: 0, microcompact: 0 };
 
