@@ -1,10 +1,10 @@
 import type { CompactionCoverage, LongrunEvent } from "@longrun/protocol";
 import { applyEvents } from "../../apps/dashboard/src/state/apply-events.ts";
 import { type MarksMemo, navigatorMarks } from "../../apps/dashboard/src/state/navigator.ts";
+import { compactionNotices } from "../../apps/dashboard/src/state/removed-ranges.ts";
 import { emptyThreadState, type ThreadState } from "../../apps/dashboard/src/state/thread-state.ts";
 import {
   buildTranscript,
-  compactionNotices,
   runningCalls,
   runningTools,
   type TranscriptBuild,

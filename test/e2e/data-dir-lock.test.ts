@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startSimModel } from "@longrun/sim-model";
+import { createTestRedis } from "@longrun/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ClusterProcess, startDistributedCluster, startProcess } from "./support/distributed-cluster.ts";
 import { runLongrun } from "./support/run-command.ts";
@@ -47,10 +48,13 @@ describe("the data-dir lock", () => {
     // `longrun serve` on the same dir (the README's one-host example uses the default .longrun).
     const sim = await startSimModel({ port: 0 });
     cleanups.push(() => sim.close());
+    // A prefix of the test's own, deleted after it: serve registers this data dir's volume-id under it.
+    const redis = await createTestRedis();
+    cleanups.push(() => redis.cleanup());
     const serve = await runLongrun(["serve"], {
       ...embeddedEnv(dataDir),
-      REDIS_URL: "redis://127.0.0.1:6379",
-      LONGRUN_QUEUE_PREFIX: `lock-test-${process.pid}`,
+      REDIS_URL: redis.url,
+      LONGRUN_QUEUE_PREFIX: redis.prefix,
       LONGRUN_SIM_URL: sim.url,
       LONGRUN_TOKEN: "lock-test-token-0123456789",
     });
