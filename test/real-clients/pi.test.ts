@@ -147,11 +147,12 @@ describe("pi 0.73.1 through longrun's OpenAI-compatible gateway, both of its API
     // after every step: in this one-prompt run, once, with the size of its last answer. So it compacts
     // exactly when that size is over the threshold — where longrun's last compaction left the history
     // decides it (at d243ee8 the run ends 2.6k after one, under it) — and every ask is answered by longrun.
-    const overThreshold = lastContextTokens(run) > WINDOW - MAX_TOKENS;
+    const lastContext = lastContextTokens(run);
+    const threshold = WINDOW - MAX_TOKENS;
     console.log(
-      `[pi own window] last context ${lastContextTokens(run)} against pi's threshold ${WINDOW - MAX_TOKENS}: ${report.clientCompactions} client compaction(s)`,
+      `[pi own window] last context ${lastContext} against pi's threshold ${threshold}: ${report.clientCompactions} client compaction(s)`,
     );
-    expect(report.clientCompactions).toBe(overThreshold ? 1 : 0);
+    expect(report.clientCompactions).toBe(lastContext > threshold ? 1 : 0);
     expect(piCompactions(run)).toBe(report.clientCompactions);
     // The history pi rebuilt (its chat API sends no session id) continued its one thread.
     expect(threads).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { createTestRedis } from "@longrun/testing";
+import { createTestRedis, EVENT_WAIT } from "@longrun/testing";
 import { Queue } from "bullmq";
 import { describe, expect, it, vi } from "vitest";
 import { createBullmqQueue } from "./bullmq-queue.ts";
@@ -85,7 +85,7 @@ describe("bullmq queue", () => {
       // cannot move it to completed, and emits an error instead of "completed" or "failed".
       await redis.redis.del(`${redis.prefix}:agent:${id}`, `${redis.prefix}:agent:${id}:lock`);
       release();
-      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), { timeout: 20_000 });
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), EVENT_WAIT);
       expect(queue.runningJobs()).toBe(0);
       // What /v1/ops counted before: one "active" and no ending, so the worker showed a job forever.
       expect(events).toEqual(["active"]);

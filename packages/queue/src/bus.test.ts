@@ -1,4 +1,4 @@
-import { createTestRedis } from "@longrun/testing";
+import { createTestRedis, EVENT_WAIT } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import { type BusOptions, createMemoryBus, createRedisBus } from "./bus.ts";
 import { contractChannels, runBusContract } from "./contract/bus-contract.ts";
@@ -59,9 +59,7 @@ describe.each([
       });
       await bus.subscribe("control", (message) => received.push(message));
       await bus.publish("control", { type: "cancel", runId: "run-1" });
-      await vi.waitFor(() => expect(received).toEqual([{ type: "cancel", runId: "run-1" }]), {
-        timeout: 20_000,
-      });
+      await vi.waitFor(() => expect(received).toEqual([{ type: "cancel", runId: "run-1" }]), EVENT_WAIT);
       expect(errors).toHaveLength(1);
       expect(errors[0]![1]).toBe("control");
     } finally {
@@ -77,7 +75,7 @@ describe.each([
       const received: string[] = [];
       await Promise.all(["a", "b", "c"].map((tag) => bus.subscribe("fresh", () => received.push(tag))));
       await bus.publish("fresh", 1);
-      await vi.waitFor(() => expect(received.sort()).toEqual(["a", "b", "c"]), { timeout: 20_000 });
+      await vi.waitFor(() => expect(received.sort()).toEqual(["a", "b", "c"]), EVENT_WAIT);
     } finally {
       await bus.close();
       await cleanup();

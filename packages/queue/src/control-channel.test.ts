@@ -1,3 +1,4 @@
+import { EVENT_WAIT } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryBus } from "./bus.ts";
 import { CancelRegistry, publishCancel } from "./control-channel.ts";
@@ -11,7 +12,7 @@ describe("CancelRegistry", () => {
     const target = registry.track("run-1", parent.signal);
     const other = registry.track("run-2", parent.signal);
     await publishCancel(bus, "run-1");
-    await vi.waitFor(() => expect(target.signal.aborted).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(() => expect(target.signal.aborted).toBe(true), EVENT_WAIT);
     expect(other.signal.aborted).toBe(false);
     target.done();
     other.done();
@@ -49,10 +50,10 @@ describe("CancelRegistry", () => {
     const tracked = registry.track("run-1", new AbortController().signal);
     // A forged message from an older or broken process: typed publishing forbids it, so cast here.
     await bus.publish("control", { type: "explode" } as never);
-    await vi.waitFor(() => expect(errors).toHaveLength(1), { timeout: 20_000 });
+    await vi.waitFor(() => expect(errors).toHaveLength(1), EVENT_WAIT);
     expect(tracked.signal.aborted).toBe(false);
     await publishCancel(bus, "run-1");
-    await vi.waitFor(() => expect(tracked.signal.aborted).toBe(true), { timeout: 20_000 });
+    await vi.waitFor(() => expect(tracked.signal.aborted).toBe(true), EVENT_WAIT);
     tracked.done();
     await registry.close();
     await bus.close();

@@ -1,5 +1,5 @@
 import { isLeaseLost } from "@longrun/protocol";
-import { createTestRedis } from "@longrun/testing";
+import { createTestRedis, EVENT_WAIT } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import { createMemoryLease, createRedisLease, type Lease } from "./lease.ts";
 import { keepLease } from "./lease-keeper.ts";
@@ -43,7 +43,7 @@ describe.each(backends)("keepLease (%s)", (_name, open) => {
       const keeper = keepLease(handle!, { ttlMs: 10_000, intervalMs: 20 });
       await handle!.release();
       const successor = await lease.acquire("agent-1", 10_000);
-      await vi.waitFor(() => expect(keeper.signal.aborted).toBe(true), { timeout: 20_000 });
+      await vi.waitFor(() => expect(keeper.signal.aborted).toBe(true), EVENT_WAIT);
       expect(String(keeper.signal.reason)).toMatch(/lease lost: agent-1/);
       expect(isLeaseLost(keeper.signal.reason)).toBe(true);
       expect(await successor!.renew()).toBe(true);

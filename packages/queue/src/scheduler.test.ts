@@ -1,3 +1,4 @@
+import { EVENT_WAIT } from "@longrun/testing";
 import { describe, expect, it, vi } from "vitest";
 import type { JobPayload } from "./catalog.ts";
 import { createInProcessQueue } from "./in-process-queue.ts";
@@ -30,7 +31,7 @@ describe("createScheduler", () => {
     expect(await scheduler.cancelRun("r2")).toBe(1);
     expect(await scheduler.liveAgents()).toEqual(new Set(["a"]));
     release();
-    await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen).toHaveLength(2), EVENT_WAIT);
     expect(seen.map((payload) => payload.expectSeq)).toEqual([-1, 0]);
     await queue.close({ graceMs: 100 });
   });

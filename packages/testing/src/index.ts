@@ -13,4 +13,5 @@ export {
   writeSimTranscripts,
   writeTranscript,
 } from "./sim-transcript.ts";
+export { EVENT_WAIT } from "./wait.ts";
 export { createTempWorkspace, SAMPLE_PROJECT, type TempWorkspace } from "./workspace.ts";

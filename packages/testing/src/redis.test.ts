@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { createTestRedis } from "./redis.ts";
+import { EVENT_WAIT } from "./wait.ts";
 
 describe("createTestRedis", () => {
   it("gives each test its own prefix and deletes only its keys on cleanup", async () => {
@@ -11,7 +12,7 @@ describe("createTestRedis", () => {
       await first.redis.hset(`${first.prefix}:b:c`, "field", "2");
       await second.redis.set(`${second.prefix}:a`, "kept");
       await first.cleanup();
-      await vi.waitFor(() => expect(first.redis.status).toBe("end"), { timeout: 20_000 });
+      await vi.waitFor(() => expect(first.redis.status).toBe("end"), EVENT_WAIT);
       expect(await second.redis.exists(`${first.prefix}:a`, `${first.prefix}:b:c`)).toBe(0);
       expect(await second.redis.get(`${second.prefix}:a`)).toBe("kept");
     } finally {

@@ -1,4 +1,5 @@
 import type { ServerFrame } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MemorySocketDeps } from "./memory-socket-deps.ts";
 import { createSession, type SocketSession } from "./session.ts";
@@ -60,7 +61,7 @@ describe("gateway session (transport-independent)", () => {
     for (const answer of ["pong", "frame"] as const) {
       const { session, closes, pings, frames } = harness({ heartbeatMs: 5, answer });
       current = session;
-      await vi.waitFor(() => expect(pings()).toBeGreaterThanOrEqual(10), { timeout: 20_000 });
+      await vi.waitFor(() => expect(pings()).toBeGreaterThanOrEqual(10), EVENT_WAIT);
       expect(closes).toEqual([]);
       expect(frames.filter((frame) => frame.type === "heartbeat").length).toBe(pings());
       session.dispose();
@@ -88,9 +89,7 @@ describe("gateway session (transport-independent)", () => {
     await session.handle({ type: "subscribe", id: "s1", threadId: "thread-a" });
     setBuffered(5_000);
     memory.append({ threadId: "thread-a", type: "run.started", data: { kind: "message" } });
-    await vi.waitFor(() => expect(closes).toEqual([{ code: 4008, reason: "slow consumer" }]), {
-      timeout: 20_000,
-    });
+    await vi.waitFor(() => expect(closes).toEqual([{ code: 4008, reason: "slow consumer" }]), EVENT_WAIT);
     expect(frames.at(-1)).toEqual({ type: "closing", reason: "slow consumer" });
     expect(memory.listenerCount()).toBe(0);
   });
@@ -115,7 +114,7 @@ describe("gateway session (transport-independent)", () => {
     await vi.waitFor(
       () =>
         expect(frames.at(-1)).toEqual({ type: "error", id: "s1", code: "internal", message: "disk gone" }),
-      { timeout: 20_000 },
+      EVENT_WAIT,
     );
     expect(broken.subscriptionCount()).toBe(0);
     broken.dispose();

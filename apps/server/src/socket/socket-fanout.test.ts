@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import type { NewEvent, ServerFrame } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type GatewayTestServer, openRawClient, startGatewayTestServer } from "./socket-test-server.ts";
 
@@ -55,20 +56,20 @@ describe("gateway fan-out", () => {
     for (const id of ["s1", "s2", "s3"]) raw.send({ type: "subscribe", id, threadId: "thread-a" });
     await vi.waitFor(
       () => expect(raw.frames.filter((frame) => frame.type === "subscribed")).toHaveLength(3),
-      { timeout: 20_000 },
+      EVENT_WAIT,
     );
 
     // One event fanned out to three subscriptions of one connection: the first frame leaves at once, the
     // other two wait corked for the end of the run.
     let before = writes.count;
     server.memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 1, 1]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 1, 1]), EVENT_WAIT);
     expect(writes.count - before).toBe(2);
 
     // Twenty events published in one run (a backlog read off a bus): 60 frames, still two writes.
     before = writes.count;
     for (let index = 0; index < 20; index += 1) server.memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames).length).toBe(63), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames).length).toBe(63), EVENT_WAIT);
     expect(writes.count - before).toBe(2);
     for (const id of ["s1", "s2", "s3"]) expect(eventSeqs(raw.frames, id)).toEqual(range(1, 22));
     raw.socket.close();
@@ -81,7 +82,7 @@ describe("gateway fan-out", () => {
     server.memory.createThread("thread-a", "tenant-a");
     const raw = await openRawClient(`${server.wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), EVENT_WAIT);
     const before = writes.count;
     const output = "x".repeat(10_000);
     // About 400 KB in one run: released every 64 KiB, not held to the end.
@@ -92,7 +93,7 @@ describe("gateway fan-out", () => {
         data: { callId: `c${index}`, name: "read_file", status: "ok", output },
       } as NewEvent);
     }
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual(range(1, 41)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual(range(1, 41)), EVENT_WAIT);
     expect(writes.count - before).toBeGreaterThanOrEqual(6);
     expect(writes.count - before).toBeLessThanOrEqual(9);
     raw.socket.close();
@@ -107,11 +108,11 @@ describe("gateway fan-out", () => {
     const raw = await openRawClient(`${server.wsUrl}?token=token-a`);
     const before = writes.count;
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: 0 });
-    await vi.waitFor(() => expect(eventSeqs(raw.frames).length).toBe(150), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames).length).toBe(150), EVENT_WAIT);
     // The subscribed frame and 150 replayed events, all sent in one run: the first frame, then the rest.
     expect(writes.count - before).toBeLessThanOrEqual(3);
     server.memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual(range(1, 152)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual(range(1, 152)), EVENT_WAIT);
     raw.socket.close();
   });
 });

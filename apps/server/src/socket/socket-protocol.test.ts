@@ -1,5 +1,6 @@
 import { createClient } from "@longrun/client";
 import { LongrunError, type NewEvent, type ServerFrame } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { type GatewayTestServer, openRawClient, startGatewayTestServer } from "./socket-test-server.ts";
@@ -41,10 +42,10 @@ describe("gateway protocol", () => {
     }
     const byHeader = await openRawClient(wsUrl, { authorization: "Bearer token-a" });
     const byQuery = await openRawClient(`${wsUrl}?token=token-a`);
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(2), EVENT_WAIT);
     byHeader.socket.close();
     byQuery.socket.close();
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), { timeout: 20_000 });
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), EVENT_WAIT);
   });
 
   it("stops reconnecting and rejects `ready` when the token is refused", async () => {
@@ -67,7 +68,7 @@ describe("gateway protocol", () => {
     raw.send({ type: "subscribe", id: "s1" });
     raw.send({ type: "warp", id: "x" });
     raw.send({ type: "ping", at: 7 });
-    await vi.waitFor(() => expect(raw.frames.length).toBe(4), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames.length).toBe(4), EVENT_WAIT);
     const errors = raw.frames.filter((frame) => frame.type === "error");
     expect(errors.map((frame) => frame.code)).toEqual(["bad_frame", "bad_frame", "bad_frame"]);
     expect(errors[1]).toMatchObject({ id: "s1" });
@@ -110,7 +111,7 @@ describe("gateway protocol", () => {
     }
     await vi.waitFor(
       () => expect(eventSeqs(raw.frames)).toEqual(Array.from({ length: 100 }, (_, index) => index + 1)),
-      { timeout: 20_000 },
+      EVENT_WAIT,
     );
     expect(raw.frames[0]).toMatchObject({ type: "subscribed", id: "s1" });
     raw.socket.close();
@@ -121,7 +122,7 @@ describe("gateway protocol", () => {
     for (let index = 0; index < 3; index += 1) memory.append(runStarted("thread-a"));
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: 50 });
-    await vi.waitFor(() => expect(raw.frames.length).toBe(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames.length).toBe(2), EVENT_WAIT);
     expect(raw.frames).toEqual([
       { type: "subscribed", id: "s1", headSeq: 3 },
       {
@@ -136,7 +137,7 @@ describe("gateway protocol", () => {
     ]);
     memory.append(runStarted("thread-a"));
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([4, 5]), EVENT_WAIT);
     raw.socket.close();
   });
 
@@ -144,7 +145,7 @@ describe("gateway protocol", () => {
     const { wsUrl, memory } = await start();
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), EVENT_WAIT);
     // Payload lengths below 126, below 65,536 and above: the three header forms of RFC 6455.
     const outputs = ["", "é".repeat(100), "ü→".repeat(20_000), "x".repeat(70_000)];
     for (const output of outputs) {
@@ -154,7 +155,7 @@ describe("gateway protocol", () => {
         data: { callId: "c", name: "read_file", status: "ok", output },
       } as NewEvent);
     }
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1, 2, 3, 4]), EVENT_WAIT);
     const received = raw.frames.flatMap((frame) =>
       frame.type === "event" && frame.event.type === "tool.completed" ? [frame.event.data.output] : [],
     );
@@ -167,7 +168,7 @@ describe("gateway protocol", () => {
     const { wsUrl, memory } = await start({ maxUnacked: 20, maxQueued: 20, stallTimeoutMs: 60_000 });
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), EVENT_WAIT);
     // Live events keep coming while the window is full: the backlog overflows and the consumer is dropped.
     for (let index = 0; index < 100 && raw.socket.readyState === WebSocket.OPEN; index += 1) {
       memory.append(runStarted("thread-a"));
@@ -177,7 +178,7 @@ describe("gateway protocol", () => {
     expect(closed.code).toBe(4008);
     expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "slow consumer" });
     expect(eventSeqs(raw.frames)).toEqual(Array.from({ length: 20 }, (_, index) => index + 1));
-    await vi.waitFor(() => expect(memory.listenerCount()).toBe(0), { timeout: 20_000 });
+    await vi.waitFor(() => expect(memory.listenerCount()).toBe(0), EVENT_WAIT);
   });
 
   it("closes a consumer that stalls a replay past the stall timeout", async () => {
@@ -200,7 +201,7 @@ describe("gateway protocol", () => {
       { threadId: "thread-a", since: -1 },
       { onEvent: (event) => seqs.push(event.seq), onStatus: (status) => statuses.push(status) },
     );
-    await vi.waitFor(() => expect(seqs.length).toBe(500), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs.length).toBe(500), EVENT_WAIT);
     expect(statuses).toEqual(["connecting", "open"]);
     handle.close();
     client.close();
@@ -211,13 +212,14 @@ describe("gateway protocol", () => {
     memory.delta("thread-a", "lost before subscribing");
     const raw = await openRawClient(`${wsUrl}?token=token-a`);
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a", since: -1 });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), EVENT_WAIT);
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), EVENT_WAIT);
     memory.delta("thread-a", "hello");
-    await vi.waitFor(() => expect(raw.frames.at(-1)).toMatchObject({ event: { type: "message.delta" } }), {
-      timeout: 20_000,
-    });
+    await vi.waitFor(
+      () => expect(raw.frames.at(-1)).toMatchObject({ event: { type: "message.delta" } }),
+      EVENT_WAIT,
+    );
     const texts = raw.frames.flatMap((frame) =>
       frame.type === "event" && frame.event.type === "message.delta" ? [frame.event.data.text] : [],
     );
@@ -233,16 +235,16 @@ describe("gateway protocol", () => {
       pings += 1;
     });
     raw.send({ type: "subscribe", id: "s1", threadId: "thread-a" });
-    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames[0]?.type).toBe("subscribed"), EVENT_WAIT);
     // After its subscribe the client sends no application frame; ten ping periods pass.
     await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(10), { timeout: 5_000 });
     memory.append(runStarted("thread-a"));
-    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(eventSeqs(raw.frames)).toEqual([1]), EVENT_WAIT);
     expect(raw.socket.readyState).toBe(WebSocket.OPEN);
     expect(raw.frames.some((frame) => frame.type === "heartbeat")).toBe(true);
     expect(raw.frames.some((frame) => frame.type === "closing")).toBe(false);
     raw.send({ type: "ping", at: 7 });
-    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 7 }), { timeout: 20_000 });
+    await vi.waitFor(() => expect(raw.frames).toContainEqual({ type: "pong", at: 7 }), EVENT_WAIT);
     raw.socket.close();
   });
 
@@ -257,7 +259,7 @@ describe("gateway protocol", () => {
     expect(closed).toEqual({ code: 4002, reason: "ping timeout" });
     expect(pings).toBeGreaterThanOrEqual(1);
     expect(raw.frames.at(-1)).toEqual({ type: "closing", reason: "ping timeout" });
-    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), { timeout: 20_000 });
+    await vi.waitFor(() => expect(server?.gateway.clients()).toBe(0), EVENT_WAIT);
   });
 
   it("keeps an SDK subscription open without the SDK sending application frames", async () => {

@@ -1,5 +1,6 @@
 import type { LongrunClient } from "@longrun/client";
 import type { LongrunEvent, NewEvent } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MemorySocketDeps } from "./memory-socket-deps.ts";
@@ -77,11 +78,11 @@ describe("gateway streaming", () => {
           const live = client.subscribe({ threadId }, { onEvent: (event) => liveOnly.push(event.seq) });
           await Promise.all([appending, replay.ready, live.ready]);
           const total = before + during;
-          await vi.waitFor(() => expect(replayed.length).toBe(total), { timeout: 20_000 });
+          await vi.waitFor(() => expect(replayed.length).toBe(total), EVENT_WAIT);
           expect(replayed).toEqual(range(1, total + 1));
           // Live-only starts after the head it was told about and then misses nothing.
           const start = liveOnly[0] ?? total + 1;
-          await vi.waitFor(() => expect(liveOnly).toEqual(range(start, total + 1)), { timeout: 20_000 });
+          await vi.waitFor(() => expect(liveOnly).toEqual(range(start, total + 1)), EVENT_WAIT);
           expect(replay.lastSeq(threadId)).toBe(total > 0 ? total : since);
           expect(resyncs).toEqual([]);
           replay.close();
@@ -111,7 +112,7 @@ describe("gateway streaming", () => {
       const handle = client.subscribe({ threadId, since: 3 }, { onEvent: (event) => seqs.push(event.seq) });
       await handle.ready;
       await appendConcurrently(memory, threadId, 90, 3);
-      await vi.waitFor(() => expect(seqs).toEqual(range(4, 101)), { timeout: 20_000 });
+      await vi.waitFor(() => expect(seqs).toEqual(range(4, 101)), EVENT_WAIT);
       handle.close();
     } finally {
       memory.publish = (_event, deliver) => deliver();
@@ -137,10 +138,8 @@ describe("gateway streaming", () => {
     memory.append(runStarted(threadId, "agent-2"));
     memory.append(compactionStarted(threadId, "agent-2"));
     memory.append(runStarted(threadId, "agent-1"));
-    await vi.waitFor(() => expect(compactions.map((event) => event.seq)).toEqual([2, 4]), {
-      timeout: 20_000,
-    });
-    await vi.waitFor(() => expect(agentTwo.map((event) => event.seq)).toEqual([3, 4]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(compactions.map((event) => event.seq)).toEqual([2, 4]), EVENT_WAIT);
+    await vi.waitFor(() => expect(agentTwo.map((event) => event.seq)).toEqual([3, 4]), EVENT_WAIT);
     expect(compactions.every((event) => event.type.startsWith("compaction."))).toBe(true);
     byType.close();
     byAgent.close();
@@ -169,7 +168,7 @@ describe("gateway streaming", () => {
             `${laterOfA}:1`,
             `${laterOfA}:2`,
           ]),
-        { timeout: 20_000 },
+        EVENT_WAIT,
       );
       expect(seen.every((event) => !("tenantId" in event))).toBe(true);
       all.close();
@@ -188,7 +187,7 @@ describe("gateway streaming", () => {
       { threadId, since: 4 },
       { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
-    await vi.waitFor(() => expect(seqs).toEqual(range(12, 21)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toEqual(range(12, 21)), EVENT_WAIT);
     expect(resyncs).toEqual([
       { threadId, reason: "expired", requestedSince: 4, oldestSeq: 12, resumeAfter: 11 },
     ]);
@@ -205,7 +204,7 @@ describe("gateway streaming", () => {
       { threadId, since: 0 },
       { onEvent: (event) => seqs.push(event.seq), onResync: (info) => resyncs.push(info) },
     );
-    await vi.waitFor(() => expect(seqs).toEqual(range(1, 7)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toEqual(range(1, 7)), EVENT_WAIT);
     // The server's log goes back to an older state while the client is away (a restored database).
     server.dropConnections();
     memory.createThread(threadId, "tenant-a");
@@ -215,10 +214,10 @@ describe("gateway streaming", () => {
         expect(resyncs).toEqual([
           { threadId, reason: "ahead", requestedSince: 6, oldestSeq: 1, resumeAfter: 1 },
         ]),
-      { timeout: 20_000 },
+      EVENT_WAIT,
     );
     memory.append(runStarted(threadId));
-    await vi.waitFor(() => expect(seqs).toEqual([...range(1, 7), 2]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toEqual([...range(1, 7), 2]), EVENT_WAIT);
     expect(handle.lastSeq(threadId)).toBe(2);
     handle.close();
   });
@@ -231,7 +230,7 @@ describe("gateway streaming", () => {
       { threadId: "*", types: ["approval.requested"] },
       { onEvent: () => undefined, onStatus: (status) => firstStatuses.push(status) },
     );
-    await vi.waitFor(() => expect(firstStatuses).toContain("open"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(firstStatuses).toContain("open"), EVENT_WAIT);
     const seqs: number[] = [];
     const statuses: string[] = [];
     const second = client.subscribe(
@@ -240,7 +239,7 @@ describe("gateway streaming", () => {
     );
     expect(statuses).toEqual(["open"]);
     memory.append(runStarted(threadId));
-    await vi.waitFor(() => expect(seqs).toEqual([1]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toEqual([1]), EVENT_WAIT);
     second.close();
     first.close();
   });
@@ -263,8 +262,8 @@ describe("gateway streaming", () => {
     );
     await Promise.all([one.ready, all.ready]);
     memory.append(runStarted(other));
-    await vi.waitFor(() => expect(singleSeqs.length).toBe(5), { timeout: 20_000 });
-    await vi.waitFor(() => expect(allSeqs).toContain(`${other}:1`), { timeout: 20_000 });
+    await vi.waitFor(() => expect(singleSeqs.length).toBe(5), EVENT_WAIT);
+    await vi.waitFor(() => expect(allSeqs).toContain(`${other}:1`), EVENT_WAIT);
 
     server.dropConnections();
     // Appended while the client is away: owed on reconnect, including a thread created meanwhile.
@@ -272,10 +271,10 @@ describe("gateway streaming", () => {
     memory.append(runStarted(other));
     const createdWhileAway = newThread(memory);
     memory.append(runStarted(createdWhileAway));
-    await vi.waitFor(() => expect(statuses).toContain("reconnecting"), { timeout: 20_000 });
+    await vi.waitFor(() => expect(statuses).toContain("reconnecting"), EVENT_WAIT);
     await appendConcurrently(memory, single, 20, 4);
 
-    await vi.waitFor(() => expect(singleSeqs).toEqual(range(1, 27)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(singleSeqs).toEqual(range(1, 27)), EVENT_WAIT);
     // "*" started live-only after `single`'s first five events.
     const expected = [
       ...range(6, 27).map((seq) => `${single}:${seq}`),
@@ -283,7 +282,7 @@ describe("gateway streaming", () => {
       `${other}:2`,
       `${createdWhileAway}:1`,
     ].sort();
-    await vi.waitFor(() => expect([...allSeqs].sort()).toEqual(expected), { timeout: 20_000 });
+    await vi.waitFor(() => expect([...allSeqs].sort()).toEqual(expected), EVENT_WAIT);
     expect(new Set(allSeqs).size).toBe(allSeqs.length);
     expect(statuses.at(-1)).toBe("open");
     one.close();
@@ -305,14 +304,14 @@ describe("gateway streaming", () => {
         },
       },
     );
-    await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3]), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3]), EVENT_WAIT);
     await server.gateway.close();
     memory.append(runStarted(threadId));
     const restarted = attachSocketServer(server.server, memory.deps(), { replayPageSize: 7 });
     try {
-      await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0), { timeout: 20_000 });
+      await vi.waitFor(() => expect(reasons.length).toBeGreaterThan(0), EVENT_WAIT);
       memory.append(runStarted(threadId));
-      await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3, 4, 5]), { timeout: 20_000 });
+      await vi.waitFor(() => expect(seqs).toEqual([1, 2, 3, 4, 5]), EVENT_WAIT);
       expect(reasons[0]).toBe("server shutting down");
       handle.close();
     } finally {
@@ -322,6 +321,6 @@ describe("gateway streaming", () => {
   });
 
   it("detaches from the live fan-out when subscriptions close", async () => {
-    await vi.waitFor(() => expect(server.memory.listenerCount()).toBe(0), { timeout: 20_000 });
+    await vi.waitFor(() => expect(server.memory.listenerCount()).toBe(0), EVENT_WAIT);
   });
 });

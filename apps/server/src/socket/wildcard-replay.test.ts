@@ -1,5 +1,6 @@
 import { createClient, type LongrunClient, type ResyncInfo } from "@longrun/client";
 import type { NewEvent } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { testClient } from "./sdk-client.test-helper.ts";
@@ -49,12 +50,9 @@ describe("a subscription to every thread replays a bounded number of events", ()
     );
     await handle.ready;
     // 30 events owed, 12 given: 4 per thread, the newest.
-    await vi.waitFor(
-      () => {
-        for (const threadId of threads) expect(seen.get(threadId)).toEqual(range(7, 11));
-      },
-      { timeout: 20_000 },
-    );
+    await vi.waitFor(() => {
+      for (const threadId of threads) expect(seen.get(threadId)).toEqual(range(7, 11));
+    }, EVENT_WAIT);
     expect(resyncs.sort((a, b) => a.threadId.localeCompare(b.threadId))).toEqual(
       threads.map((threadId) => ({
         threadId,
@@ -68,10 +66,10 @@ describe("a subscription to every thread replays a bounded number of events", ()
 
     // Live events go on after the cut replay, and a reconnect resumes from where the client is.
     memory.append(runStarted("wild-1"));
-    await vi.waitFor(() => expect(seen.get("wild-1")).toEqual(range(7, 12)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen.get("wild-1")).toEqual(range(7, 12)), EVENT_WAIT);
     server.dropConnections();
     memory.append(runStarted("wild-2"));
-    await vi.waitFor(() => expect(seen.get("wild-2")).toEqual(range(7, 12)), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen.get("wild-2")).toEqual(range(7, 12)), EVENT_WAIT);
     expect(handle.lastSeq("wild-1")).toBe(11);
     // The resumed subscription owed one event, well under the bound: no further resync.
     expect(resyncs).toHaveLength(3);
@@ -96,7 +94,7 @@ describe("a subscription to every thread replays a bounded number of events", ()
       },
     );
     // 12 owed, 12 allowed: every event, no resync.
-    await vi.waitFor(() => expect(seqs).toHaveLength(12), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seqs).toHaveLength(12), EVENT_WAIT);
     expect(seqs.sort()).toEqual(
       ["small-1", "small-2"].flatMap((threadId) => range(1, 7).map((seq) => `${threadId}:${seq}`)).sort(),
     );

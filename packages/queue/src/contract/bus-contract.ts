@@ -1,4 +1,5 @@
 import { ControlMessage } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { Bus, BusOptions } from "../bus.ts";
@@ -47,7 +48,7 @@ export function runBusContract(name: string, factory: () => Promise<BusHarness>)
       await receiver.subscribe("events:thread-2", (message) => other.push(message));
       const event = { type: "run.started", seq: 3, data: { nested: [1, "two"] } };
       await sender.publish("events:thread-1", event);
-      await vi.waitFor(() => expect(received).toEqual([event, event]), { timeout: 20_000 });
+      await vi.waitFor(() => expect(received).toEqual([event, event]), EVENT_WAIT);
       expect(other).toEqual([]);
     });
 
@@ -58,10 +59,10 @@ export function runBusContract(name: string, factory: () => Promise<BusHarness>)
       const unsubscribeFirst = await bus.subscribe("control", (message) => first.push(message));
       const unsubscribeSecond = await bus.subscribe("control", (message) => second.push(message));
       await bus.publish("control", { type: "cancel", runId: "run-1" });
-      await vi.waitFor(() => expect(second).toHaveLength(1), { timeout: 20_000 });
+      await vi.waitFor(() => expect(second).toHaveLength(1), EVENT_WAIT);
       await unsubscribeFirst();
       await bus.publish("control", { type: "cancel", runId: "run-2" });
-      await vi.waitFor(() => expect(second).toHaveLength(2), { timeout: 20_000 });
+      await vi.waitFor(() => expect(second).toHaveLength(2), EVENT_WAIT);
       // Both handlers are fed from one ordered stream, so by now the first would have seen run-2.
       expect(first).toEqual([{ type: "cancel", runId: "run-1" }]);
       await unsubscribeSecond();
@@ -76,7 +77,7 @@ export function runBusContract(name: string, factory: () => Promise<BusHarness>)
       // What an older or broken process might send; typed publishing refuses it at compile time.
       await sender.publish("control", { type: "cancel" } as never);
       await sender.publish("control", { type: "cancel", runId: "run-3", extra: true } as never);
-      await vi.waitFor(() => expect(received).toHaveLength(1), { timeout: 20_000 });
+      await vi.waitFor(() => expect(received).toHaveLength(1), EVENT_WAIT);
       // Parsed, not passed through: unknown keys are stripped.
       expect(received).toEqual([{ type: "cancel", runId: "run-3" }]);
       expect(errors).toEqual(["control"]);
@@ -88,7 +89,7 @@ export function runBusContract(name: string, factory: () => Promise<BusHarness>)
       const received: number[] = [];
       await receiver.subscribe("ordered", (message) => received.push(message));
       for (let index = 0; index < 50; index += 1) await sender.publish("ordered", index);
-      await vi.waitFor(() => expect(received).toHaveLength(50), { timeout: 20_000 });
+      await vi.waitFor(() => expect(received).toHaveLength(50), EVENT_WAIT);
       expect(received).toEqual(Array.from({ length: 50 }, (_, index) => index));
     });
   });

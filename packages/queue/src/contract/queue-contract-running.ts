@@ -1,4 +1,5 @@
 import { LongrunError } from "@longrun/protocol";
+import { EVENT_WAIT } from "@longrun/testing";
 import { expect, it, vi } from "vitest";
 import { JobTimeoutError, UnrecoverableJobError } from "../errors.ts";
 import type { JobEvent } from "../job-queue.ts";
@@ -72,7 +73,7 @@ export function runningCases(open: OpenQueue): void {
       [1, 2, false],
       [2, 2, true],
     ]);
-    await vi.waitFor(async () => expect((await queue.stats()).agent.failed).toBe(1), { timeout: 20_000 });
+    await vi.waitFor(async () => expect((await queue.stats()).agent.failed).toBe(1), EVENT_WAIT);
   });
 
   it("does not retry an unrecoverable error", async () => {

@@ -1,3 +1,4 @@
+import { EVENT_WAIT } from "@longrun/testing";
 import { expect, it, vi } from "vitest";
 import { delay, gate, type OpenQueue, step } from "./queue-contract-support.ts";
 
@@ -30,7 +31,7 @@ export function schedulingCases(open: OpenQueue): void {
       { concurrency: 2 },
     );
     await queue.waitForJob(other.id);
-    await vi.waitFor(() => expect(started).toContain(first.id), { timeout: 20_000 });
+    await vi.waitFor(() => expect(started).toContain(first.id), EVENT_WAIT);
     expect(await queue.enqueue("agent.compact", compact("agent-1"))).toEqual({
       id: first.id,
       deduplicated: true,
@@ -90,7 +91,7 @@ export function schedulingCases(open: OpenQueue): void {
     const release = gate();
     await queue.process({ "agent.step": () => release.promise });
     const running = await queue.enqueue("agent.step", step());
-    await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1), { timeout: 20_000 });
+    await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1), EVENT_WAIT);
     expect(await queue.remove(running.id)).toBe(false);
     release.open();
     await expect(queue.waitForJob(running.id)).resolves.toMatchObject({ status: "completed" });
@@ -101,7 +102,7 @@ export function schedulingCases(open: OpenQueue): void {
     const release = gate();
     await queue.process({ "agent.step": () => release.promise });
     const running = await queue.enqueue("agent.step", step("run-1"));
-    await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1), { timeout: 20_000 });
+    await vi.waitFor(async () => expect((await queue.stats()).agent.active).toBe(1), EVENT_WAIT);
     await queue.enqueue("agent.step", { ...step("run-1"), agentId: "agent-2" }, { delayMs: 60_000 });
     await queue.enqueue("agent.step", { ...step("run-1"), agentId: "agent-3" }, { delayMs: 60_000 });
     await queue.enqueue("agent.compact", { ...step("run-2"), trigger: "auto" });
@@ -168,7 +169,7 @@ export function schedulingCases(open: OpenQueue): void {
     await queue.process({ "agent.step": async () => "done" });
     await vi.waitFor(
       async () => expect((await queue.stats()).agent).toMatchObject({ waiting: 0, completed: 2 }),
-      { timeout: 20_000 },
+      EVENT_WAIT,
     );
   });
 }
