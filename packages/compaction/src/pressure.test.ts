@@ -25,13 +25,16 @@ describe("measurePressure", () => {
 });
 
 describe("thresholds", () => {
-  it("uses 75 % / 5 % of a known window and 100k / 6 messages without one", () => {
+  it("uses 68 % / 5 % of a known window and 100k / 6 messages without one", () => {
     expect(thresholds({ maxInputTokens: 200_000, maxOutputTokens: 8_000 })).toEqual({
-      triggerTokens: 150_000,
+      triggerTokens: 136_000,
       limitTokens: 192_000,
       keepTokens: 10_000,
       keepMessages: 6,
     });
     expect(thresholds({})).toMatchObject({ triggerTokens: 100_000, keepTokens: null, keepMessages: 6 });
+    // Without a window the limit guesses it from the fallback trigger, whatever ratio a window gets.
+    expect(thresholds({}).limitTokens).toBe(133_333);
+    expect(thresholds({ triggerRatio: 0.5 }).limitTokens).toBe(133_333);
   });
 });

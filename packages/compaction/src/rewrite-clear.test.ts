@@ -116,7 +116,8 @@ describe("a result that replaces a placeholder already sent breaks the cache the
 
   it("a rewrite in the same call clears older results from there and counts them as resent", () => {
     const facts = history();
-    const profile = { maxInputTokens: 2_114 };
+    // A window this history was sized for: the trigger (75 %) falls where c0's result arrives.
+    const profile = { maxInputTokens: 2_114, triggerRatio: 0.75 };
     let previous: string[] = [];
     let checked = 0;
     for (const { projection } of walk({ facts, profile, rewriteMinTokens: undefined })) {

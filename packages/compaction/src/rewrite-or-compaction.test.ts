@@ -27,11 +27,11 @@ describe("a rewrite to fit or LLM compaction: what the rewrite resends per token
     return facts;
   }
 
-  /** The first call whose request must be rewritten to fit (8k window: trigger 6,000, limit 6,400). */
+  /** The first call whose request must be rewritten to fit (8k window: trigger 6,000 at 75 %, limit 6,400). */
   function firstFit(reads: number): Projection {
     const walked = walk({
       facts: history(reads),
-      profile: { maxInputTokens: 8_000 },
+      profile: { maxInputTokens: 8_000, triggerRatio: 0.75 },
       rewriteMinTokens: undefined,
     });
     const fit = walked.find(({ projection }) => projection.rewrite?.cause === "fit");

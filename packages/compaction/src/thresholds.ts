@@ -16,10 +16,16 @@ export interface Thresholds {
 const DEFAULT_OUTPUT_RESERVE = 4_096;
 
 /**
- * With maxInputTokens: trigger at triggerRatio (75 %) and keep keepRatio (5 %) of it; the limit
+ * Without a window, the fallback trigger is taken to be this share of it: the limit is the trigger
+ * scaled back up by it (133k for the 100k fallback), whatever trigger ratio a window would get.
+ */
+const UNKNOWN_WINDOW_RATIO = 0.75;
+
+/**
+ * With maxInputTokens: trigger at triggerRatio (68 %) and keep keepRatio (5 %) of it; the limit
  * is the window minus an output reserve (maxOutputTokens, at most 20 % of the window).
  * Without: trigger at fallbackTriggerTokens (100k), keep fallbackKeepMessages (6), and the
- * limit is the trigger scaled back up by the trigger ratio (133k for the defaults).
+ * limit is the trigger scaled back up by UNKNOWN_WINDOW_RATIO (133k for the defaults).
  */
 export function thresholds(profile: Partial<ModelProfile>): Thresholds {
   const triggerRatio = profile.triggerRatio ?? PROFILE_DEFAULTS.triggerRatio;
@@ -30,7 +36,7 @@ export function thresholds(profile: Partial<ModelProfile>): Thresholds {
     const triggerTokens = profile.fallbackTriggerTokens ?? PROFILE_DEFAULTS.fallbackTriggerTokens;
     return {
       triggerTokens,
-      limitTokens: Math.round(triggerTokens / triggerRatio),
+      limitTokens: Math.round(triggerTokens / UNKNOWN_WINDOW_RATIO),
       keepTokens: null,
       keepMessages,
     };

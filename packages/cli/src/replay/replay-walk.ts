@@ -24,7 +24,13 @@ import {
   verbatimPart,
   verifyProjection,
 } from "@longrun/compaction";
-import { type ChatMessage, type CompactionEvent, ModelProfile, type StoredMessage } from "@longrun/protocol";
+import {
+  type ChatMessage,
+  type CompactionEvent,
+  ModelProfile,
+  type StoredMessage,
+  type Usage,
+} from "@longrun/protocol";
 import type { Store } from "@longrun/store";
 import { cacheShareOf, type SentRequest } from "./cache-share.ts";
 import { DEFAULT_FORWARD_N } from "./forward-use.ts";
@@ -62,6 +68,11 @@ export class ReplayWalk {
   private readonly known = new WorkingFactsTracker();
   /** A summary made in the background (ready from the next call point on), as the runtime's prepare job. */
   private prepared: PreparedSummary | null = null;
+  /**
+   * The usage a provider reports for each request sent, by the index of the answer it produced: the
+   * runtime anchors its pressure on the latest one, so the replay gives each answer the same.
+   */
+  private readonly usage = new Map<number, Usage>();
 
   constructor(
     private readonly store: Store,
@@ -114,10 +125,14 @@ export class ReplayWalk {
   /** Appends transcript[from, to) to the store, as the runtime appends facts as they happen. */
   private async appendFacts(from: number, to: number): Promise<void> {
     if (to <= from) return;
-    const inputs = this.options.transcript.messages.slice(from, to).map((message, offset) => ({
-      ...toMessageInput(message, this.options.unrecordedStatus !== true),
-      id: messageId(from + offset),
-    }));
+    const inputs = this.options.transcript.messages.slice(from, to).map((message, offset) => {
+      const usage = this.usage.get(from + offset);
+      return {
+        ...toMessageInput(message, this.options.unrecordedStatus !== true),
+        id: messageId(from + offset),
+        ...(usage === undefined ? {} : { usage }),
+      };
+    });
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
     this.known.add(ledgerSources(stored));
     stored.forEach((fact, offset) => {
@@ -190,10 +205,26 @@ export class ReplayWalk {
     }
     this.previousRequest = sent;
     this.meter.stepDone(step, projection.messages, this.compactions > 0);
+    this.recordUsage(step);
     const body = { model: this.profile.model, messages: projection.messages, tools: this.tools };
     await writeFile(join(this.requestsDir, requestFileName(index)), JSON.stringify(body));
     if (step.compaction === undefined) await this.prepareInBackground(input, projection, step);
     return step;
+  }
+
+  /**
+   * What a provider would report for the request just sent, counted by the replay's tokenizer (the one
+   * that prices it): its prompt and the answer's output, attached to the answer when it is appended.
+   */
+  private recordUsage(step: ReplayStep): void {
+    const main = step.cost?.main;
+    if (main === undefined) return;
+    const promptTokens = main.cacheRead + main.rest;
+    this.usage.set(step.index, {
+      promptTokens,
+      completionTokens: main.output,
+      totalTokens: promptTokens + main.output,
+    });
   }
 
   /**

@@ -397,6 +397,22 @@ describe("longrun replay: output", () => {
     expect(new Set(reports.map((report) => report.totals.compactions)).size).toBe(1);
   });
 
+  it("anchors each request's pressure on the usage a provider reports for the answer before it, as a live run does", async () => {
+    const outDir = join(scratch, "usage-anchor");
+    const result = await command([explorer20, "--max-input-tokens", "128000", "--out", outDir]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(await readFile(join(outDir, "report.json"), "utf8")) as ReplayReport;
+    const [first, ...rest] = report.steps;
+    const sent = (step: ReplayReport["steps"][number]) =>
+      (step.cost?.main?.cacheRead ?? 0) + (step.cost?.main?.rest ?? 0);
+    // Nothing has answered yet: the first request is a padded estimate (ESTIMATE_PAD, 1.1) ...
+    expect(first?.projectedTokens).toBe(Math.ceil(sent(first as ReplayReport["steps"][number]) * 1.1));
+    // ... every later one the previous answer's usage (the request it answered, counted, plus its
+    // output) and the messages after it: what is sent, not 10 % more.
+    expect(rest.length).toBeGreaterThan(10);
+    for (const step of rest) expect(step.projectedTokens, `call point ${step.index}`).toBe(sent(step));
+  });
+
   it("runs as a subprocess: longrun replay …", { timeout: 120_000 }, async () => {
     const outDir = join(scratch, "smoke");
     const result = await run(
