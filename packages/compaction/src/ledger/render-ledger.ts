@@ -175,7 +175,10 @@ function entriesOf(
     push("changed", index, `${show(file.path)} ${file.action}${at(file.step)}`, 1, file.step);
   });
   const reads = ledger.readFiles.length;
+  const changed = new Set(ledger.changedFiles.map((file) => file.path));
   ledger.readFiles.forEach((file, index) => {
+    // A file the agent changed is listed (whole path, latest step) among the changed files already.
+    if (changed.has(file.path)) return;
     const lines = file.lines ? `:${file.lines}` : "";
     // Order says which read is latest; steps are left out to keep the list short.
     // The last reads compete with changed files by recency; older reads come last.
@@ -290,8 +293,9 @@ export function commonRoot(paths: readonly string[]): string | null {
  * The ledger as a compact, stable text block within `budgetTokens`: entries are kept by priority
  * (last error, pending approvals and open TODOs; changed files and the last RECENT_READS reads; plan
  * and done TODOs; sub-agents and user notes; commands and older entries) and, within a priority,
- * newest first; each section says how many older entries it left out. Names and user notes the
- * request already shows (`visible`) are left out. Same ledger, budget and visible context, same
+ * newest first; each section says how many older entries it left out. A file read and changed is
+ * listed once, among the changed files. Names and user notes the request already shows (`visible`)
+ * are left out. Same ledger, budget and visible context, same
  * text.
  */
 export function renderLedger(

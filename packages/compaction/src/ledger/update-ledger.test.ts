@@ -264,6 +264,19 @@ describe("renderLedger", () => {
       rendered.text,
     );
   });
+  it("lists a file the agent read and changed once, among the changed files", () => {
+    const edited = history()
+      .call("Read", { file_path: "/home/u/project/src/app.ts" }, "export const a = 1;")
+      .call("Read", { file_path: "/home/u/project/src/util.ts" }, "export const u = 2;")
+      .call("Edit", { file_path: "/home/u/project/src/app.ts", old_string: "1", new_string: "2" }, "ok");
+    const text = renderLedger(updateLedger({ messages: edited.sources }), {
+      budgetTokens: 10_000,
+      tokenizer,
+    }).text;
+    expect(text).toMatch(/^Files changed: \/home\/u\/project\/src\/app\.ts edited #4$/m);
+    expect(text).toMatch(/^Files read \(latest last\): \/home\/u\/project\/src\/util\.ts$/m);
+    expect(text.match(/src\/app\.ts/g)).toHaveLength(1);
+  });
 });
 
 describe("result outcome", () => {
