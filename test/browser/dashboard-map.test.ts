@@ -394,8 +394,9 @@ describe("the context the dashboard shows is the server's projection", () => {
         )
         .last();
       await link.waitFor({ timeout: UI_TIMEOUT });
-      await link.focus();
-      await page.keyboard.press("Enter");
+      // Focus and Enter in one action on the link as it is then (a re-render between a separate focus()
+      // and a page-level key press sends the key to whatever has focus by then).
+      await link.press("Enter");
       const dialog = page.locator(byTestId("history-panel"));
       await dialog.waitFor();
       await page.keyboard.press("Escape");

@@ -156,7 +156,12 @@ describe("distributed mode: one server and two workers as separate processes", (
     const team = detail.agents.filter((agent) => agent.spawnCallId === firstSpawn && firstSpawn);
     expect(team.map((agent) => agent.name).sort()).toEqual(["scout-docs", "scout-sources", "scout-tests"]);
     for (const member of team) {
-      expect(member.status, member.name).toBe("completed");
+      // A member that did not complete says why: its last events.
+      const last = log
+        .filter((event) => event.agentId === member.id)
+        .slice(-4)
+        .map((event) => `${event.type} ${JSON.stringify(event.data).slice(0, 400)}`);
+      expect(member.status, `${member.name}: ${last.join(" | ")}`).toBe("completed");
       const done = log.filter(
         (event) => event.type === "compaction.completed" && event.agentId === member.id,
       );

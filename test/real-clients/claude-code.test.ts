@@ -1,4 +1,4 @@
-import type { LongrunEvent } from "@longrun/protocol";
+import type { LongrunEvent, StoredMessage } from "@longrun/protocol";
 import { describe, expect, it } from "vitest";
 import { clientReport, isClientCompaction, threadOf, upstreamOf } from "./support/client-report.ts";
 import { createSandbox } from "./support/client-sandbox.ts";
@@ -57,12 +57,21 @@ function toldPromptTokens(run: ClientRun): number {
   return usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
 }
 
-/** The largest conversation (before longrun's projection) the thread measured. */
-function rawPeak(events: LongrunEvent[]): number {
-  return Math.max(
-    0,
-    ...events.flatMap((event) => (event.type === "context.measured" ? [event.data.rawTokens] : [])),
-  );
+/**
+ * The largest conversation the thread held uncompacted: each measure's raw part (from the compaction in
+ * force on) plus the facts earlier compactions took out of it (below the latest cutoff seq).
+ */
+function rawPeak(events: LongrunEvent[], facts: readonly StoredMessage[]): number {
+  let peak = 0;
+  let compactedAway = 0;
+  for (const event of events) {
+    if (event.type === "compaction.completed" && event.data.cutoffSeq !== undefined) {
+      const cutoff = event.data.cutoffSeq;
+      compactedAway = facts.reduce((sum, fact) => (fact.seq < cutoff ? sum + fact.tokenCount : sum), 0);
+    }
+    if (event.type === "context.measured") peak = Math.max(peak, event.data.rawTokens + compactedAway);
+  }
+  return peak;
 }
 
 const SIX_TOOLS = "Bash,Read,Write,Edit,Grep,TodoWrite";
@@ -150,7 +159,7 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
       wallMs: run.wallMs,
     });
     console.log(
-      `[gateway report] ${JSON.stringify({ client: input.name, rawPeak: rawPeak(thread.events) })}`,
+      `[gateway report] ${JSON.stringify({ client: input.name, rawPeak: rawPeak(thread.events, thread.facts) })}`,
     );
     // Every request Claude Code sent was answered (none refused, none retried after a 4xx/5xx).
     expect(clientRequests.every((request) => request.status === 200)).toBe(true);
@@ -167,7 +176,7 @@ describe("Claude Code 2.1.197 through longrun's Anthropic Messages gateway (real
     const { run, thread, report } = await runSurvey(input);
     expect(report.longrunCompactions).toBeGreaterThanOrEqual(input.minCompactions);
     // Without longrun the history would not have fit: the raw conversation outgrew the limit.
-    expect(rawPeak(thread.events)).toBeGreaterThan(limitOf(input.window));
+    expect(rawPeak(thread.events, thread.facts)).toBeGreaterThan(limitOf(input.window));
     expect(report.clientCompactions).toBe(0);
     // Input + cache reads + cache writes Claude Code was told = the prompts actually sent upstream.
     expect(toldPromptTokens(run)).toBe(
