@@ -34,7 +34,8 @@ export function createTarpit(
 ): Tarpit {
   const maxHoldMs = options.maxHoldMs ?? TARPIT_MAX_HOLD_MS;
   const maxHeld = options.maxHeldPerTenant ?? TARPIT_MAX_HELD_PER_TENANT;
-  const sleep = options.sleep ?? sleepFor;
+  // Unreferenced: held refusals never keep a process alive that is shutting down (its sockets are closed).
+  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms, undefined, { ref: false }));
   // Only tenants with a refusal held: an entry goes when its last hold ends.
   const heldBy = new Map<string, number>();
 
