@@ -31,19 +31,22 @@ export function bearerAuth(
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const recent = tokens.recent(token);
     if (recent === null) throw new LongrunError("unauthorized", "invalid token");
-    // Counted once: before the store read for a token in memory, after it for one that was not.
-    const overRate = async (tenantId: string) => {
-      const wait = rate.take(tenantId);
-      if (wait === 0) return null;
+    // Counted once: before the store read for a token in memory, after it for one that was not. A
+    // request within the rate goes on at once; a refusal is held in the tarpit first.
+    const refuse = async (tenantId: string, wait: number) => {
       await tarpit.hold(tenantId, wait);
       return rateLimited(context, rate.refusal(tenantId, wait));
     };
-    const refused = recent ? await overRate(recent.tenantId) : null;
-    if (refused) return refused;
+    if (recent) {
+      const wait = rate.take(recent.tenantId);
+      if (wait > 0) return refuse(recent.tenantId, wait);
+    }
     const key = await tokens.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
-    const refusedNow = recent ? null : await overRate(key.tenantId);
-    if (refusedNow) return refusedNow;
+    if (!recent) {
+      const wait = rate.take(key.tenantId);
+      if (wait > 0) return refuse(key.tenantId, wait);
+    }
     context.set("tenantId", key.tenantId);
     context.set("keyId", key.keyId);
     context.set("admin", key.admin);
