@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 // Test-only: the real composition of embedded mode (a package dependency would be a cycle cli → server).
 import { type EmbeddedInstance, loadConfig, openLog, startEmbedded } from "@longrun/cli";
+import { TARPIT_MAX_HELD_PER_TENANT } from "@longrun/runtime";
+import { EVENT_WAIT } from "@longrun/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 let dataDir: string;
@@ -157,19 +159,41 @@ describe("fair shares: tenant B floods, tenant A is served", () => {
 
   it("answers B's 429s from memory: past its burst, its requests read no key from the store", async () => {
     const store = instance.runtime.deps.store;
+    // A served request has just verified B's token against the store (its refusals are held, so a
+    // client one request at a time is served at B's rate): the refusals that follow within half a
+    // second are decided on that lookup; the exact expiry is tested in apps/server's auth test.
+    await vi.waitFor(
+      async () => expect((await call(bobToken, "GET", "/v1/threads?limit=1")).status).toBe(200),
+      { ...EVENT_WAIT, interval: 0 },
+    );
     const reads = vi.spyOn(store.apiKeys, "verify");
     try {
-      // One at a time: each refusal is decided on the token's lookup of at most half a second ago (the
-      // served ones, two a second, refresh it); the exact expiry is tested in apps/server's auth test.
-      const answers: Answer[] = [];
-      for (let request = 0; request < 40; request += 1)
-        answers.push(await call(bobToken, "GET", "/v1/threads?limit=1"));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, () => call(bobToken, "GET", "/v1/threads?limit=1")),
+      );
       const limited = answers.filter((answer) => answer.status === 429);
       expect(limited.length).toBeGreaterThan(30);
       // Served requests verify their token; a refusal reads only when the lookup has just expired.
       expect(reads.mock.calls.length).toBeLessThan(limited.length / 4);
     } finally {
       reads.mockRestore();
+    }
+  });
+
+  it("answers B's over-rate requests past the tarpit's bound too, all 429 with Retry-After, while A is served", async () => {
+    // 100 at once: 64 held (each until B's bucket would have a token for it, at most a second), the
+    // rest answered at once; the holds' lengths and the bound are tested in apps/server's auth test.
+    const bob = Array.from({ length: TARPIT_MAX_HELD_PER_TENANT + 36 }, () =>
+      call(bobToken, "GET", "/v1/threads?limit=1"),
+    );
+    // A is served while B's refusals are held.
+    expect((await call(instance.token, "GET", "/v1/threads?limit=1")).status).toBe(200);
+    const answers = await Promise.all(bob);
+    const limited = answers.filter((answer) => answer.status === 429);
+    expect(limited.length).toBeGreaterThan(answers.length - 4);
+    for (const answer of limited) {
+      expect(answer.body.error?.code).toBe("rate_limited");
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
     }
   });
 });

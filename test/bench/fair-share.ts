@@ -2,7 +2,7 @@ import { fork } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { type EmbeddedInstance, loadConfig, openLog, startEmbedded } from "@longrun/cli";
 import { tenantRequest } from "./fair-share/tenant-request.ts";
@@ -76,6 +76,12 @@ function usage(from?: { cpu: NodeJS.CpuUsage; at: number }) {
   return { ...now, seconds, wallSeconds, share: (100 * seconds) / wallSeconds };
 }
 
+/** A phase's event-loop delay in ms (the histogram counts nanoseconds). */
+function delayOf(histogram: ReturnType<typeof monitorEventLoopDelay>) {
+  const ms = (nanoseconds: number) => Number((nanoseconds / 1e6).toFixed(1));
+  return { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) };
+}
+
 /** `npm run bench -- fair-share`: A's p50 idle and while B floods, as a ratio. */
 export async function runFairShareBench(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "longrun-bench-fair-"));
@@ -87,9 +93,14 @@ export async function runFairShareBench(): Promise<void> {
     await store.close();
 
     const load = { idle: loadavg()[0] ?? 0, flood: 0 };
+    // The event loop's delay in each phase: A's requests and steps wait in it behind B's work.
+    const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+    loopDelay.enable();
     const idleStart = usage();
     const idle = await measureA(instance);
     const idleCpu = usage(idleStart);
+    const idleLoop = delayOf(loopDelay);
+    loopDelay.reset();
 
     // B floods from its own process: its clients' work is not the server's.
     const flood = fork(
@@ -118,6 +129,8 @@ export async function runFairShareBench(): Promise<void> {
     // B's reads are bounded: its process may be done (and gone) before A is.
     const underFlood = await measureA(instance).finally(() => flood.connected && flood.send("stop"));
     const floodCpu = usage(floodStart);
+    const floodLoop = delayOf(loopDelay);
+    loopDelay.disable();
     load.flood = loadavg()[0] ?? 0;
     const answers = new Map(Object.entries((await done).answers ?? {}));
 
@@ -127,10 +140,17 @@ export async function runFairShareBench(): Promise<void> {
       return [kind, idleP50.toFixed(1), floodP50.toFixed(1), `${(floodP50 / idleP50).toFixed(2)}×`];
     });
     console.log(renderTable(["A's", "idle p50 ms", "B flooding p50 ms", "ratio"], rows));
+    // In order: the first ones meet B's start (its creations, its 32 runs' first steps), the p50 may too.
+    console.log(
+      `A's runs while B floods, in order: ${underFlood.run.map((ms) => ms.toFixed(0)).join(", ")} ms (idle: ${idle.run.map((ms) => ms.toFixed(0)).join(", ")})`,
+    );
+    console.log(
+      `event loop delay (p50 / p99 / max ms): idle ${idleLoop.p50} / ${idleLoop.p99} / ${idleLoop.max}, while B floods ${floodLoop.p50} / ${floodLoop.p99} / ${floodLoop.max}`,
+    );
     console.log(`B's answers: ${[...answers].map(([key, value]) => `${key}: ${value}`).join(", ")}`);
     const bAnswered = [...answers.values()].reduce((sum, count) => sum + count, 0);
     console.log(
-      `this process's CPU (server and A's client): ${idleCpu.share.toFixed(0)}% of a core idle, ${floodCpu.share.toFixed(0)}% while B floods (${floodCpu.seconds.toFixed(1)} s of CPU in ${floodCpu.wallSeconds.toFixed(1)} s; ${((floodCpu.seconds * 1e6) / Math.max(1, bAnswered)).toFixed(0)} µs per answer to B, B's runs' steps included)`,
+      `this process's CPU (server and A's client): ${idleCpu.share.toFixed(0)}% of a core idle, ${floodCpu.share.toFixed(0)}% while B floods (${floodCpu.seconds.toFixed(1)} s of CPU in ${floodCpu.wallSeconds.toFixed(1)} s; B answered ${(bAnswered / floodCpu.wallSeconds).toFixed(0)} times a second, ${((floodCpu.seconds * 1e6) / Math.max(1, bAnswered)).toFixed(0)} µs per answer to B, B's runs' steps included)`,
     );
     // Other work on the machine stretches both phases, not always alike: read the ratios beside it.
     console.log(
@@ -139,7 +159,7 @@ export async function runFairShareBench(): Promise<void> {
     await mkdir(fileURLToPath(new URL("./results/", import.meta.url)), { recursive: true });
     await writeFile(
       RESULTS,
-      `${JSON.stringify({ measuredAt: new Date().toISOString(), load, cpu: { idle: idleCpu, flood: floodCpu }, idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
+      `${JSON.stringify({ measuredAt: new Date().toISOString(), load, cpu: { idle: idleCpu, flood: floodCpu }, loopDelayMs: { idle: idleLoop, flood: floodLoop }, idle, underFlood, bAnswers: Object.fromEntries(answers) }, null, 2)}\n`,
     );
   } finally {
     await instance.close();

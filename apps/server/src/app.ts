@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { LongrunError } from "@longrun/protocol";
-import { createRequestRate, DEFAULT_TENANT_LIMITS, limitsOf } from "@longrun/runtime";
+import { createRequestRate, createTarpit, DEFAULT_TENANT_LIMITS, limitsOf } from "@longrun/runtime";
 import { requestId } from "hono/request-id";
 import { anthropicGatewayRoutes } from "./anthropic-gateway/index.ts";
 import { isMessagesPath, messagesErrorResponse } from "./anthropic-gateway/messages-error.ts";
@@ -88,11 +88,12 @@ export function createApp(deps: ServerDeps, failures: FailureLog) {
   );
   // Each tenant's request rate: past its burst, a 429 rate_limited with Retry-After (fair share),
   // decided right after the token's lookup and, for a token seen in the last half second, from memory.
-  const requestRate = createRequestRate((tenantId) =>
-    limitsOf(deps.runtime.tenantLimits ?? { defaults: DEFAULT_TENANT_LIMITS, overrides: {} }, tenantId),
-  );
+  // Its refusals are held up to a second first (the tarpit), at most 64 of a tenant at once.
+  const tenantLimits = (tenantId: string) =>
+    limitsOf(deps.runtime.tenantLimits ?? { defaults: DEFAULT_TENANT_LIMITS, overrides: {} }, tenantId);
+  const requestRate = createRequestRate(tenantLimits);
   const tokens = createTokenCache((token) => deps.store.apiKeys.verify(token));
-  app.use("/v1/*", bearerAuth(tokens, requestRate));
+  app.use("/v1/*", bearerAuth(tokens, requestRate, createTarpit(tenantLimits)));
   app.route("/v1/threads", threadRoutes(deps));
   app.route("/v1/threads", threadForkRoutes(deps));
   app.route("/v1/agents", agentRoutes(deps));

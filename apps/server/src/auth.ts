@@ -1,5 +1,5 @@
 import { LongrunError } from "@longrun/protocol";
-import type { RateRefusal, RequestRate } from "@longrun/runtime";
+import type { RateRefusal, RequestRate, Tarpit } from "@longrun/runtime";
 import type { Store } from "@longrun/store";
 import type { Context, MiddlewareHandler } from "hono";
 import { isMessagesPath } from "./anthropic-gateway/messages-error.ts";
@@ -15,9 +15,14 @@ export type AuthEnv = { Variables: { tenantId: string; keyId: string; admin: boo
  * dashboard. A token the store answered for in the last half second is refused from memory when its
  * tenant is over its rate (429) or the token was refused (401): a flooding tenant's refusals cost no
  * store read. Every request that goes on to a route is checked against the store, so a revoked key is
- * refused by every instance at once.
+ * refused by every instance at once. A refusal for the rate is held in the tarpit before it is
+ * answered: a client that loops on 429s comes back at about the tenant's rate.
  */
-export function bearerAuth(tokens: TokenCache, rate: RequestRate): MiddlewareHandler<AuthEnv> {
+export function bearerAuth(
+  tokens: TokenCache,
+  rate: RequestRate,
+  tarpit: Tarpit,
+): MiddlewareHandler<AuthEnv> {
   return async (context, next) => {
     const token =
       bearerToken(context.req.header("authorization")) ??
@@ -26,17 +31,22 @@ export function bearerAuth(tokens: TokenCache, rate: RequestRate): MiddlewareHan
     if (!token) throw new LongrunError("unauthorized", "missing bearer token");
     const recent = tokens.recent(token);
     if (recent === null) throw new LongrunError("unauthorized", "invalid token");
-    // Counted once: before the store read for a token in memory, after it for one that was not.
-    const overRate = (tenantId: string) => {
-      const wait = rate.take(tenantId);
-      return wait > 0 ? rateLimited(context, rate.refusal(tenantId, wait)) : null;
+    // Counted once: before the store read for a token in memory, after it for one that was not. A
+    // request within the rate goes on at once; a refusal is held in the tarpit first.
+    const refuse = async (tenantId: string, wait: number) => {
+      await tarpit.hold(tenantId, wait);
+      return rateLimited(context, rate.refusal(tenantId, wait));
     };
-    const refused = recent ? overRate(recent.tenantId) : null;
-    if (refused) return refused;
+    if (recent) {
+      const wait = rate.take(recent.tenantId);
+      if (wait > 0) return refuse(recent.tenantId, wait);
+    }
     const key = await tokens.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
-    const refusedNow = recent ? null : overRate(key.tenantId);
-    if (refusedNow) return refusedNow;
+    if (!recent) {
+      const wait = rate.take(key.tenantId);
+      if (wait > 0) return refuse(key.tenantId, wait);
+    }
     context.set("tenantId", key.tenantId);
     context.set("keyId", key.keyId);
     context.set("admin", key.admin);

@@ -45,6 +45,12 @@ export { createPersistingEventSink } from "./events/persisting-event-sink.ts";
 export { createRequestRate, type RateRefusal, type RequestRate } from "./fair-share/request-rate.ts";
 export { checkRunQuota } from "./fair-share/run-quota.ts";
 export {
+  createTarpit,
+  TARPIT_MAX_HELD_PER_TENANT,
+  TARPIT_MAX_HOLD_MS,
+  type Tarpit,
+} from "./fair-share/tarpit.ts";
+export {
   DEFAULT_TENANT_LIMITS,
   limitsOf,
   TenantLimitOverrides,

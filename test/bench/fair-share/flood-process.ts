@@ -3,7 +3,8 @@ import { tenantRequest } from "./tenant-request.ts";
 // Tenant B's flood for the fair-share bench, in a process of its own so that its client work (HTTP,
 // JSON) does not share the server's event loop: `flood-process.ts <url> <token>`. 20 parallel clients
 // create threads with runs (10 attempts each), then list threads until the parent says "stop" (at most
-// 1,000 reads each); then the answers, counted by status and code, go back to the parent.
+// 1,000 reads each); then the answers, counted by status and code, go back to the parent. Its clients
+// never wait for a 429's Retry-After: each sends its next request as soon as it has the answer.
 
 const [url = "", token = ""] = process.argv.slice(2);
 let flooding = true;
