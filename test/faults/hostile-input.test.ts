@@ -22,7 +22,7 @@ import { startHealthPoller } from "./support/health-poller.ts";
  * over every REST operation of the document and every WebSocket frame type, bounded in count and time.
  * Asserted on every input: a JSON error with the status its code maps to (and one the operation
  * documents), never a 500; /healthz answering throughout (polled from another thread) without ever
- * waiting behind more than 100 ms of the server's event-loop CPU; nothing of the other tenant in any
+ * waiting behind more than 250 ms of the server's event-loop CPU; nothing of the other tenant in any
  * answer; the server's RSS back near its baseline afterwards.
  *
  * The responsiveness bound is on CPU time, not on latency: what an input can do is hold the loop in one
@@ -34,8 +34,15 @@ import { startHealthPoller } from "./support/health-poller.ts";
 const REST_RUNS = 300;
 const FRAME_RUNS = 150;
 const TIME_LIMIT_MS = 60_000;
-/** The most event-loop CPU time (ms) one /healthz poll may wait behind. */
-const LOOP_CPU_BUDGET_MS = 100;
+/**
+ * The most event-loop CPU time (ms) one /healthz poll may wait behind. The freezes this test exists for
+ * held the loop for seconds (a 200k-character unbroken text: 30 s and more); issue 33 asks for /healthz
+ * within 1 s in this test. Measured: 20–52 ms with this file alone, 45–49 ms beside three CPU hogs, but
+ * 153 ms and 181 ms in two full-suite runs on days the machine ran slow (its memory reclaimer busy),
+ * the inputs sent around the poll being of the kinds every run sends (200k-character gateway messages,
+ * 3 MiB bodies refused at the limit): 100 ms failed runs that had no freeze in them.
+ */
+const LOOP_CPU_BUDGET_MS = 250;
 /** Short enough that counting a message's tokens stays far below a millisecond budget per request. */
 const MAX_MESSAGE_CHARS = 200_000;
 /** RSS may stay this much above the warmed-up baseline: heaps grow in steps and shrink lazily. */
