@@ -32,21 +32,21 @@ export function bearerAuth(
     const recent = tokens.recent(token);
     if (recent === null) throw new LongrunError("unauthorized", "invalid token");
     // Counted once: before the store read for a token in memory, after it for one that was not. A
-    // request within the rate goes on at once; a refusal is held in the tarpit first.
+    // request within the rate goes on at once (null); a refusal is held in the tarpit first.
     const refuse = async (tenantId: string, wait: number) => {
       await tarpit.hold(tenantId, wait);
       return rateLimited(context, rate.refusal(tenantId, wait));
     };
-    if (recent) {
-      const wait = rate.take(recent.tenantId);
-      if (wait > 0) return refuse(recent.tenantId, wait);
-    }
+    const overRate = (tenantId: string) => {
+      const wait = rate.take(tenantId);
+      return wait > 0 ? refuse(tenantId, wait) : null;
+    };
+    const refused = recent ? overRate(recent.tenantId) : null;
+    if (refused !== null) return refused;
     const key = await tokens.verify(token);
     if (!key) throw new LongrunError("unauthorized", "invalid token");
-    if (!recent) {
-      const wait = rate.take(key.tenantId);
-      if (wait > 0) return refuse(key.tenantId, wait);
-    }
+    const refusedNow = recent ? null : overRate(key.tenantId);
+    if (refusedNow !== null) return refusedNow;
     context.set("tenantId", key.tenantId);
     context.set("keyId", key.keyId);
     context.set("admin", key.admin);

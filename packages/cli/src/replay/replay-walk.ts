@@ -69,10 +69,11 @@ export class ReplayWalk {
   /** A summary made in the background (ready from the next call point on), as the runtime's prepare job. */
   private prepared: PreparedSummary | null = null;
   /**
-   * The usage a provider reports for each request sent, by the index of the answer it produced: the
-   * runtime anchors its pressure on the latest one, so the replay gives each answer the same.
+   * The usage a provider reports for the request just sent, for the answer it produced (appended at the
+   * next call point): the runtime anchors its pressure on the latest one, so the replay gives each
+   * answer the same.
    */
-  private readonly usage = new Map<number, Usage>();
+  private answerUsage: { index: number; usage: Usage } | null = null;
 
   constructor(
     private readonly store: Store,
@@ -125,14 +126,13 @@ export class ReplayWalk {
   /** Appends transcript[from, to) to the store, as the runtime appends facts as they happen. */
   private async appendFacts(from: number, to: number): Promise<void> {
     if (to <= from) return;
-    const inputs = this.options.transcript.messages.slice(from, to).map((message, offset) => {
-      const usage = this.usage.get(from + offset);
-      return {
-        ...toMessageInput(message, this.options.unrecordedStatus !== true),
-        id: messageId(from + offset),
-        ...(usage === undefined ? {} : { usage }),
-      };
-    });
+    const answered = this.answerUsage;
+    this.answerUsage = null;
+    const inputs = this.options.transcript.messages.slice(from, to).map((message, offset) => ({
+      ...toMessageInput(message, this.options.unrecordedStatus !== true),
+      id: messageId(from + offset),
+      ...(answered?.index === from + offset ? { usage: answered.usage } : {}),
+    }));
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
     this.known.add(ledgerSources(stored));
     stored.forEach((fact, offset) => {
@@ -220,11 +220,10 @@ export class ReplayWalk {
     const main = step.cost?.main;
     if (main === undefined) return;
     const promptTokens = main.cacheRead + main.rest;
-    this.usage.set(step.index, {
-      promptTokens,
-      completionTokens: main.output,
-      totalTokens: promptTokens + main.output,
-    });
+    this.answerUsage = {
+      index: step.index,
+      usage: { promptTokens, completionTokens: main.output, totalTokens: promptTokens + main.output },
+    };
   }
 
   /**
