@@ -18,7 +18,10 @@ export interface StrategyCost {
   compactions: number;
   /** Compactions that took less than SMALL_COMPACTION_SAVING of the request away. */
   smallCompactions: number;
-  /** Compactions at a call point right after one that compacted (no model step between). */
+  /**
+   * Compactions at a call point right after one that compacted and sent no request: two compactions
+   * with no model step between (one at each of two call points with a request sent between is not).
+   */
   backToBackCompactions: number;
   /** Call points without a request (over the limit). */
   unsent: number;
@@ -89,7 +92,8 @@ export function strategyCostOf(points: readonly CallPointCost[]): StrategyCost {
     cost.compactions += 1;
     const saved = compaction.tokensBefore - compaction.tokensAfter;
     if (saved < compaction.tokensBefore * SMALL_COMPACTION_SAVING) cost.smallCompactions += 1;
-    if (ordinal > 0 && points[ordinal - 1]?.compaction) cost.backToBackCompactions += 1;
+    const previous = ordinal > 0 ? points[ordinal - 1] : undefined;
+    if (previous?.compaction && !previous.main) cost.backToBackCompactions += 1;
   });
   for (const profile of PROFILES) cost.total[profile] = cost.main[profile] + cost.summaries[profile];
   return cost;
