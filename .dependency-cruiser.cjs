@@ -127,11 +127,15 @@ module.exports = {
       name: "public-surface-only",
       severity: "error",
       comment:
-        "Other workspaces import a package through its index (package.json exports), never an internal path.",
+        "Other workspaces import a package through an entry its package.json exports, never an internal path: the index, or one of the light entries exported for the CLI's configuration (which every command reads, so it must not load the runtime or the queue).",
       from: {},
       to: {
         path: "(^|/)node_modules/@longrun/[^/]+/",
-        pathNot: "(^|/)node_modules/@longrun/[^/]+/src/index\\.tsx?$",
+        pathNot: [
+          "(^|/)node_modules/@longrun/[^/]+/src/index\\.tsx?$",
+          "(^|/)node_modules/@longrun/runtime/src/fair-share/tenant-limits\\.ts$",
+          "(^|/)node_modules/@longrun/queue/src/lease\\.ts$",
+        ],
       },
     },
     {

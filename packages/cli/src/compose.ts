@@ -11,7 +11,6 @@ import {
 import {
   type BreakerStore,
   Coordinator,
-  createAnthropicClient,
   createBreaker,
   createMessageCounter,
   createPersistingEventSink,
@@ -117,7 +116,12 @@ export function buildRuntime(
     model: infra.model,
     // Profiles on anthropic-messages call Anthropic with this key (unset: the model endpoint's origin).
     ...(config.anthropicApiKey
-      ? { anthropic: createAnthropicClient(config.anthropicBaseUrl, config.anthropicApiKey) }
+      ? {
+          anthropic: {
+            apiKey: config.anthropicApiKey,
+            ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+          },
+        }
       : {}),
     tools: createToolRegistry({ searchEndpoint: config.searchUrl }),
     breaker: createBreaker({ store: infra.breakerStore, ...options.breaker }),

@@ -114,4 +114,3 @@ export {
   type ToolResult,
   type Workspace,
 } from "./tools/index.ts";
-export { createAnthropicClient } from "./upstream/anthropic-call.ts";

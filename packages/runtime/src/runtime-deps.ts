@@ -1,4 +1,3 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import type { Tokenizer } from "@longrun/compaction";
 import type { Logger } from "@longrun/protocol";
 import type { Lease, Scheduler } from "@longrun/queue";
@@ -10,6 +9,7 @@ import type { TenantLimitsConfig } from "./fair-share/tenant-limits.ts";
 import type { RuntimeMetrics } from "./runtime-metrics.ts";
 import type { MessageCounter } from "./tokens/message-counter.ts";
 import type { ToolRegistry } from "./tools/index.ts";
+import type { AnthropicEndpoint } from "./upstream/upstream-request.ts";
 
 /**
  * The resources every runtime system shares (runs, step, context, compaction, events, jobs, client
@@ -18,8 +18,8 @@ import type { ToolRegistry } from "./tools/index.ts";
 export interface RuntimeDeps {
   store: Store;
   model: OpenAI;
-  /** Client of profiles whose upstreamApi is anthropic-messages; unset: one on `model`'s origin. */
-  anthropic?: Anthropic;
+  /** Endpoint of profiles whose upstreamApi is anthropic-messages; unset: `model`'s origin. */
+  anthropic?: AnthropicEndpoint;
   tools: ToolRegistry;
   breaker: Breaker;
   events: EventSink;

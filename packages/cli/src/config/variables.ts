@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
-import { DEFAULT_LEASE_MS } from "@longrun/queue";
-import { DEFAULT_TENANT_LIMITS, TenantLimitOverrides } from "@longrun/runtime";
+// The modules of these two values, not the packages' indexes: every command reads the configuration,
+// and `--help` or a client command should not load the runtime and the queue to do it.
+import { DEFAULT_LEASE_MS } from "@longrun/queue/lease";
+import { DEFAULT_TENANT_LIMITS, TenantLimitOverrides } from "@longrun/runtime/tenant-limits";
 import type { z } from "zod";
 import {
   folder,

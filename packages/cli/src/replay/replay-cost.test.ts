@@ -208,8 +208,9 @@ describe("longrun replay: cost against the plain strategy, and forward-use recal
     // Back-to-back: the call point before also compacted and sent nothing (no model step between).
     const sent = report.steps.map((step) => step.cost?.main !== undefined);
     expect(cost.longrun.backToBackCompactions).toBe(
-      compacted.filter((c, at) => c !== undefined && at > 0 && compacted[at - 1] !== undefined && !sent[at - 1])
-        .length,
+      compacted.filter(
+        (c, at) => c !== undefined && at > 0 && compacted[at - 1] !== undefined && !sent[at - 1],
+      ).length,
     );
     // The edits name the modules read before the compaction: recall is measured and the ledger carries some.
     expect(forwardUse.forwardN).toBe(10);

@@ -8,10 +8,10 @@ import {
 import type { ChatMessage, UpstreamApi } from "@longrun/protocol";
 import type OpenAI from "openai";
 import type { RuntimeDeps } from "../runtime-deps.ts";
+import { anthropicCaller } from "../step/model-call.ts";
 import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "../step/model-deadline.ts";
-import { anthropicClientFor, streamAnthropic } from "../upstream/anthropic-call.ts";
 import { streamResponses } from "../upstream/responses-call.ts";
-import type { StreamedAnswer } from "../upstream/upstream-request.ts";
+import type { StreamedAnswer, UpstreamCall } from "../upstream/upstream-request.ts";
 import { carriedControls } from "./upstream-controls.ts";
 
 /** One gateway turn's upstream request: the projected messages, in the conversation's wire format. */
@@ -73,8 +73,16 @@ export async function streamUpstream(
   const streamed =
     request.api === "responses"
       ? await streamResponses(deps.model, call)
-      : await streamAnthropic(anthropicClientFor(deps.model, deps.anthropic), call);
+      : await streamAnthropicCall(deps, call);
   return answerOf(streamed);
+}
+
+async function streamAnthropicCall(
+  deps: Pick<RuntimeDeps, "model" | "anthropic">,
+  call: UpstreamCall,
+): Promise<StreamedAnswer> {
+  const { anthropicClientFor, streamAnthropic } = await anthropicCaller();
+  return streamAnthropic(anthropicClientFor(deps.model, deps.anthropic), call);
 }
 
 function answerOf(streamed: StreamedAnswer): Answer {

@@ -3,10 +3,17 @@ import { type UpstreamChunk, usageFromChat } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { modelCallSpan, setFinishReason } from "../tracing/model-call-span.ts";
-import { anthropicClientFor, callAnthropic, summarizeWithAnthropic } from "../upstream/anthropic-call.ts";
 import { callResponses, summarizeWithResponses } from "../upstream/responses-call.ts";
 import type { UpstreamCall, UpstreamTarget } from "../upstream/upstream-request.ts";
 import { readAnswerStream, withModelDeadline } from "./model-deadline.ts";
+
+/**
+ * The Anthropic Messages caller, loaded on the first call that needs it: its SDK is about a quarter of
+ * the modules a server would load at start, for a format most deployments never use.
+ */
+export function anthropicCaller() {
+  return import("../upstream/anthropic-call.ts");
+}
 
 /** One agent model call (format-neutral) and the wire format it goes over. */
 export interface ModelCallRequest extends UpstreamCall, UpstreamTarget {}
@@ -22,8 +29,10 @@ export function callModel(client: OpenAI, request: ModelCallRequest): Promise<Ne
 async function sendModelCall(client: OpenAI, request: ModelCallRequest): Promise<NewMessage> {
   // Another wire format: its own caller (upstream/), the same request and the same fact back.
   if (request.api === "responses") return callResponses(client, request);
-  if (request.api === "anthropic-messages")
+  if (request.api === "anthropic-messages") {
+    const { anthropicClientFor, callAnthropic } = await anthropicCaller();
     return callAnthropic(anthropicClientFor(client, request.anthropic), request);
+  }
   return withModelDeadline(request.timeouts, request.signal, async (deadline) => {
     const stream = await client.chat.completions.create(
       {
@@ -77,8 +86,10 @@ async function sendSummaryCall(
   request: SummaryRequest,
 ): Promise<{ text: string; usage: Usage | undefined; responseId?: string }> {
   if (request.api === "responses") return summarizeWithResponses(client, summaryCall(request));
-  if (request.api === "anthropic-messages")
+  if (request.api === "anthropic-messages") {
+    const { anthropicClientFor, summarizeWithAnthropic } = await anthropicCaller();
     return summarizeWithAnthropic(anthropicClientFor(client, request.anthropic), summaryCall(request));
+  }
   const { timeoutMs } = request;
   const timeouts = timeoutMs === undefined ? undefined : { firstByteMs: timeoutMs, totalMs: timeoutMs };
   const completion = await withModelDeadline(timeouts, request.signal, (deadline) =>

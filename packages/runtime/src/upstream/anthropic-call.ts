@@ -6,6 +6,7 @@ import { withModelDeadline } from "../step/model-deadline.ts";
 import { setFinishReason } from "../tracing/model-call-span.ts";
 import { createAnthropicEventReader, thinkingDetailOf } from "./anthropic-stream.ts";
 import {
+  type AnthropicEndpoint,
   functionTools,
   type StreamedAnswer,
   type UpstreamCall,
@@ -189,29 +190,24 @@ export async function summarizeWithAnthropic(
   return { text, usage: usageFromAnthropic(message.usage) };
 }
 
-/** The Anthropic client of ANTHROPIC_BASE_URL (default: Anthropic's API) and ANTHROPIC_API_KEY. */
-export function createAnthropicClient(baseURL: string | undefined, apiKey: string): Anthropic {
-  // Retries are the step's (withProviderRetry), as with the OpenAI client.
-  return new Anthropic({ ...(baseURL ? { baseURL } : {}), apiKey, maxRetries: 0, timeout: 10 * 60_000 });
-}
+const clients = new WeakMap<OpenAI | AnthropicEndpoint, Anthropic>();
 
-const derived = new WeakMap<OpenAI, Anthropic>();
-
-/**
- * The Anthropic client of a call: the configured one, else one on the OpenAI client's endpoint (its
- * origin, same key): the sim model, and gateways that serve both APIs, answer both on one origin.
- */
-export function anthropicClientFor(openai: OpenAI, configured: Anthropic | undefined): Anthropic {
-  if (configured) return configured;
-  let client = derived.get(openai);
+function clientOf(key: OpenAI | AnthropicEndpoint, baseURL: string | undefined, apiKey: string): Anthropic {
+  let client = clients.get(key);
   if (!client) {
-    client = new Anthropic({
-      baseURL: openai.baseURL.replace(/\/v1\/?$/, ""),
-      apiKey: openai.apiKey,
-      maxRetries: 0,
-      timeout: 10 * 60_000,
-    });
-    derived.set(openai, client);
+    // Retries are the step's (withProviderRetry), as with the OpenAI client.
+    client = new Anthropic({ ...(baseURL ? { baseURL } : {}), apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+    clients.set(key, client);
   }
   return client;
+}
+
+/**
+ * The Anthropic client of a call, one per endpoint: the configured one (ANTHROPIC_BASE_URL, default
+ * Anthropic's API, and ANTHROPIC_API_KEY), else one on the OpenAI client's endpoint (its origin, same
+ * key): the sim model, and gateways that serve both APIs, answer both on one origin.
+ */
+export function anthropicClientFor(openai: OpenAI, configured: AnthropicEndpoint | undefined): Anthropic {
+  if (configured) return clientOf(configured, configured.baseURL, configured.apiKey);
+  return clientOf(openai, openai.baseURL.replace(/\/v1\/?$/, ""), openai.apiKey);
 }

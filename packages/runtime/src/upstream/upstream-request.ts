@@ -1,4 +1,3 @@
-import type Anthropic from "@anthropic-ai/sdk";
 import type { AnswerEvent } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage, UpstreamApi } from "@longrun/protocol";
 import type OpenAI from "openai";
@@ -48,10 +47,19 @@ export interface StreamedAnswer {
   finishReason: "stop" | "tool_calls" | "length" | "content_filter";
 }
 
-/** How the step reaches the model: the format, and the Anthropic client when that is the format. */
+/**
+ * Where Anthropic Messages calls go: the configured endpoint and key. The client is built on the first
+ * call (anthropicClientFor): its SDK is a quarter of the modules a process would load otherwise.
+ */
+export interface AnthropicEndpoint {
+  baseURL?: string;
+  apiKey: string;
+}
+
+/** How the step reaches the model: the format, and the Anthropic endpoint when that is the format. */
 export interface UpstreamTarget {
   api?: UpstreamApi;
-  anthropic?: Anthropic;
+  anthropic?: AnthropicEndpoint;
 }
 
 /** The function tools of a Chat Completions request, as name / description / JSON schema. */
