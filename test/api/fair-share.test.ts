@@ -183,14 +183,22 @@ describe("fair shares: tenant B floods, tenant A is served", () => {
   it("answers B's over-rate requests past the tarpit's bound too, all 429 with Retry-After, while A is served", async () => {
     // 100 at once: 64 held (each until B's bucket would have a token for it, at most a second), the
     // rest answered at once; the holds' lengths and the bound are tested in apps/server's auth test.
+    const started = performance.now();
     const bob = Array.from({ length: TARPIT_MAX_HELD_PER_TENANT + 36 }, () =>
       call(bobToken, "GET", "/v1/threads?limit=1"),
     );
     // A is served while B's refusals are held.
     expect((await call(instance.token, "GET", "/v1/threads?limit=1")).status).toBe(200);
     const answers = await Promise.all(bob);
+    const seconds = (performance.now() - started) / 1000;
     const limited = answers.filter((answer) => answer.status === 429);
-    expect(limited.length).toBeGreaterThan(answers.length - 4);
+    // B is served no more than its bucket refills while the 100 go through (a loaded machine takes
+    // longer: 4 were served once in ~2 s), plus what refilled between the tests; the rest are refused.
+    const served = answers.filter((answer) => answer.status === 200).length;
+    expect(served + limited.length).toBe(answers.length);
+    expect(served, `${served} served in ${seconds.toFixed(2)} s`).toBeLessThanOrEqual(
+      2 + Math.floor(B_LIMITS.requestsPerSecond * seconds),
+    );
     for (const answer of limited) {
       expect(answer.body.error?.code).toBe("rate_limited");
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
