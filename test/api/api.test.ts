@@ -242,7 +242,7 @@ describe("routes through the SDK", () => {
     expect(context.messages[0]?.role).toBe("system");
     expect(context.tokens).toBeGreaterThan(0);
     expect(context.maxInputTokens).toBe(8000);
-    expect(context.triggerTokens).toBe(5440); // 68 % of the window (PROFILE_DEFAULTS.triggerRatio)
+    expect(context.triggerTokens).toBe(5280); // 66 % of the window (PROFILE_DEFAULTS.triggerRatio)
 
     const events = await eventsOf(thread.id);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));

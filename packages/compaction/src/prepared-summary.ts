@@ -26,8 +26,11 @@ export function backgroundLineTokens(profile: Partial<ModelProfile>, triggerToke
  * is paid for and never used. Measured with `longrun replay` on the corpus (÷ the plain strategy, openai):
  * the transcripts that end before their first compaction cost 1.159× (16k), 1.151× and 1.022× (64k) with
  * the line at 0.6, and 1.000 at 0.8; pooled 0.893 → 0.893 (16k), 1.084 → 1.085 (8k), 0.908 → 0.909 (64k).
+ * With the trigger at 66 % a 16,000-token window's sub-agent that peaks at ~8,600 crossed 0.8's line and
+ * paid 1.131 × plain for a summary it never used; at 0.85 it pays 1.000, pooled unchanged to ±0.001 at
+ * 16,000, 16,384 and 64k.
  */
-const FIRST_BACKGROUND_RATIO = 0.8;
+const FIRST_BACKGROUND_RATIO = 0.85;
 
 /**
  * Whether the request is where a background summary starts: it passed the line as it grew — the

@@ -25,9 +25,9 @@ describe("measurePressure", () => {
 });
 
 describe("thresholds", () => {
-  it("uses 68 % / 5 % of a known window and 100k / 6 messages without one", () => {
+  it("uses 66 % / 5 % of a known window and 100k / 6 messages without one", () => {
     expect(thresholds({ maxInputTokens: 200_000, maxOutputTokens: 8_000 })).toEqual({
-      triggerTokens: 136_000,
+      triggerTokens: 132_000,
       limitTokens: 192_000,
       keepTokens: 10_000,
       keepMessages: 6,

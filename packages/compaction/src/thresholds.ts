@@ -22,7 +22,7 @@ const DEFAULT_OUTPUT_RESERVE = 4_096;
 const UNKNOWN_WINDOW_RATIO = 0.75;
 
 /**
- * With maxInputTokens: trigger at triggerRatio (68 %) and keep keepRatio (5 %) of it; the limit
+ * With maxInputTokens: trigger at triggerRatio (66 %) and keep keepRatio (5 %) of it; the limit
  * is the window minus an output reserve (maxOutputTokens, at most 20 % of the window).
  * Without: trigger at fallbackTriggerTokens (100k), keep fallbackKeepMessages (6), and the
  * limit is the trigger scaled back up by UNKNOWN_WINDOW_RATIO (133k for the defaults).

@@ -6,7 +6,7 @@ describe("messages and profiles", () => {
     const profile = ModelProfile.parse({});
     expect(profile).toMatchObject({
       model: "sim",
-      triggerRatio: 0.68,
+      triggerRatio: 0.66,
       keepRatio: 0.05,
       fallbackKeepMessages: 6,
     });

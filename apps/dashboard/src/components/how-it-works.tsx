@@ -10,7 +10,7 @@ export function HowItWorks() {
         </li>
         <li>
           <strong>Context gauge</strong>: the tokens the model will receive next against the window. Past the{" "}
-          <span className="legend-trigger">trigger line</span> (by default 68 % of the window) the older part
+          <span className="legend-trigger">trigger line</span> (by default 66 % of the window) the older part
           of the conversation is summarized; the chart marks each{" "}
           <span className="legend-compaction">compaction</span>.
         </li>
