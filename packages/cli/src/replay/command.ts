@@ -217,10 +217,16 @@ function reportLines(report: ReplayReport, outDir: string, seconds: number): str
     `  cache: cacheable-prefix share ${share(totals.cache.cacheableShare)}, append-only share ${share(totals.cache.appendOnlyShare)} (ratio ${share(totals.cache.ratio)}) over ${totals.cache.steps} steps without compaction; ${totals.cache.rewrites} rewrote a sent message`,
     "  retention after the first compaction (share of the raw prefix's facts still in the request):",
     ...retentionLines(totals.retention),
+    outcomeLine(totals.unshownOutcomes, totals.compactions),
     ...costLines(totals.cost, totals.forwardUse),
     `  report: ${join(outDir, "report.json")}`,
     "",
   ];
+}
+
+/** Issue 32's check of the working state: what no ledger may claim. */
+function outcomeLine(unshown: number, compactions: number): string {
+  return `  ledger entries claiming an outcome their result does not show: ${unshown} (ledgers of ${compactions} compactions)`;
 }
 
 function share(value: number | null): string {
@@ -237,6 +243,7 @@ function summaryLines(summary: ReplaySummary, path: string): string[] {
     `  background summaries: ${summary.background.applied} applied of ${summary.background.started} made (${summary.background.started === 0 ? "n/a" : `${((summary.background.applied / summary.background.started) * 100).toFixed(0)} %`}); compactions that applied none: ${summary.compactions - summary.background.applied}`,
     "  retention after the first compaction, over every request of every transcript:",
     ...retentionLines(summary.retention),
+    outcomeLine(summary.unshownOutcomes, summary.compactions),
     ...(ledger
       ? [
           `  ledger tokens per compaction: median ${ledger.median}, p90 ${ledger.p90}, max ${ledger.max} (${((ledger.max / summary.maxInputTokens) * 100).toFixed(1)} % of the window)`,

@@ -6,6 +6,7 @@ import {
   DEFAULT_RESTORATION_BUDGETS,
   type FittedFields,
   fitCompaction,
+  type LedgerSource,
   ledgerSources,
   type PreparedSummary,
   type Projection,
@@ -20,6 +21,7 @@ import {
   type Tokenizer,
   type ToolSpec,
   toChatMessages,
+  unshownOutcomes,
   updateLedger,
   verbatimPart,
   verifyProjection,
@@ -66,6 +68,8 @@ export class ReplayWalk {
   private previousRequest: SentRequest | null = null;
   /** What the agent knew so far, from the raw facts (the yardstick of retention). */
   private readonly known = new WorkingFactsTracker();
+  /** Every fact appended, as the ledger reads them: what each compaction's ledger is checked against. */
+  private readonly sources: LedgerSource[] = [];
   /** A summary made in the background (ready from the next call point on), as the runtime's prepare job. */
   private prepared: PreparedSummary | null = null;
   /**
@@ -134,7 +138,9 @@ export class ReplayWalk {
       ...(answered?.index === from + offset ? { usage: answered.usage } : {}),
     }));
     const stored = await this.store.messages.appendMany(AGENT_ID, inputs);
-    this.known.add(ledgerSources(stored));
+    const sources = ledgerSources(stored);
+    this.known.add(sources);
+    this.sources.push(...sources);
     stored.forEach((fact, offset) => {
       // The store stamps wall-clock time; the replay's clock is the transcript position, so the
       // projection (idle gaps, usage anchors) and every output are the same on every run.
@@ -333,6 +339,7 @@ export class ReplayWalk {
         tokensAfter: event.tokensAfter,
         cutoffMessageId: event.cutoffMessageId,
         ledgerTokens: fit.ledgerTokens,
+        unshownOutcomes: event.ledger ? unshownOutcomes(event.ledger, this.sources) : 0,
         ...(applied ? { prepared: true } : {}),
         ...(fit.fields.shrunk.length > 0
           ? { shrunk: fit.fields.shrunk.map((shrink) => `${shrink.what}: ${shrink.detail}`) }

@@ -315,6 +315,14 @@ describe("longrun replay: output", () => {
     expect(unknown.find((line) => line.startsWith("Last error"))).toContain(
       "zsh: command not found: shard-sd",
     );
+    // The replay checks each compaction's ledger against the results: none claims what they do not show.
+    const report = JSON.parse(
+      await readFile(join(scratch, "unrecorded", "report.json"), "utf8"),
+    ) as ReplayReport;
+    const compactions = report.steps.flatMap((step) => (step.compaction ? [step.compaction] : []));
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(compactions.map((compaction) => compaction.unshownOutcomes)).toEqual(compactions.map(() => 0));
+    expect(report.totals.unshownOutcomes).toBe(0);
     const commands = unknown.find((line) => line.startsWith("Commands run")) as string;
     expect(commands).toMatch(/`\.\/build\.sh part-\d+` \?/);
     expect(commands).not.toMatch(/`\.\/build\.sh part-\d+` (?:ok|0)\b/);

@@ -14,6 +14,11 @@ export interface ReplayCompaction {
   cutoffMessageId: string | null;
   /** Tokens of the rendered ledger in the summary message. */
   ledgerTokens?: number;
+  /**
+   * Entries of its ledger that claim an outcome their result does not show (an exit code the result
+   * does not carry, success for a failure, a changed file whose call failed): issue 32's goal is none.
+   */
+  unshownOutcomes?: number;
   /** What was shrunk so the compacted context fits. */
   shrunk?: string[];
   /** It applied a summary prepared in the background (no summary call at this point). */
@@ -87,6 +92,8 @@ export interface ReplayTotals {
   forwardUse: ForwardUseTotal;
   /** Background summaries: asked for, and applied at a compaction (the rest were discarded). */
   background: { started: number; applied: number };
+  /** Ledger entries, over every compaction, that claim an outcome their result does not show. */
+  unshownOutcomes: number;
 }
 
 /** DIR/report.json. */
@@ -155,6 +162,7 @@ export function totalsOf(
         step.verbatimTokens <= limitTokens,
     ).length,
     retention: retentionTotals(steps),
+    unshownOutcomes: steps.reduce((sum, step) => sum + (step.compaction?.unshownOutcomes ?? 0), 0),
     background: {
       started: steps.filter((step) => step.prepared !== undefined).length,
       applied: steps.filter((step) => step.compaction?.prepared === true).length,

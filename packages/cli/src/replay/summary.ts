@@ -17,6 +17,8 @@ export interface ReplaySummary {
   exhaustedVerbatimFits: number;
   /** Retention over every request after the first compaction of every transcript. */
   retention: Record<RetentionCategory, RetentionTotal>;
+  /** Ledger entries of every compaction that claim an outcome their result does not show. */
+  unshownOutcomes: number;
   /** Ledger size per compaction (tokens), as a distribution; null without ledgers. */
   ledgerTokens: Distribution | null;
   /** Cacheable-prefix and append-only shares per transcript, and their median and worst file. */
@@ -116,6 +118,7 @@ export function summarizeReplays(reports: readonly ReplayReport[]): ReplaySummar
     exhausted: reports.reduce((sum, report) => sum + report.totals.exhausted, 0),
     exhaustedVerbatimFits: reports.reduce((sum, report) => sum + report.totals.exhaustedVerbatimFits, 0),
     retention,
+    unshownOutcomes: reports.reduce((sum, report) => sum + report.totals.unshownOutcomes, 0),
     ledgerTokens: distributionOf(ledgerTokens),
     cache: cacheSummaryOf(reports),
     cost: {
