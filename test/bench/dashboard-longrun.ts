@@ -156,6 +156,13 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
   const client = createClient({ baseUrl: instance.url, token: instance.token });
   const origin = new URL(instance.url).origin;
   const browser = await launchChromium();
+  // Where the page's main thread goes during each run window (both threads'), when asked.
+  const profiling =
+    process.env.LONGRUN_BENCH_DASHBOARD_PROFILE === "trace"
+      ? "trace"
+      : process.env.LONGRUN_BENCH_DASHBOARD_PROFILE
+        ? "cpu"
+        : null;
   try {
     const create = (title: string, simSteps: number) =>
       client.threads.create({ title, model: "sim", simSteps, maxInputTokens: 8000, task: TASK });
@@ -180,7 +187,11 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     // ratio compares like with like: the same machine load and the same streaming, a short log.
     await client.threads.sendMessage(base.id, { content: "Survey it again and report." });
     await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
+    const baseProfiler = profiling === "cpu" ? await startProfile(page) : null;
+    if (profiling === "trace") await browser.startTracing(page, { categories: ["devtools.timeline"] });
     const baseStreamed = await whileStreaming(client, base.id, () => scrollFrames(page));
+    if (baseProfiler) await printProfile(baseProfiler, "the baseline's run");
+    if (profiling === "trace") printTrace(await browser.stopTracing(), "the baseline's run");
     const baseFrames = baseStreamed.result;
     await cancelRuns(client, base.id);
     await waitIdle(client, base.id, "baseline");
@@ -209,17 +220,11 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await reopen(page, origin, long.id);
     await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
     await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
-    const profiling =
-      process.env.LONGRUN_BENCH_DASHBOARD_PROFILE === "trace"
-        ? "trace"
-        : process.env.LONGRUN_BENCH_DASHBOARD_PROFILE
-          ? "cpu"
-          : null;
     const profiler = profiling === "cpu" ? await startProfile(page) : null;
     if (profiling === "trace") await browser.startTracing(page, { categories: ["devtools.timeline"] });
     const streamed = await whileStreaming(client, long.id, () => scrollFrames(page));
-    if (profiler) await printProfile(profiler);
-    if (profiling === "trace") printTrace(await browser.stopTracing());
+    if (profiler) await printProfile(profiler, "the long thread's run");
+    if (profiling === "trace") printTrace(await browser.stopTracing(), "the long thread's run");
     const longFrames = streamed.result;
     console.log(
       `  during the run: ${streamed.events} events streamed into the page in the ${SCROLL_MS / 1000} s window, a run under way ${Math.round(streamed.runningShare * 100)} % of it (${streamed.tasks} more task${streamed.tasks === 1 ? "" : "s"} sent to keep it working)`,

@@ -13,7 +13,7 @@ export async function startProfile(page: Page): Promise<CDPSession> {
 }
 
 /** Prints the functions the page spent most of its own time in, with the page's long tasks. */
-export async function printProfile(session: CDPSession): Promise<void> {
+export async function printProfile(session: CDPSession, window: string): Promise<void> {
   const { profile } = await session.send("Profiler.stop");
   await session.detach();
   const selfMs = new Map<string, number>();
@@ -27,12 +27,12 @@ export async function printProfile(session: CDPSession): Promise<void> {
     selfMs.set(name, (selfMs.get(name) ?? 0) + (deltas[index] ?? 0) / 1000);
   });
   const top = [...selfMs.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log("  page CPU during the run (self time):");
+  console.log(`  page CPU during ${window} (self time):`);
   for (const [name, ms] of top) console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
 }
 
 /** The page's main-thread time by trace event (only events not nested in another), over the window. */
-export function printTrace(buffer: Buffer): void {
+export function printTrace(buffer: Buffer, window: string): void {
   const { traceEvents } = JSON.parse(buffer.toString()) as {
     traceEvents: {
       name: string;
@@ -56,7 +56,7 @@ export function printTrace(buffer: Buffer): void {
     coveredUntil = event.ts + (event.dur ?? 0);
     byName.set(event.name, (byName.get(event.name) ?? 0) + (event.dur ?? 0) / 1000);
   }
-  console.log("  page main thread during the run (top-level trace events):");
+  console.log(`  page main thread during ${window} (top-level trace events):`);
   for (const [name, ms] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
     console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
   }
