@@ -18,7 +18,7 @@ import {
   WHEEL_EVERY_MS,
   WHEEL_PX,
 } from "./dashboard-frames.ts";
-import { printProfile, printTrace, startProfile } from "./dashboard-profile.ts";
+import { profiled } from "./dashboard-profile.ts";
 import { formatMs, renderTable } from "./stats.ts";
 
 // The dashboard on a long thread, in real Chromium against an embedded server: time to open (from a
@@ -156,13 +156,6 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
   const client = createClient({ baseUrl: instance.url, token: instance.token });
   const origin = new URL(instance.url).origin;
   const browser = await launchChromium();
-  // Where the page's main thread goes during each run window (both threads'), when asked.
-  const profiling =
-    process.env.LONGRUN_BENCH_DASHBOARD_PROFILE === "trace"
-      ? "trace"
-      : process.env.LONGRUN_BENCH_DASHBOARD_PROFILE
-        ? "cpu"
-        : null;
   try {
     const create = (title: string, simSteps: number) =>
       client.threads.create({ title, model: "sim", simSteps, maxInputTokens: 8000, task: TASK });
@@ -187,11 +180,9 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     // ratio compares like with like: the same machine load and the same streaming, a short log.
     await client.threads.sendMessage(base.id, { content: "Survey it again and report." });
     await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
-    const baseProfiler = profiling === "cpu" ? await startProfile(page) : null;
-    if (profiling === "trace") await browser.startTracing(page, { categories: ["devtools.timeline"] });
-    const baseStreamed = await whileStreaming(client, base.id, () => scrollFrames(page));
-    if (baseProfiler) await printProfile(baseProfiler, "the baseline's run");
-    if (profiling === "trace") printTrace(await browser.stopTracing(), "the baseline's run");
+    const baseStreamed = await profiled(browser, page, "the baseline's run", () =>
+      whileStreaming(client, base.id, () => scrollFrames(page)),
+    );
     const baseFrames = baseStreamed.result;
     await cancelRuns(client, base.id);
     await waitIdle(client, base.id, "baseline");
@@ -220,11 +211,9 @@ export async function runDashboardLongrunBench(options: { steps: number; baselin
     await reopen(page, origin, long.id);
     await client.threads.sendMessage(long.id, { content: "Survey it again and report." });
     await page.locator('[data-testid="run-chip"][data-status="running"]').waitFor({ timeout: 60_000 });
-    const profiler = profiling === "cpu" ? await startProfile(page) : null;
-    if (profiling === "trace") await browser.startTracing(page, { categories: ["devtools.timeline"] });
-    const streamed = await whileStreaming(client, long.id, () => scrollFrames(page));
-    if (profiler) await printProfile(profiler, "the long thread's run");
-    if (profiling === "trace") printTrace(await browser.stopTracing(), "the long thread's run");
+    const streamed = await profiled(browser, page, "the long thread's run", () =>
+      whileStreaming(client, long.id, () => scrollFrames(page)),
+    );
     const longFrames = streamed.result;
     console.log(
       `  during the run: ${streamed.events} events streamed into the page in the ${SCROLL_MS / 1000} s window, a run under way ${Math.round(streamed.runningShare * 100)} % of it (${streamed.tasks} more task${streamed.tasks === 1 ? "" : "s"} sent to keep it working)`,

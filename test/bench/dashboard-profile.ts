@@ -1,10 +1,10 @@
-import type { CDPSession, Page } from "playwright-core";
+import type { Browser, CDPSession, Page } from "playwright-core";
 
 // Where the dashboard's main thread went during the dashboard-longrun bench's run
 // (LONGRUN_BENCH_DASHBOARD_PROFILE=cpu|trace): a CPU profile's self times, a trace's top-level events.
 
-/** With LONGRUN_BENCH_DASHBOARD_PROFILE set: a CPU profile of the page over the window measured during the run. */
-export async function startProfile(page: Page): Promise<CDPSession> {
+/** A CPU profile of the page from now until printProfile. */
+async function startProfile(page: Page): Promise<CDPSession> {
   const session = await page.context().newCDPSession(page);
   await session.send("Profiler.enable");
   await session.send("Profiler.setSamplingInterval", { interval: 200 });
@@ -13,7 +13,7 @@ export async function startProfile(page: Page): Promise<CDPSession> {
 }
 
 /** Prints the functions the page spent most of its own time in, with the page's long tasks. */
-export async function printProfile(session: CDPSession, window: string): Promise<void> {
+async function printProfile(session: CDPSession, window: string): Promise<void> {
   const { profile } = await session.send("Profiler.stop");
   await session.detach();
   const selfMs = new Map<string, number>();
@@ -32,7 +32,7 @@ export async function printProfile(session: CDPSession, window: string): Promise
 }
 
 /** The page's main-thread time by trace event (only events not nested in another), over the window. */
-export function printTrace(buffer: Buffer, window: string): void {
+function printTrace(buffer: Buffer, window: string): void {
   const { traceEvents } = JSON.parse(buffer.toString()) as {
     traceEvents: {
       name: string;
@@ -60,4 +60,29 @@ export function printTrace(buffer: Buffer, window: string): void {
   for (const [name, ms] of [...byName.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15)) {
     console.log(`    ${ms.toFixed(1).padStart(8)} ms  ${name}`);
   }
+}
+
+/**
+ * Runs `measure` (a window the bench times); with LONGRUN_BENCH_DASHBOARD_PROFILE set, the page's main
+ * thread over it is profiled (`trace`: a trace's top-level events; any other value: a CPU profile) and
+ * printed, named by `window`.
+ */
+export async function profiled<T>(
+  browser: Browser,
+  page: Page,
+  window: string,
+  measure: () => Promise<T>,
+): Promise<T> {
+  const mode = process.env.LONGRUN_BENCH_DASHBOARD_PROFILE;
+  if (!mode) return measure();
+  if (mode === "trace") {
+    await browser.startTracing(page, { categories: ["devtools.timeline"] });
+    const result = await measure();
+    printTrace(await browser.stopTracing(), window);
+    return result;
+  }
+  const profiler = await startProfile(page);
+  const result = await measure();
+  await printProfile(profiler, window);
+  return result;
 }

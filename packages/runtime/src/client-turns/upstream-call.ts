@@ -8,8 +8,8 @@ import {
 import type { ChatMessage, UpstreamApi } from "@longrun/protocol";
 import type OpenAI from "openai";
 import type { RuntimeDeps } from "../runtime-deps.ts";
-import { anthropicCaller } from "../step/model-call.ts";
 import { type ModelTimeouts, readAnswerStream, withModelDeadline } from "../step/model-deadline.ts";
+import { anthropicCaller } from "../upstream/anthropic-caller.ts";
 import { streamResponses } from "../upstream/responses-call.ts";
 import type { StreamedAnswer, UpstreamCall } from "../upstream/upstream-request.ts";
 import { carriedControls } from "./upstream-controls.ts";

@@ -3,17 +3,10 @@ import { type UpstreamChunk, usageFromChat } from "@longrun/openai-compat";
 import type { ChatMessage, NewMessage, Usage } from "@longrun/protocol";
 import type OpenAI from "openai";
 import { modelCallSpan, setFinishReason } from "../tracing/model-call-span.ts";
+import { anthropicCaller } from "../upstream/anthropic-caller.ts";
 import { callResponses, summarizeWithResponses } from "../upstream/responses-call.ts";
 import type { UpstreamCall, UpstreamTarget } from "../upstream/upstream-request.ts";
 import { readAnswerStream, withModelDeadline } from "./model-deadline.ts";
-
-/**
- * The Anthropic Messages caller, loaded on the first call that needs it: its SDK is about a quarter of
- * the modules a server would load at start, for a format most deployments never use.
- */
-export function anthropicCaller() {
-  return import("../upstream/anthropic-call.ts");
-}
 
 /** One agent model call (format-neutral) and the wire format it goes over. */
 export interface ModelCallRequest extends UpstreamCall, UpstreamTarget {}

@@ -1,6 +1,6 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { anthropicCaller } from "../step/model-call.ts";
+import { anthropicCaller } from "./anthropic-caller.ts";
 
 describe("the Anthropic client of a call", () => {
   const openai = new OpenAI({ baseURL: "http://127.0.0.1:9/v1", apiKey: "sim-key" });
